@@ -1,0 +1,545 @@
+//! `execute`: validation in QPL's order (QPL-SEMANTICS Part II §3, with the Part I decisions),
+//! then one pass of source decoder → operation → writer.
+
+use crate::checksum::checksums;
+use crate::job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
+use crate::output::{AggregateKind, Format, Writer};
+use crate::source::{decode_hybrid, decode_packed, Consumer, BLOCK};
+use crate::status::Status;
+use crate::unpack::BitWidth;
+
+/// The largest `drop_initial_bytes` QPL accepts.
+const MAX_DROP_BYTES: u32 = 65535;
+
+/// Runs `job` over caller-owned buffers with the accelerator's semantics.
+///
+/// `src1` is source-1 (`next_in_ptr`/`available_in`), `src2` the select/expand mask, `dst` the
+/// destination (`available_out` = its length). Returns the result fields, or the status QPL's
+/// accelerator would report. Never panics, never reads or writes outside the three slices, never
+/// allocates; its time is linear in the bytes of the three buffers. On an error, `dst` bytes may
+/// have been modified (as with QPL), and nothing else is.
+pub fn execute(
+    job: &Job,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst: &mut [u8],
+) -> Result<Completion, Status> {
+    let plan = plan(job, src1, src2, dst.len())?;
+    let Some(plan) = plan else {
+        // D2: extract with param_low > param_high returns at once.
+        return Ok(Completion {
+            first_index_min_value: 0,
+            ..Completion::default()
+        });
+    };
+    let (total_out, aggregates, last_bit_offset) = run(job, &plan, src1, src2, dst)?;
+    let (crc, xor_checksum) = if job.flags.contains(Flags::OMIT_CHECKSUMS) {
+        (0, 0)
+    } else {
+        checksums(src1, job.flags.contains(Flags::CRC32C))
+    };
+    Ok(Completion {
+        total_out,
+        last_bit_offset,
+        first_index_min_value: aggregates.first_or_min,
+        last_index_max_value: aggregates.last_or_max,
+        sum_value: aggregates.sum,
+        crc,
+        xor_checksum,
+    })
+}
+
+/// What validation established about a job.
+#[derive(Debug)]
+struct Plan {
+    width: BitWidth,
+    /// Source-1 bytes after the dropped prologue (Parquet: after the bit-width byte too).
+    data_start: usize,
+    n: u64,
+    format: Format,
+    /// Bit width of the nominal output element (1 for scans).
+    nominal_width: u32,
+}
+
+fn too_large(len: usize) -> bool {
+    u32::try_from(len).is_err()
+}
+
+/// Checks `job` in QPL's order. `Ok(None)` is D2's early return.
+fn plan(
+    job: &Job,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst_len: usize,
+) -> Result<Option<Plan>, Status> {
+    let op = job.operation;
+    // §1.3: checks before the operation. A buffer a job cannot describe (over 4 GiB) is ours.
+    if job.flags.contains(Flags::CANNED_MODE) {
+        return Err(Status::NULL_PTR_ERR);
+    }
+    if too_large(src1.len()) || too_large(dst_len) || src2.is_some_and(|m| too_large(m.len())) {
+        return Err(Status::BUFFER_TOO_LARGE_ERR);
+    }
+    // D2.
+    if op == Operation::Extract && job.param_low > job.param_high {
+        return Ok(None);
+    }
+    let n = u64::from(job.num_input_elements);
+    // §3 steps 2-4 (step 1, NULL pointers, and 3, overlap, cannot happen with slices).
+    if src1.is_empty() || dst_len == 0 || n == 0 {
+        return Err(Status::SIZE_ERR);
+    }
+    let drop = job.drop_initial_bytes;
+    if op.uses_mask() {
+        let mask = src2.ok_or(Status::NULL_PTR_ERR)?;
+        if mask.is_empty() {
+            return Err(Status::SIZE_ERR);
+        }
+        if drop != 0 {
+            return Err(Status::DROP_BYTES_ERR);
+        }
+    } else if drop as usize > src1.len() || drop > MAX_DROP_BYTES {
+        return Err(Status::DROP_BYTES_ERR);
+    }
+    // Steps 5-6. Step 7 (52 for force-array) is QPL software's; the fallback implements it (D15).
+    let out_bits = job.out_bit_width.bits().ok_or(Status::OUT_FORMAT_ERR)?;
+    let force_array = job.flags.contains(Flags::FORCE_ARRAY_OUTPUT);
+    if force_array && job.out_bit_width == OutBitWidth::NOMINAL {
+        return Err(Status::OUT_FORMAT_ERR);
+    }
+    // Step 8: the bit width (Parquet: the stream's first byte), then step 9: the parser.
+    let parquet = job.parser == Parser::PARQUET_RLE;
+    let raw_width = if parquet {
+        u32::from(src1[0])
+    } else {
+        job.src1_bit_width
+    };
+    let width = BitWidth::new(raw_width).ok_or(Status::BIT_WIDTH_ERR)?;
+    if job.parser.0 > 2 {
+        return Err(Status::PARSER_ERR);
+    }
+    let nominal_width = if op.is_scan() { 1 } else { width.get() };
+    // D13: an array narrower than the element would lose bits.
+    if out_bits != 0 && nominal_width > 1 && out_bits < nominal_width {
+        return Err(Status::OUT_FORMAT_ERR);
+    }
+    // Step 10, per operation. Lengths include the dropped bytes (D12).
+    let data_start = if parquet {
+        1 + drop as usize
+    } else {
+        drop as usize
+    };
+    let available = src1.len() as u64 - drop as u64;
+    let short_packed = |count: u64| !parquet && width.packed_bytes(count) > available;
+    let index_list = out_bits != 0 && nominal_width == 1 && !force_array;
+    let index_max = if out_bits == 0 {
+        0
+    } else {
+        u64::from(u32::MAX >> (32 - out_bits))
+    };
+    let iidx = u64::from(job.initial_output_index);
+    match op {
+        Operation::Extract => {
+            if short_packed(n) {
+                return Err(Status::SRC_IS_SHORT_ERR);
+            }
+            if index_list && job.src1_bit_width == 1 && iidx + n - 1 > index_max {
+                return Err(Status::OUTPUT_OVERFLOW_ERR);
+            }
+        }
+        Operation::Select | Operation::Expand => {
+            if job.src2_bit_width != 1 {
+                return Err(Status::BIT_WIDTH_ERR);
+            }
+            if iidx != 0 {
+                return Err(Status::INVALID_PARAM_ERR);
+            }
+            let mask_len = src2.map_or(0, <[u8]>::len) as u64;
+            if op == Operation::Select {
+                if short_packed(n) || n.div_ceil(8) > mask_len {
+                    return Err(Status::SRC_IS_SHORT_ERR);
+                }
+                if index_list && job.src1_bit_width == 1 && n - 1 > index_max {
+                    return Err(Status::OUTPUT_OVERFLOW_ERR);
+                }
+            } else if n.div_ceil(8) > mask_len {
+                return Err(Status::SRC_IS_SHORT_ERR);
+            }
+        }
+        _ => {
+            if out_bits == 0 && n.div_ceil(8) > dst_len as u64 {
+                return Err(Status::DST_IS_SHORT_ERR);
+            }
+            if short_packed(n) {
+                return Err(Status::SRC_IS_SHORT_ERR);
+            }
+            if index_list && iidx + n - 1 > index_max {
+                return Err(Status::OUTPUT_OVERFLOW_ERR);
+            }
+        }
+    }
+    let format = match (out_bits, nominal_width) {
+        (0, 8 | 16 | 32) => Format::Array {
+            bytes: nominal_width as usize / 8,
+        },
+        (0, w) => Format::Packed { width: w },
+        (bits, 1) if !force_array => Format::Index {
+            bytes: bits as usize / 8,
+            base: iidx,
+        },
+        (bits, _) => Format::Array {
+            bytes: bits as usize / 8,
+        },
+    };
+    Ok(Some(Plan {
+        width,
+        data_start,
+        n,
+        format,
+        nominal_width,
+    }))
+}
+
+/// Decodes source-1 (`count` values from element `start`) into `consumer`.
+fn decode<C: Consumer>(
+    job: &Job,
+    plan: &Plan,
+    src1: &[u8],
+    start: u64,
+    count: u64,
+    consumer: &mut C,
+) -> Result<(), Status> {
+    let data = src1.get(plan.data_start..).unwrap_or(&[]);
+    if job.parser == Parser::PARQUET_RLE {
+        decode_hybrid(data, plan.width.get(), count, consumer)
+    } else {
+        let big_endian = job.parser == Parser::BE_PACKED;
+        decode_packed(data, plan.width, big_endian, start, start + count, consumer)
+    }
+}
+
+/// Returns (bytes written, aggregates, last_bit_offset).
+fn run(
+    job: &Job,
+    plan: &Plan,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst: &mut [u8],
+) -> Result<(u32, crate::output::Aggregates, u32), Status> {
+    let aggregate = if job.flags.contains(Flags::OMIT_AGGREGATES) {
+        AggregateKind::Omitted
+    } else if plan.nominal_width == 1 {
+        AggregateKind::Bits
+    } else {
+        AggregateKind::Values
+    };
+    // Nominal packing and forced 0/1 arrays keep only the element's nominal bits (D5, D15).
+    let value_mask = match plan.format {
+        Format::Packed { width } => u32::MAX >> (32 - width),
+        Format::Array { .. } if plan.nominal_width == 1 => 1,
+        _ => u32::MAX,
+    };
+    let big_endian = job.flags.contains(Flags::OUT_BE);
+    let mut writer = Writer::new(dst, plan.format, big_endian, value_mask, aggregate);
+    let n = plan.n;
+    let mask = src2.map(|bytes| Mask {
+        bytes,
+        big_endian: job.flags.contains(Flags::SRC2_BE),
+    });
+    match (job.operation, mask) {
+        (Operation::Extract, _) => {
+            let low = u64::from(job.param_low);
+            let high = u64::from(job.param_high).min(n - 1);
+            let mut extract = Extract {
+                index: 0,
+                low,
+                high,
+                out: &mut writer,
+            };
+            if job.parser == Parser::PARQUET_RLE {
+                decode(job, plan, src1, 0, n, &mut extract)?;
+            } else if low <= high {
+                // Packed arrays allow random access: decode only the wanted elements.
+                extract.index = low / 8 * 8;
+                decode(
+                    job,
+                    plan,
+                    src1,
+                    extract.index,
+                    high + 1 - extract.index,
+                    &mut extract,
+                )?;
+            }
+        }
+        (Operation::Select, Some(mask)) => {
+            let mut select = Select {
+                index: 0,
+                mask,
+                selected: [0; BLOCK],
+                out: &mut writer,
+            };
+            decode(job, plan, src1, 0, n, &mut select)?;
+        }
+        (Operation::Expand, Some(mask)) => {
+            let wanted = mask.count_ones(0, n);
+            if job.parser != Parser::PARQUET_RLE
+                && plan.width.packed_bytes(wanted) > (src1.len() - plan.data_start) as u64
+            {
+                return Err(Status::SRC_IS_SHORT_ERR);
+            }
+            let mut expand = Expand {
+                position: 0,
+                mask,
+                expanded: [0; BLOCK],
+                filled: 0,
+                out: &mut writer,
+            };
+            decode(job, plan, src1, 0, wanted, &mut expand)?;
+            expand.flush()?;
+            let rest = n - expand.position;
+            writer.run(0, rest)?;
+        }
+        (Operation::Select | Operation::Expand, None) => return Err(Status::NULL_PTR_ERR),
+        (scan, _) => {
+            let mut scan = Scan {
+                predicate: Predicate::new(scan, job.param_low, job.param_high, plan.width),
+                bits: [0; BLOCK],
+                out: &mut writer,
+            };
+            decode(job, plan, src1, 0, n, &mut scan)?;
+        }
+    }
+    let elements = writer.position();
+    let (total_out, aggregates) = writer.finish();
+    // D18: only a nominal bit vector has a partial last byte worth reporting.
+    let last_bit_offset = match plan.format {
+        Format::Packed { width: 1 } => (elements % 8) as u32,
+        _ => 0,
+    };
+    Ok((total_out, aggregates, last_bit_offset))
+}
+
+/// The source-2 bit vector.
+#[derive(Clone, Copy)]
+struct Mask<'a> {
+    bytes: &'a [u8],
+    big_endian: bool,
+}
+
+impl Mask<'_> {
+    /// Bit `i` (callers stay below the validated ⌈n/8⌉ bytes).
+    fn bit(&self, i: u64) -> bool {
+        let byte = self.bytes.get((i / 8) as usize).copied().unwrap_or(0);
+        let shift = if self.big_endian { 7 - i % 8 } else { i % 8 };
+        (byte >> shift) & 1 == 1
+    }
+
+    /// Set bits in `start..end`.
+    fn count_ones(&self, start: u64, end: u64) -> u64 {
+        let mut count = 0u64;
+        let mut i = start;
+        while i < end && i % 8 != 0 {
+            count += u64::from(self.bit(i));
+            i += 1;
+        }
+        let whole_end = end / 8 * 8;
+        if i < whole_end {
+            let bytes = &self.bytes[(i / 8) as usize..(whole_end / 8) as usize];
+            count += bytes.iter().map(|b| u64::from(b.count_ones())).sum::<u64>();
+            i = whole_end;
+        }
+        while i < end {
+            count += u64::from(self.bit(i));
+            i += 1;
+        }
+        count
+    }
+}
+
+struct Extract<'w, 'd> {
+    /// Index of the next element the decoder delivers.
+    index: u64,
+    low: u64,
+    high: u64,
+    out: &'w mut Writer<'d>,
+}
+
+impl Extract<'_, '_> {
+    /// The part of `index..index+len` inside `low..=high`, relative to `index`.
+    fn wanted(&self, len: u64) -> (u64, u64) {
+        let start = self.low.max(self.index);
+        let end = (self.high + 1).min(self.index + len);
+        if start >= end {
+            (0, 0)
+        } else {
+            (start - self.index, end - self.index)
+        }
+    }
+}
+
+impl Consumer for Extract<'_, '_> {
+    fn values(&mut self, values: &[u32]) -> Result<(), Status> {
+        let (a, b) = self.wanted(values.len() as u64);
+        self.index += values.len() as u64;
+        if a < b {
+            self.out.values(&values[a as usize..b as usize])?;
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, value: u32, count: u64) -> Result<(), Status> {
+        let (a, b) = self.wanted(count);
+        self.index += count;
+        if a < b {
+            self.out.run(value, b - a)?;
+        }
+        Ok(())
+    }
+}
+
+/// The scan comparison, on parameters masked to the bit width (§5.1).
+#[derive(Clone, Copy)]
+struct Predicate {
+    op: Operation,
+    low: u32,
+    high: u32,
+}
+
+impl Predicate {
+    fn new(op: Operation, low: u32, high: u32, width: BitWidth) -> Predicate {
+        Predicate {
+            op,
+            low: low & width.mask(),
+            high: high & width.mask(),
+        }
+    }
+
+    #[inline(always)]
+    fn test(&self, x: u32) -> bool {
+        let (l, h) = (self.low, self.high);
+        match self.op {
+            Operation::ScanEq => x == l,
+            Operation::ScanNe => x != l,
+            Operation::ScanLt => x < l,
+            Operation::ScanLe => x <= l,
+            Operation::ScanGt => x > l,
+            Operation::ScanGe => x >= l,
+            Operation::ScanRange => l <= x && x <= h,
+            _ => x < l || x > h,
+        }
+    }
+}
+
+struct Scan<'w, 'd> {
+    predicate: Predicate,
+    bits: [u32; BLOCK],
+    out: &'w mut Writer<'d>,
+}
+
+impl Scan<'_, '_> {
+    fn fill<F: Fn(u32) -> bool>(bits: &mut [u32], values: &[u32], test: F) {
+        for (b, &v) in bits.iter_mut().zip(values) {
+            *b = u32::from(test(v));
+        }
+    }
+}
+
+impl Consumer for Scan<'_, '_> {
+    fn values(&mut self, values: &[u32]) -> Result<(), Status> {
+        let bits = &mut self.bits[..values.len()];
+        let p = self.predicate;
+        let (l, h) = (p.low, p.high);
+        // One loop per comparison, so each vectorises.
+        match p.op {
+            Operation::ScanEq => Self::fill(bits, values, |x| x == l),
+            Operation::ScanNe => Self::fill(bits, values, |x| x != l),
+            Operation::ScanLt => Self::fill(bits, values, |x| x < l),
+            Operation::ScanLe => Self::fill(bits, values, |x| x <= l),
+            Operation::ScanGt => Self::fill(bits, values, |x| x > l),
+            Operation::ScanGe => Self::fill(bits, values, |x| x >= l),
+            Operation::ScanRange => Self::fill(bits, values, |x| l <= x && x <= h),
+            _ => Self::fill(bits, values, |x| x < l || x > h),
+        }
+        self.out.values(bits)
+    }
+
+    fn run(&mut self, value: u32, count: u64) -> Result<(), Status> {
+        self.out.run(u32::from(self.predicate.test(value)), count)
+    }
+}
+
+struct Select<'m, 'w, 'd> {
+    index: u64,
+    mask: Mask<'m>,
+    selected: [u32; BLOCK],
+    out: &'w mut Writer<'d>,
+}
+
+impl Consumer for Select<'_, '_, '_> {
+    fn values(&mut self, values: &[u32]) -> Result<(), Status> {
+        let mut kept = 0;
+        for (i, &v) in values.iter().enumerate() {
+            self.selected[kept] = v;
+            kept += usize::from(self.mask.bit(self.index + i as u64));
+        }
+        self.index += values.len() as u64;
+        self.out.values(&self.selected[..kept])
+    }
+
+    fn run(&mut self, value: u32, count: u64) -> Result<(), Status> {
+        let kept = self.mask.count_ones(self.index, self.index + count);
+        self.index += count;
+        self.out.run(value, kept)
+    }
+}
+
+struct Expand<'m, 'w, 'd> {
+    /// Next output position (mask bit).
+    position: u64,
+    mask: Mask<'m>,
+    expanded: [u32; BLOCK],
+    filled: usize,
+    out: &'w mut Writer<'d>,
+}
+
+impl Expand<'_, '_, '_> {
+    fn push(&mut self, value: u32) -> Result<(), Status> {
+        if self.filled == BLOCK {
+            self.flush()?;
+        }
+        self.expanded[self.filled] = value;
+        self.filled += 1;
+        self.position += 1;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), Status> {
+        let filled = std::mem::take(&mut self.filled);
+        self.out.values(&self.expanded[..filled])
+    }
+
+    /// Places one source value at the next set mask bit, zeros before it. The decoder is asked
+    /// for exactly popcount(mask) values, so a set bit always exists below n.
+    fn place(&mut self, value: u32) -> Result<(), Status> {
+        while !self.mask.bit(self.position) {
+            self.push(0)?;
+        }
+        self.push(value)
+    }
+}
+
+impl Consumer for Expand<'_, '_, '_> {
+    fn values(&mut self, values: &[u32]) -> Result<(), Status> {
+        for &v in values {
+            self.place(v)?;
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, value: u32, count: u64) -> Result<(), Status> {
+        for _ in 0..count {
+            self.place(value)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,325 @@
+//! The destination writer: nominal bit packing, 8/16/32-bit arrays, index lists and forced
+//! 0/1 arrays, with the aggregates computed on the way. It never writes past the destination:
+//! an element that does not fit whole is status 225 (D14), an index above the format's
+//! maximum 221.
+
+use crate::status::Status;
+
+/// How output elements are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// Elements packed at `width` bits (not 8/16/32: those are `Array`), LSB or MSB first.
+    Packed { width: u32 },
+    /// Each element as an unsigned integer of `bytes` bytes.
+    Array { bytes: usize },
+    /// The positions of nonzero elements plus `base`, each in `bytes` bytes.
+    Index { bytes: usize, base: u64 },
+}
+
+/// Which aggregates the job reports (D16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AggregateKind {
+    /// `QPL_FLAG_OMIT_AGGREGATES`.
+    Omitted,
+    /// Bit-vector results: first and last position of a nonzero element, their count.
+    Bits,
+    /// Array results: minimum, maximum and wrapping sum of the values.
+    Values,
+}
+
+/// The aggregates in `Completion` order: first/min, last/max, sum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Aggregates {
+    pub(crate) first_or_min: u32,
+    pub(crate) last_or_max: u32,
+    pub(crate) sum: u32,
+}
+
+impl Aggregates {
+    const INITIAL: Aggregates = Aggregates {
+        first_or_min: u32::MAX,
+        last_or_max: 0,
+        sum: 0,
+    };
+}
+
+/// `value`'s low `bytes` bytes as an unsigned integer of that size, little- or big-endian, in
+/// the first `bytes` bytes of the result.
+#[inline(always)]
+fn int_bytes(value: u32, bytes: usize, big_endian: bool) -> [u8; 4] {
+    if big_endian {
+        (value << (32 - 8 * bytes as u32)).to_be_bytes()
+    } else {
+        value.to_le_bytes()
+    }
+}
+
+/// Writes output elements into the caller's destination.
+pub(crate) struct Writer<'d> {
+    dst: &'d mut [u8],
+    format: Format,
+    big_endian: bool,
+    /// Applied to values before nominal packing and forced 0/1 arrays (D5, D15).
+    value_mask: u32,
+    aggregate: AggregateKind,
+    aggregates: Aggregates,
+    /// Output elements so far: the position of the next one in the nominal output vector.
+    position: u64,
+    /// Bytes completely written.
+    written: usize,
+    /// Packed output: pending bits not yet forming a whole byte.
+    pending: u64,
+    pending_bits: u32,
+}
+
+impl<'d> Writer<'d> {
+    pub(crate) fn new(
+        dst: &'d mut [u8],
+        format: Format,
+        big_endian: bool,
+        value_mask: u32,
+        aggregate: AggregateKind,
+    ) -> Writer<'d> {
+        Writer {
+            dst,
+            format,
+            big_endian,
+            value_mask,
+            aggregate,
+            aggregates: Aggregates::INITIAL,
+            position: 0,
+            written: 0,
+            pending: 0,
+            pending_bits: 0,
+        }
+    }
+
+    /// Output elements so far.
+    pub(crate) fn position(&self) -> u64 {
+        self.position
+    }
+
+    fn aggregate_values(&mut self, values: &[u32]) {
+        match self.aggregate {
+            AggregateKind::Omitted => {}
+            AggregateKind::Values => {
+                let a = &mut self.aggregates;
+                let (mut min, mut max, mut sum) = (a.first_or_min, a.last_or_max, a.sum);
+                for &v in values {
+                    min = min.min(v);
+                    max = max.max(v);
+                    sum = sum.wrapping_add(v);
+                }
+                *a = Aggregates {
+                    first_or_min: min,
+                    last_or_max: max,
+                    sum,
+                };
+            }
+            AggregateKind::Bits => {
+                let set = values.iter().filter(|&&v| v != 0).count() as u32;
+                if set > 0 {
+                    let first = values.iter().position(|&v| v != 0).unwrap_or(0);
+                    let last = values.iter().rposition(|&v| v != 0).unwrap_or(0);
+                    let a = &mut self.aggregates;
+                    if a.first_or_min == u32::MAX {
+                        a.first_or_min = (self.position + first as u64) as u32;
+                    }
+                    a.last_or_max = (self.position + last as u64) as u32;
+                    a.sum = a.sum.wrapping_add(set);
+                }
+            }
+        }
+    }
+
+    fn aggregate_run(&mut self, value: u32, count: u64) {
+        if count == 0 {
+            return;
+        }
+        let a = &mut self.aggregates;
+        match self.aggregate {
+            AggregateKind::Omitted => {}
+            AggregateKind::Values => {
+                a.first_or_min = a.first_or_min.min(value);
+                a.last_or_max = a.last_or_max.max(value);
+                a.sum = a.sum.wrapping_add(value.wrapping_mul(count as u32));
+            }
+            AggregateKind::Bits if value != 0 => {
+                if a.first_or_min == u32::MAX {
+                    a.first_or_min = self.position as u32;
+                }
+                a.last_or_max = (self.position + count - 1) as u32;
+                a.sum = a.sum.wrapping_add(count as u32);
+            }
+            AggregateKind::Bits => {}
+        }
+    }
+
+    /// Bytes the output occupies after `extra` more elements (packed and array formats).
+    fn bytes_after(&self, extra: u64) -> u64 {
+        match self.format {
+            Format::Packed { width } => {
+                (self.written as u64 * 8 + u64::from(self.pending_bits) + extra * u64::from(width))
+                    .div_ceil(8)
+            }
+            Format::Array { bytes } | Format::Index { bytes, .. } => {
+                self.written as u64 + extra * bytes as u64
+            }
+        }
+    }
+
+    fn put_int(&mut self, value: u32, bytes: usize) {
+        let encoded = int_bytes(value, bytes, self.big_endian);
+        self.dst[self.written..self.written + bytes].copy_from_slice(&encoded[..bytes]);
+        self.written += bytes;
+    }
+
+    fn put_packed(&mut self, value: u32, width: u32) {
+        let value = u64::from(value & self.value_mask);
+        if self.big_endian {
+            self.pending = (self.pending << width) | value;
+            self.pending_bits += width;
+            while self.pending_bits >= 8 {
+                self.pending_bits -= 8;
+                self.dst[self.written] = (self.pending >> self.pending_bits) as u8;
+                self.written += 1;
+            }
+            self.pending &= (1u64 << self.pending_bits) - 1;
+        } else {
+            self.pending |= value << self.pending_bits;
+            self.pending_bits += width;
+            while self.pending_bits >= 8 {
+                self.dst[self.written] = self.pending as u8;
+                self.written += 1;
+                self.pending >>= 8;
+                self.pending_bits -= 8;
+            }
+        }
+    }
+
+    fn put_index(&mut self, position: u64, bytes: usize, base: u64) -> Result<(), Status> {
+        let index = position + base;
+        if index > u64::from(u32::MAX >> (32 - 8 * bytes as u32)) {
+            return Err(Status::OUTPUT_OVERFLOW_ERR);
+        }
+        if self.written + bytes > self.dst.len() {
+            return Err(Status::DST_IS_SHORT_ERR);
+        }
+        self.put_int(index as u32, bytes);
+        Ok(())
+    }
+
+    /// Appends `values`.
+    pub(crate) fn values(&mut self, values: &[u32]) -> Result<(), Status> {
+        match self.format {
+            Format::Index { bytes, base } => {
+                for (i, &v) in values.iter().enumerate() {
+                    if v != 0 {
+                        self.put_index(self.position + i as u64, bytes, base)?;
+                    }
+                }
+            }
+            Format::Array { bytes } => {
+                if self.bytes_after(values.len() as u64) > self.dst.len() as u64 {
+                    return Err(Status::DST_IS_SHORT_ERR);
+                }
+                let mask = self.value_mask;
+                let out = &mut self.dst[self.written..self.written + values.len() * bytes];
+                match (bytes, self.big_endian) {
+                    (1, _) => {
+                        for (o, &v) in out.iter_mut().zip(values) {
+                            *o = (v & mask) as u8;
+                        }
+                    }
+                    (2, false) => {
+                        for (o, &v) in out.chunks_exact_mut(2).zip(values) {
+                            o.copy_from_slice(&((v & mask) as u16).to_le_bytes());
+                        }
+                    }
+                    (2, true) => {
+                        for (o, &v) in out.chunks_exact_mut(2).zip(values) {
+                            o.copy_from_slice(&((v & mask) as u16).to_be_bytes());
+                        }
+                    }
+                    (_, false) => {
+                        for (o, &v) in out.chunks_exact_mut(4).zip(values) {
+                            o.copy_from_slice(&(v & mask).to_le_bytes());
+                        }
+                    }
+                    (_, true) => {
+                        for (o, &v) in out.chunks_exact_mut(4).zip(values) {
+                            o.copy_from_slice(&(v & mask).to_be_bytes());
+                        }
+                    }
+                }
+                self.written += values.len() * bytes;
+            }
+            Format::Packed { width } => {
+                if self.bytes_after(values.len() as u64) > self.dst.len() as u64 {
+                    return Err(Status::DST_IS_SHORT_ERR);
+                }
+                for &v in values {
+                    self.put_packed(v, width);
+                }
+            }
+        }
+        self.aggregate_values(values);
+        self.position += values.len() as u64;
+        Ok(())
+    }
+
+    /// Appends `count` copies of `value`. Costs O(1) when nothing is written (an index list
+    /// of zeros), otherwise O(output), which the destination's size bounds.
+    pub(crate) fn run(&mut self, value: u32, count: u64) -> Result<(), Status> {
+        match self.format {
+            Format::Index { bytes, base } => {
+                if value != 0 {
+                    for i in 0..count {
+                        self.put_index(self.position + i, bytes, base)?;
+                    }
+                }
+            }
+            Format::Array { bytes } => {
+                if self.bytes_after(count) > self.dst.len() as u64 {
+                    return Err(Status::DST_IS_SHORT_ERR);
+                }
+                let element = int_bytes(value & self.value_mask, bytes, self.big_endian);
+                let len = count as usize * bytes;
+                let out = &mut self.dst[self.written..self.written + len];
+                if bytes == 1 {
+                    out.fill(element[0]);
+                } else {
+                    for o in out.chunks_exact_mut(bytes) {
+                        o.copy_from_slice(&element[..bytes]);
+                    }
+                }
+                self.written += len;
+            }
+            Format::Packed { width } => {
+                if self.bytes_after(count) > self.dst.len() as u64 {
+                    return Err(Status::DST_IS_SHORT_ERR);
+                }
+                for _ in 0..count {
+                    self.put_packed(value, width);
+                }
+            }
+        }
+        self.aggregate_run(value, count);
+        self.position += count;
+        Ok(())
+    }
+
+    /// Flushes a partial packed byte (zero-padded) and returns (bytes written, aggregates).
+    pub(crate) fn finish(mut self) -> (u32, Aggregates) {
+        if self.pending_bits > 0 {
+            let byte = if self.big_endian {
+                self.pending << (8 - self.pending_bits)
+            } else {
+                self.pending
+            };
+            self.dst[self.written] = byte as u8;
+            self.written += 1;
+        }
+        (self.written as u32, self.aggregates)
+    }
+}

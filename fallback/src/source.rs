@@ -1,0 +1,175 @@
+//! Source-1 decoders. Each pushes values to a [`Consumer`] a block or a run at a time: packed
+//! arrays as unpacked blocks, Parquet RLE runs as `(value, count)` fills (never expanded into a
+//! buffer here), Parquet bit-packed runs as unpacked blocks.
+
+use crate::status::Status;
+use crate::unpack::{unpack, BitWidth};
+
+/// Elements unpacked per block: a multiple of 8, so every block starts on a byte boundary in
+/// both packed orders and in Parquet bit-packed runs, and small enough to stay in L1.
+pub(crate) const BLOCK: usize = 1024;
+
+/// Receives decoded source-1 values in stream order.
+pub(crate) trait Consumer {
+    /// The next `values.len()` values.
+    fn values(&mut self, values: &[u32]) -> Result<(), Status>;
+    /// The next `count` values, all equal to `value`.
+    fn run(&mut self, value: u32, count: u64) -> Result<(), Status>;
+}
+
+/// Decodes elements `start..end` of a packed array (`start` a multiple of 8). The caller has
+/// checked that `data` holds ⌈end·width/8⌉ bytes.
+pub(crate) fn decode_packed<C: Consumer>(
+    data: &[u8],
+    width: BitWidth,
+    big_endian: bool,
+    start: u64,
+    end: u64,
+    consumer: &mut C,
+) -> Result<(), Status> {
+    debug_assert_eq!(start % 8, 0);
+    let mut block = [0u32; BLOCK];
+    let mut index = start;
+    while index < end {
+        let len = (end - index).min(BLOCK as u64) as usize;
+        // Exact: `index` is a multiple of 8, so it starts at byte index·width/8.
+        let first_byte = (index * u64::from(width.get()) / 8) as usize;
+        let out = &mut block[..len];
+        unpack(
+            width,
+            big_endian,
+            data.get(first_byte..).unwrap_or(&[]),
+            out,
+        );
+        consumer.values(out)?;
+        index += len as u64;
+    }
+    Ok(())
+}
+
+/// The number of bytes of a Parquet RLE run value for a given bit width: ⌈width/8⌉.
+pub(crate) fn rle_value_bytes(width: u32) -> usize {
+    width.div_ceil(8) as usize
+}
+
+/// Reads a ULEB128 run header of at most 4 bytes at `*pos`.
+/// Truncated: 232 `SRC_IS_SHORT_ERR`. A 4th byte with its continuation bit set: 220
+/// `PRLE_FORMAT_ERR` (the accelerator's limit).
+fn read_header(data: &[u8], pos: &mut usize) -> Result<u32, Status> {
+    let mut value = 0u32;
+    for i in 0..4 {
+        let byte = *data.get(*pos + i).ok_or(Status::SRC_IS_SHORT_ERR)?;
+        value |= u32::from(byte & 0x7F) << (7 * i);
+        if byte & 0x80 == 0 {
+            *pos += i + 1;
+            return Ok(value);
+        }
+    }
+    Err(Status::PRLE_FORMAT_ERR)
+}
+
+/// Decodes the first `count` values of an RLE/bit-packed hybrid stream (without the bit-width
+/// byte) of `width` bits, 0..=32 (0: every value is 0 and runs carry no payload bytes).
+///
+/// Errors: 232 when the stream ends before `count` values (a truncated header, run value, or
+/// bit-packed group holding a wanted value), 220 for a header longer than 4 bytes. Bytes after
+/// the last wanted value are never read.
+pub(crate) fn decode_hybrid<C: Consumer>(
+    data: &[u8],
+    width: u32,
+    count: u64,
+    consumer: &mut C,
+) -> Result<(), Status> {
+    let value_bytes = rle_value_bytes(width);
+    let bit_width = BitWidth::new(width);
+    let mut pos = 0usize;
+    let mut remaining = count;
+    let mut block = [0u32; BLOCK];
+    while remaining > 0 {
+        let header = read_header(data, &mut pos)?;
+        let run_len = u64::from(header >> 1);
+        if header & 1 == 0 {
+            let bytes = data
+                .get(pos..pos + value_bytes)
+                .ok_or(Status::SRC_IS_SHORT_ERR)?;
+            pos += value_bytes;
+            // Not masked to the width: the accelerator keeps all ⌈width/8⌉ bytes (D5).
+            let value = bytes
+                .iter()
+                .rev()
+                .fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
+            let take = run_len.min(remaining);
+            if take > 0 {
+                consumer.run(value, take)?;
+            }
+            remaining -= take;
+        } else {
+            let take = (run_len * 8).min(remaining);
+            let group_bytes = width as usize;
+            // Every group that holds a wanted value must be whole.
+            let needed = take.div_ceil(8) as usize * group_bytes;
+            let run = data
+                .get(pos..pos + needed)
+                .ok_or(Status::SRC_IS_SHORT_ERR)?;
+            match bit_width {
+                Some(bw) => {
+                    let mut done = 0u64;
+                    while done < take {
+                        let len = (take - done).min(BLOCK as u64) as usize;
+                        let offset = done as usize / 8 * group_bytes;
+                        let out = &mut block[..len];
+                        unpack(bw, false, &run[offset..], out);
+                        consumer.values(out)?;
+                        done += len as u64;
+                    }
+                }
+                None => consumer.run(0, take)?,
+            }
+            remaining -= take;
+            // Only reached again when the whole run was wanted, so this is the run's end.
+            pos += needed;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Collect(Vec<u32>);
+    impl Consumer for Collect {
+        fn values(&mut self, values: &[u32]) -> Result<(), Status> {
+            self.0.extend_from_slice(values);
+            Ok(())
+        }
+        fn run(&mut self, value: u32, count: u64) -> Result<(), Status> {
+            self.0.extend(std::iter::repeat_n(value, count as usize));
+            Ok(())
+        }
+    }
+
+    fn hybrid(data: &[u8], width: u32, count: u64) -> Result<Vec<u32>, Status> {
+        let mut c = Collect::default();
+        decode_hybrid(data, width, count, &mut c).map(|()| c.0)
+    }
+
+    #[test]
+    fn headers_of_four_bytes_pass_and_five_fail_with_220() {
+        // RLE run of 1 value (header 2) padded to 4 bytes, value 5.
+        assert_eq!(hybrid(&[0x82, 0x80, 0x80, 0x00, 5], 3, 1), Ok(vec![5]));
+        assert_eq!(
+            hybrid(&[0x82, 0x80, 0x80, 0x80, 0x00, 5], 3, 1),
+            Err(Status::PRLE_FORMAT_ERR)
+        );
+        assert_eq!(hybrid(&[0x82, 0x80], 3, 1), Err(Status::SRC_IS_SHORT_ERR));
+    }
+
+    #[test]
+    fn width_zero_streams_are_all_zero() {
+        // RLE 3 (no value bytes), then one bit-packed group (no payload bytes).
+        assert_eq!(hybrid(&[0x06, 0x03], 0, 11), Ok(vec![0; 11]));
+        assert_eq!(hybrid(&[0x06, 0x03], 0, 12), Err(Status::SRC_IS_SHORT_ERR));
+    }
+}
