@@ -1,7 +1,8 @@
 //! The checksums every analytics job reports over its whole source-1 buffer (D17).
 
-/// (CRC-32 or CRC-32C, 16-bit little-endian XOR) of `data`.
-pub(crate) fn checksums(data: &[u8], castagnoli: bool) -> (u32, u32) {
+/// The `(crc, xor_checksum)` pair a job reports for source-1 `data`: CRC-32 (zlib), or
+/// CRC-32C when `castagnoli`, and the 16-bit little-endian XOR.
+pub fn checksums(data: &[u8], castagnoli: bool) -> (u32, u32) {
     let crc = if castagnoli {
         crc32c::crc32c(data)
     } else {

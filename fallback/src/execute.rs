@@ -49,6 +49,63 @@ pub fn execute(
     })
 }
 
+/// The facts about a valid job that a caller routing it elsewhere needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Source-1 element width (for Parquet RLE, the stream's first byte).
+    pub bit_width: u32,
+    /// Width of one nominal output element: 1 for scans, `bit_width` otherwise.
+    pub nominal_width: u32,
+}
+
+/// Checks `job` and its buffer lengths exactly as [`execute`] does, without decoding anything.
+/// `Ok(None)` for an extract with `param_low > param_high` (it completes at once with nothing
+/// written); run-time errors (malformed streams, a full destination) are not found here.
+pub fn validate(
+    job: &Job,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst_len: usize,
+) -> Result<Option<Shape>, Status> {
+    Ok(plan(job, src1, src2, dst_len)?.map(|p| Shape {
+        bit_width: p.width.get(),
+        nominal_width: p.nominal_width,
+    }))
+}
+
+/// Source-1 values `job` consumes: popcount of the first n mask bits for expand, n otherwise.
+pub fn source_values_needed(job: &Job, src2: Option<&[u8]>) -> u64 {
+    let n = u64::from(job.num_input_elements);
+    match (job.operation, src2) {
+        (Operation::Expand, Some(bytes)) => mask_ones(job, bytes, 0, n),
+        _ => n,
+    }
+}
+
+/// Elements of `job`'s nominal output (bits of a scan's bit vector, extracted or selected
+/// elements, expand's n), for a job that passed validation.
+pub fn nominal_output_elements(job: &Job, src2: Option<&[u8]>) -> u64 {
+    let n = u64::from(job.num_input_elements);
+    match (job.operation, src2) {
+        (Operation::Extract, _) => {
+            let high = u64::from(job.param_high).min(n.saturating_sub(1));
+            (high + 1).saturating_sub(u64::from(job.param_low))
+        }
+        (Operation::Select, Some(bytes)) => mask_ones(job, bytes, 0, n),
+        _ => n,
+    }
+}
+
+/// Set bits `start..end` of a select/expand mask in `job`'s bit order.
+pub fn mask_ones(job: &Job, mask: &[u8], start: u64, end: u64) -> u64 {
+    let end = end.min(mask.len() as u64 * 8);
+    Mask {
+        bytes: mask,
+        big_endian: job.flags.contains(Flags::SRC2_BE),
+    }
+    .count_ones(start.min(end), end)
+}
+
 /// What validation established about a job.
 #[derive(Debug)]
 struct Plan {

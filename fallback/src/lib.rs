@@ -33,11 +33,13 @@ mod source;
 mod status;
 mod unpack;
 
-pub use checksum::xor16;
+pub use checksum::{checksums, xor16};
 pub use encode::{
     encode_hybrid, encode_parquet_rle, pack_be, pack_le, EncodeError, MAX_RUN_LENGTH,
 };
-pub use execute::execute;
+pub use execute::{
+    execute, mask_ones, nominal_output_elements, source_values_needed, validate, Shape,
+};
 pub use job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
 pub use status::{Status, StatusKind};
 
@@ -52,6 +54,29 @@ pub fn decode_hybrid(data: &[u8], bit_width: u32, out: &mut [u32]) -> Result<(),
     }
     let mut sink = SliceSink { out, filled: 0 };
     source::decode_hybrid(data, bit_width, sink.out.len() as u64, &mut sink)
+}
+
+/// Checks that an RLE/bit-packed hybrid stream (without its bit-width byte) of `bit_width`
+/// (0..=32) holds at least `count` values, with the same errors as [`decode_hybrid`], without
+/// writing them anywhere: its memory use does not depend on `count`.
+pub fn check_hybrid(data: &[u8], bit_width: u32, count: u64) -> Result<(), Status> {
+    if bit_width > 32 {
+        return Err(Status::BIT_WIDTH_ERR);
+    }
+    source::decode_hybrid(data, bit_width, count, &mut Discard)
+}
+
+/// Accepts and forgets values.
+struct Discard;
+
+impl source::Consumer for Discard {
+    fn values(&mut self, _: &[u32]) -> Result<(), Status> {
+        Ok(())
+    }
+
+    fn run(&mut self, _: u32, _: u64) -> Result<(), Status> {
+        Ok(())
+    }
 }
 
 /// Writes decoded values into a slice the decoder never overfills (it asks for `len` values).

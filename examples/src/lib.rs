@@ -1,0 +1,16 @@
+//! Support code for the qpl-rs example programs.
+//!
+//! - [`path`]: the execution paths (`fallback` today; `software`, `hardware` and `auto` once
+//!   the safe `qpl_rs` crate provides them) and the one function that dispatches a job to them.
+//! - [`replay`]: the JSON Lines format of `qpl-replay` — parse a job line, run it, format the
+//!   result line. Kept here, not in the binary, so it is unit-tested and a fuzz target can call
+//!   [`parse_job_line`] and [`run_line`] directly.
+//!
+//! The binaries are `qpl-demo` (`src/main.rs`: encode, decode, scan, select and expand a
+//! million values, check them and print throughput) and `qpl-replay` (`src/bin/qpl-replay.rs`).
+
+pub mod path;
+pub mod replay;
+
+pub use path::ExecPath;
+pub use replay::{parse_job_line, run_line, ReplayJob};

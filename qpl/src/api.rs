@@ -1,0 +1,261 @@
+//! The common cases in one call each: decode a stream into `u8`/`u16`/`u32` values, scan it
+//! into a bit vector or an index list, select and expand by a mask.
+
+use crate::{Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path, Status};
+
+/// A source-1 stream and how to parse it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stream<'a> {
+    /// The parser.
+    pub parser: Parser,
+    /// Element width for packed parsers (Parquet RLE streams carry their own).
+    pub bit_width: u32,
+    /// The bytes.
+    pub bytes: &'a [u8],
+}
+
+impl<'a> Stream<'a> {
+    /// Elements of `bit_width` bits packed LSB first.
+    pub fn le_packed(bytes: &'a [u8], bit_width: u32) -> Stream<'a> {
+        Stream {
+            parser: Parser::LE_PACKED,
+            bit_width,
+            bytes,
+        }
+    }
+
+    /// Elements of `bit_width` bits packed MSB first.
+    pub fn be_packed(bytes: &'a [u8], bit_width: u32) -> Stream<'a> {
+        Stream {
+            parser: Parser::BE_PACKED,
+            bit_width,
+            bytes,
+        }
+    }
+
+    /// A Parquet RLE/bit-packed hybrid stream with its bit-width byte first (the values
+    /// section of a dictionary-encoded data page).
+    pub fn parquet_rle(bytes: &'a [u8]) -> Stream<'a> {
+        Stream {
+            parser: Parser::PARQUET_RLE,
+            bit_width: 0,
+            bytes,
+        }
+    }
+
+    fn job(&self, operation: Operation, n: u32) -> Job {
+        Job {
+            parser: self.parser,
+            src1_bit_width: self.bit_width,
+            src2_bit_width: 1,
+            num_input_elements: n,
+            ..Job::new(operation)
+        }
+    }
+
+    /// Checks that the stream holds `n` values before anything of size `n` is allocated, so
+    /// that a short stream claiming many values costs nothing.
+    fn check_holds(&self, operation: Operation, n: u32) -> Result<(), Error> {
+        let fail = |status| Error::from_status(operation, Path::Fallback, status);
+        match self.parser {
+            Parser::PARQUET_RLE => {
+                let (&width, data) = self
+                    .bytes
+                    .split_first()
+                    .ok_or_else(|| fail(Status::SIZE_ERR))?;
+                qpl_fallback::check_hybrid(data, u32::from(width), u64::from(n)).map_err(fail)
+            }
+            _ => {
+                let needed = (u64::from(n) * u64::from(self.bit_width.min(32))).div_ceil(8);
+                if needed > self.bytes.len() as u64 {
+                    return Err(fail(Status::SRC_IS_SHORT_ERR));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Integer types a stream decodes into.
+pub trait Element: Copy + Default + sealed::Sealed {
+    /// The job's output format for this type.
+    const OUT_BIT_WIDTH: OutBitWidth;
+    /// Reads one little-endian element.
+    fn from_le(bytes: &[u8]) -> Self;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u8 {}
+    impl Sealed for u16 {}
+    impl Sealed for u32 {}
+}
+
+impl Element for u8 {
+    const OUT_BIT_WIDTH: OutBitWidth = OutBitWidth::W8;
+    fn from_le(bytes: &[u8]) -> u8 {
+        bytes[0]
+    }
+}
+
+impl Element for u16 {
+    const OUT_BIT_WIDTH: OutBitWidth = OutBitWidth::W16;
+    fn from_le(bytes: &[u8]) -> u16 {
+        u16::from_le_bytes([bytes[0], bytes[1]])
+    }
+}
+
+impl Element for u32 {
+    const OUT_BIT_WIDTH: OutBitWidth = OutBitWidth::W32;
+    fn from_le(bytes: &[u8]) -> u32 {
+        u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
+    }
+}
+
+fn run_to_vec<T: Element>(
+    path: Path,
+    job: &Job,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    max_elements: u64,
+) -> Result<(Vec<T>, Output), Error> {
+    let size = std::mem::size_of::<T>();
+    let mut bytes = vec![0u8; (max_elements as usize * size).max(1)];
+    let output = Executor::new(path).run(job, src1, src2, &mut bytes)?;
+    let values = bytes[..output.completion.total_out as usize]
+        .chunks_exact(size)
+        .map(T::from_le)
+        .collect();
+    Ok((values, output))
+}
+
+/// Decodes the first `n` values of `stream` into a new `Vec<T>` (T = u8, u16 or u32; values
+/// wider than T are an error, 72). The stream is checked to hold `n` values before the vector
+/// is allocated.
+pub fn decode<T: Element>(
+    path: Path,
+    stream: &Stream<'_>,
+    n: u32,
+) -> Result<(Vec<T>, Output), Error> {
+    stream.check_holds(Operation::Extract, n)?;
+    let job = Job {
+        param_low: 0,
+        param_high: n.saturating_sub(1),
+        out_bit_width: T::OUT_BIT_WIDTH,
+        flags: Flags::OMIT_CHECKSUMS,
+        ..stream.job(Operation::Extract, n)
+    };
+    run_to_vec(path, &job, stream.bytes, None, u64::from(n))
+}
+
+/// A scan's comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// `x == v`
+    Eq(u32),
+    /// `x != v`
+    Ne(u32),
+    /// `x < v`
+    Lt(u32),
+    /// `x <= v`
+    Le(u32),
+    /// `x > v`
+    Gt(u32),
+    /// `x >= v`
+    Ge(u32),
+    /// `low <= x <= high`
+    Range(u32, u32),
+    /// `x < low || x > high`
+    NotRange(u32, u32),
+}
+
+impl Comparison {
+    /// The scan operation and its parameters.
+    pub fn job_fields(self) -> (Operation, u32, u32) {
+        match self {
+            Comparison::Eq(v) => (Operation::ScanEq, v, 0),
+            Comparison::Ne(v) => (Operation::ScanNe, v, 0),
+            Comparison::Lt(v) => (Operation::ScanLt, v, 0),
+            Comparison::Le(v) => (Operation::ScanLe, v, 0),
+            Comparison::Gt(v) => (Operation::ScanGt, v, 0),
+            Comparison::Ge(v) => (Operation::ScanGe, v, 0),
+            Comparison::Range(l, h) => (Operation::ScanRange, l, h),
+            Comparison::NotRange(l, h) => (Operation::ScanNotRange, l, h),
+        }
+    }
+}
+
+fn scan_job(stream: &Stream<'_>, n: u32, comparison: Comparison) -> Job {
+    let (op, low, high) = comparison.job_fields();
+    Job {
+        param_low: low,
+        param_high: high,
+        flags: Flags::OMIT_CHECKSUMS,
+        ..stream.job(op, n)
+    }
+}
+
+/// Scans the first `n` values of `stream` into a bit vector (bit i, LSB first, is element
+/// i's answer). `sum_value` counts the matches; the first and last match are
+/// `first_index_min_value` and `last_index_max_value`.
+pub fn scan(
+    path: Path,
+    stream: &Stream<'_>,
+    n: u32,
+    comparison: Comparison,
+) -> Result<(Vec<u8>, Output), Error> {
+    let job = scan_job(stream, n, comparison);
+    let mut bits = vec![0u8; (n as usize).div_ceil(8).max(1)];
+    let output = Executor::new(path).run(&job, stream.bytes, None, &mut bits)?;
+    bits.truncate(output.completion.total_out as usize);
+    Ok((bits, output))
+}
+
+/// Scans the first `n` values of `stream` into the list of matching element indices.
+pub fn scan_indices(
+    path: Path,
+    stream: &Stream<'_>,
+    n: u32,
+    comparison: Comparison,
+) -> Result<(Vec<u32>, Output), Error> {
+    stream.check_holds(comparison.job_fields().0, n)?;
+    let job = Job {
+        out_bit_width: OutBitWidth::W32,
+        ..scan_job(stream, n, comparison)
+    };
+    run_to_vec(path, &job, stream.bytes, None, u64::from(n))
+}
+
+/// The values of the first `n` elements whose `mask` bit (LSB first) is 1.
+pub fn select(
+    path: Path,
+    stream: &Stream<'_>,
+    n: u32,
+    mask: &[u8],
+) -> Result<(Vec<u32>, Output), Error> {
+    stream.check_holds(Operation::Select, n)?;
+    let job = Job {
+        out_bit_width: OutBitWidth::W32,
+        flags: Flags::OMIT_CHECKSUMS,
+        ..stream.job(Operation::Select, n)
+    };
+    let selected = qpl_fallback::mask_ones(&job, mask, 0, u64::from(n));
+    run_to_vec(path, &job, stream.bytes, Some(mask), selected)
+}
+
+/// `n` values: where `mask` bit i (LSB first) is 1, the next value of `stream`; 0 elsewhere.
+pub fn expand(
+    path: Path,
+    stream: &Stream<'_>,
+    n: u32,
+    mask: &[u8],
+) -> Result<(Vec<u32>, Output), Error> {
+    let job = Job {
+        out_bit_width: OutBitWidth::W32,
+        flags: Flags::OMIT_CHECKSUMS,
+        ..stream.job(Operation::Expand, n)
+    };
+    let consumed = qpl_fallback::mask_ones(&job, mask, 0, u64::from(n));
+    stream.check_holds(Operation::Expand, consumed as u32)?;
+    run_to_vec(path, &job, stream.bytes, Some(mask), u64::from(n))
+}

@@ -1,0 +1,191 @@
+//! What QPL lacks or would do unsafely, closed before a job reaches it:
+//! - Parquet streams of bit width 0 (one-entry dictionaries): every path, as a width-1 stream
+//!   of zeros;
+//! - `FORCE_ARRAY_OUTPUT` (IAA 2.0 only): the nominal bit vector, widened here;
+//! - jobs QPL would run past a buffer (QPL-SEMANTICS §11): Parquet with dropped bytes, expand
+//!   with a short packed source, big-endian index lists straddling the destination's end.
+
+use std::borrow::Cow;
+
+use qpl_fallback::{checksums, Shape, MAX_RUN_LENGTH};
+
+use crate::{
+    Completion, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Route, Status,
+};
+
+/// A Parquet RLE job whose stream declares bit width 0.
+pub(crate) fn is_width_zero_stream(job: &Job, src1: &[u8]) -> bool {
+    job.parser == Parser::PARQUET_RLE && src1.first() == Some(&0)
+}
+
+/// Runs a width-0 Parquet job as the same job over a stream of zeros, after checking that the
+/// original stream is well formed and long enough. The stand-in width is 8 where values are
+/// written as arrays (so they stay arrays of zeros, with value aggregates), 1 otherwise (a
+/// nominal output of 0-bit values is a bit vector of zeros).
+pub(crate) fn run_width_zero(
+    executor: &Executor,
+    route: Route,
+    job: &Job,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst: &mut [u8],
+) -> Result<Output, Error> {
+    let fail = |status| Error::from_status(job.operation, route.path(), status);
+    let arrays = !job.operation.is_scan() && job.out_bit_width != OutBitWidth::NOMINAL;
+    let stand_in: u8 = if arrays { 8 } else { 1 };
+    // Every other field is checked as for a stream of that width and the same length.
+    let mut same_length = src1.to_vec();
+    same_length[0] = stand_in;
+    if qpl_fallback::validate(job, &same_length, src2, dst.len())
+        .map_err(fail)?
+        .is_none()
+    {
+        return executor.run_routed(route, job, &same_length, src2, dst);
+    }
+    let drop = job.drop_initial_bytes as usize;
+    let needed = qpl_fallback::source_values_needed(job, src2);
+    qpl_fallback::check_hybrid(src1.get(1 + drop..).unwrap_or(&[]), 0, needed).map_err(fail)?;
+    let mut zeros = vec![0u8; 1 + drop];
+    zeros[0] = stand_in;
+    let mut left = needed;
+    while left > 0 {
+        let run = left.min(u64::from(MAX_RUN_LENGTH));
+        push_varint(&mut zeros, (run as u32) << 1);
+        zeros.push(0);
+        left -= run;
+    }
+    let mut output = executor.run_routed(route, job, &zeros, src2, dst)?;
+    set_checksums(&mut output.completion, job, src1);
+    Ok(output)
+}
+
+fn push_varint(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reports the checksums of the caller's own source-1 (after QPL ran on a copy).
+fn set_checksums(completion: &mut Completion, job: &Job, src1: &[u8]) {
+    if !job.flags.contains(Flags::OMIT_CHECKSUMS) {
+        (completion.crc, completion.xor_checksum) =
+            checksums(src1, job.flags.contains(Flags::CRC32C));
+    }
+}
+
+/// Runs a validated job on QPL (`route` is Software or Hardware). `None`: QPL cannot take
+/// this job safely, or the accelerator is busy or faulted; the caller runs it on the CPU.
+pub(crate) fn run_qpl(
+    executor: &Executor,
+    route: Route,
+    job: &Job,
+    shape: Shape,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst: &mut [u8],
+) -> Option<Result<Completion, Error>> {
+    let mut qpl_job = *job;
+    let mut source = Cow::Borrowed(src1);
+    let parquet = job.parser == Parser::PARQUET_RLE;
+    // QPL's Parquet decoder may read `drop` bytes past the buffer (§4.3.1): give it a copy
+    // without them.
+    if parquet && job.drop_initial_bytes > 0 {
+        let mut copy = vec![src1[0]];
+        copy.extend_from_slice(
+            src1.get(1 + job.drop_initial_bytes as usize..)
+                .unwrap_or(&[]),
+        );
+        qpl_job.drop_initial_bytes = 0;
+        source = Cow::Owned(copy);
+    }
+    // Expand on a packed source reads n elements' worth of bytes whatever the mask (§5.4).
+    if job.operation == Operation::Expand && !parquet {
+        let needed = (u64::from(job.num_input_elements) * u64::from(shape.bit_width)).div_ceil(8);
+        if (source.len() as u64) < needed {
+            // The output needs at least as many bytes; a smaller destination fails anyway.
+            if needed > dst.len() as u64 {
+                return None;
+            }
+            let mut padded = source.into_owned();
+            padded.resize(needed as usize, 0);
+            source = Cow::Owned(padded);
+        }
+    }
+    let out_bits = job.out_bit_width.bits().unwrap_or(0);
+    let force_array = job.flags.contains(Flags::FORCE_ARRAY_OUTPUT) && shape.nominal_width == 1;
+    let index_list = out_bits != 0 && shape.nominal_width == 1 && !force_array;
+    let mut dst_len = dst.len();
+    if index_list && job.flags.contains(Flags::OUT_BE) && out_bits > 8 {
+        // QPL lets a big-endian 16/32-bit index straddle the end (§6.7): whole indices only.
+        dst_len -= dst_len % (out_bits as usize / 8);
+        if dst_len == 0 {
+            return None;
+        }
+    }
+    let result = if force_array {
+        run_widened(
+            executor,
+            route,
+            &qpl_job,
+            &source,
+            src2,
+            &mut dst[..dst_len],
+            out_bits,
+        )?
+    } else {
+        executor.run_job(route, &qpl_job, &source, src2, &mut dst[..dst_len])?
+    };
+    Some(
+        result
+            .map(|mut completion| {
+                if matches!(source, Cow::Owned(_)) {
+                    set_checksums(&mut completion, job, src1);
+                }
+                completion
+            })
+            .map_err(|status| Error::from_status(job.operation, route.path(), status)),
+    )
+}
+
+/// `FORCE_ARRAY_OUTPUT` done here: the nominal bit vector (LSB first) into a scratch buffer,
+/// then each bit written as a 0/1 element of `out_bits`, in the job's byte order.
+fn run_widened(
+    executor: &Executor,
+    route: Route,
+    job: &Job,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst: &mut [u8],
+    out_bits: u32,
+) -> Option<Result<Completion, Status>> {
+    let elements = qpl_fallback::nominal_output_elements(job, src2);
+    let bytes = out_bits as usize / 8;
+    if elements > (dst.len() / bytes) as u64 {
+        // The fallback reports the destination error at the right point of the stream.
+        return None;
+    }
+    let nominal = Job {
+        out_bit_width: qpl_fallback::OutBitWidth::NOMINAL,
+        flags: Flags(job.flags.0 & !(Flags::FORCE_ARRAY_OUTPUT.0 | Flags::OUT_BE.0)),
+        ..*job
+    };
+    let mut bits = vec![0u8; (elements as usize).div_ceil(8).max(1)];
+    let result = executor.run_job(route, &nominal, src1, src2, &mut bits)?;
+    Some(result.map(|mut completion| {
+        let big_endian = job.flags.contains(Flags::OUT_BE);
+        for (i, out) in dst
+            .chunks_exact_mut(bytes)
+            .take(elements as usize)
+            .enumerate()
+        {
+            let bit = (bits[i / 8] >> (i % 8)) & 1;
+            out.fill(0);
+            out[if big_endian { bytes - 1 } else { 0 }] = bit;
+        }
+        completion.total_out = (elements as usize * bytes) as u32;
+        completion.last_bit_offset = 0;
+        completion
+    }))
+}
