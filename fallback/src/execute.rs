@@ -360,7 +360,7 @@ fn run(
         (scan, _) => {
             let mut scan = Scan {
                 predicate: Predicate::new(scan, job.param_low, job.param_high, plan.width),
-                bits: [0; BLOCK],
+                bits: [0; BLOCK / 8],
                 out: &mut writer,
             };
             decode(job, plan, src1, 0, n, &mut scan)?;
@@ -489,35 +489,48 @@ impl Predicate {
 
 struct Scan<'w, 'd> {
     predicate: Predicate,
-    bits: [u32; BLOCK],
+    bits: [u8; BLOCK / 8],
     out: &'w mut Writer<'d>,
 }
 
-impl Scan<'_, '_> {
-    fn fill<F: Fn(u32) -> bool>(bits: &mut [u32], values: &[u32], test: F) {
-        for (b, &v) in bits.iter_mut().zip(values) {
-            *b = u32::from(test(v));
+/// Packs `test(v)` of each value into LSB-first bytes, 8 values a byte, with no 0/1 array in
+/// between; one instance per comparison, so each compiles to a branch-free loop.
+#[inline(always)]
+fn pack_predicate<F: Fn(u32) -> bool>(values: &[u32], bits: &mut [u8], test: F) {
+    let mut chunks = values.chunks_exact(8);
+    for (byte, chunk) in bits.iter_mut().zip(&mut chunks) {
+        let mut b = 0u8;
+        for (j, &v) in chunk.iter().enumerate() {
+            b |= u8::from(test(v)) << j;
         }
+        *byte = b;
+    }
+    let tail = chunks.remainder();
+    if !tail.is_empty() {
+        let mut b = 0u8;
+        for (j, &v) in tail.iter().enumerate() {
+            b |= u8::from(test(v)) << j;
+        }
+        bits[values.len() / 8] = b;
     }
 }
 
 impl Consumer for Scan<'_, '_> {
     fn values(&mut self, values: &[u32]) -> Result<(), Status> {
-        let bits = &mut self.bits[..values.len()];
+        let bits = &mut self.bits[..values.len().div_ceil(8)];
         let p = self.predicate;
         let (l, h) = (p.low, p.high);
-        // One loop per comparison, so each vectorises.
         match p.op {
-            Operation::ScanEq => Self::fill(bits, values, |x| x == l),
-            Operation::ScanNe => Self::fill(bits, values, |x| x != l),
-            Operation::ScanLt => Self::fill(bits, values, |x| x < l),
-            Operation::ScanLe => Self::fill(bits, values, |x| x <= l),
-            Operation::ScanGt => Self::fill(bits, values, |x| x > l),
-            Operation::ScanGe => Self::fill(bits, values, |x| x >= l),
-            Operation::ScanRange => Self::fill(bits, values, |x| l <= x && x <= h),
-            _ => Self::fill(bits, values, |x| x < l || x > h),
+            Operation::ScanEq => pack_predicate(values, bits, |x| x == l),
+            Operation::ScanNe => pack_predicate(values, bits, |x| x != l),
+            Operation::ScanLt => pack_predicate(values, bits, |x| x < l),
+            Operation::ScanLe => pack_predicate(values, bits, |x| x <= l),
+            Operation::ScanGt => pack_predicate(values, bits, |x| x > l),
+            Operation::ScanGe => pack_predicate(values, bits, |x| x >= l),
+            Operation::ScanRange => pack_predicate(values, bits, |x| l <= x && x <= h),
+            _ => pack_predicate(values, bits, |x| x < l || x > h),
         }
-        self.out.values(bits)
+        self.out.bits(bits, values.len())
     }
 
     fn run(&mut self, value: u32, count: u64) -> Result<(), Status> {

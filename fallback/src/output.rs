@@ -268,6 +268,82 @@ impl<'d> Writer<'d> {
         Ok(())
     }
 
+    /// Appends `count` 1-bit elements given as an LSB-first bit vector (`bits` holds
+    /// ⌈count/8⌉ bytes, zero above `count`): the scans' output, without a 0/1 array between.
+    pub(crate) fn bits(&mut self, bits: &[u8], count: usize) -> Result<(), Status> {
+        let whole = count / 8;
+        match self.format {
+            Format::Packed { width: 1 } if self.pending_bits == 0 => {
+                if self.bytes_after(count as u64) > self.dst.len() as u64 {
+                    return Err(Status::DST_IS_SHORT_ERR);
+                }
+                let out = &mut self.dst[self.written..self.written + whole];
+                if self.big_endian {
+                    for (o, b) in out.iter_mut().zip(bits) {
+                        *o = b.reverse_bits();
+                    }
+                } else {
+                    out.copy_from_slice(&bits[..whole]);
+                }
+                self.written += whole;
+                for j in 0..count % 8 {
+                    self.put_packed(u32::from(bits[whole] >> j) & 1, 1);
+                }
+            }
+            Format::Index { bytes, base } => {
+                for (i, &byte) in bits.iter().enumerate() {
+                    let mut rest = byte;
+                    while rest != 0 {
+                        let position =
+                            self.position + (i * 8) as u64 + u64::from(rest.trailing_zeros());
+                        self.put_index(position, bytes, base)?;
+                        rest &= rest - 1;
+                    }
+                }
+            }
+            _ => {
+                // Forced arrays, or a bit vector not on a byte boundary: 64 elements at a
+                // time through `values`, which also aggregates and advances.
+                let mut block = [0u32; 64];
+                let mut done = 0;
+                while done < count {
+                    let len = (count - done).min(64);
+                    for (j, slot) in block[..len].iter_mut().enumerate() {
+                        let k = done + j;
+                        *slot = u32::from(bits[k / 8] >> (k % 8)) & 1;
+                    }
+                    self.values(&block[..len])?;
+                    done += len;
+                }
+                return Ok(());
+            }
+        }
+        self.aggregate_bits(bits);
+        self.position += count as u64;
+        Ok(())
+    }
+
+    /// Bit aggregates of a bit vector whose bits above its element count are zero.
+    fn aggregate_bits(&mut self, bits: &[u8]) {
+        if self.aggregate != AggregateKind::Bits {
+            return;
+        }
+        let set: u32 = bits.iter().map(|b| b.count_ones()).sum();
+        if set == 0 {
+            return;
+        }
+        let a = &mut self.aggregates;
+        if a.first_or_min == u32::MAX {
+            let i = bits.iter().position(|&b| b != 0).unwrap_or(0);
+            a.first_or_min =
+                (self.position + (i * 8) as u64 + u64::from(bits[i].trailing_zeros())) as u32;
+        }
+        let i = bits.iter().rposition(|&b| b != 0).unwrap_or(0);
+        a.last_or_max =
+            (self.position + (i * 8) as u64 + 7 - u64::from(bits[i].leading_zeros())) as u32;
+        a.sum = a.sum.wrapping_add(set);
+    }
+
     /// Appends `count` copies of `value`. Costs O(1) when nothing is written (an index list
     /// of zeros), otherwise O(output), which the destination's size bounds.
     pub(crate) fn run(&mut self, value: u32, count: u64) -> Result<(), Status> {
@@ -299,7 +375,24 @@ impl<'d> Writer<'d> {
                 if self.bytes_after(count) > self.dst.len() as u64 {
                     return Err(Status::DST_IS_SHORT_ERR);
                 }
-                for _ in 0..count {
+                let mut left = count;
+                if width == 1 {
+                    // Bit vectors: up to a byte boundary, then whole bytes.
+                    while left > 0 && self.pending_bits != 0 {
+                        self.put_packed(value, 1);
+                        left -= 1;
+                    }
+                    let whole = (left / 8) as usize;
+                    let byte = if value & self.value_mask != 0 {
+                        0xFF
+                    } else {
+                        0
+                    };
+                    self.dst[self.written..self.written + whole].fill(byte);
+                    self.written += whole;
+                    left %= 8;
+                }
+                for _ in 0..left {
                     self.put_packed(value, width);
                 }
             }
