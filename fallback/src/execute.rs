@@ -134,6 +134,11 @@ fn plan(
     if job.flags.contains(Flags::CANNED_MODE) {
         return Err(Status::NULL_PTR_ERR);
     }
+    // Inflating source-1 first is out of scope: refuse it rather than read deflate data as
+    // values.
+    if job.flags.contains(Flags::DECOMPRESS_ENABLE) {
+        return Err(Status::NOT_SUPPORTED_MODE_ERR);
+    }
     if too_large(src1.len()) || too_large(dst_len) || src2.is_some_and(|m| too_large(m.len())) {
         return Err(Status::BUFFER_TOO_LARGE_ERR);
     }

@@ -200,7 +200,7 @@ impl Flags {
     pub const NONE: Flags = Flags(0);
     /// `QPL_FLAG_CRC32C`: report CRC-32C instead of CRC-32.
     pub const CRC32C: Flags = Flags(0x0004);
-    /// `QPL_FLAG_DECOMPRESS_ENABLE`: inflate source-1 first (not supported by analytics here).
+    /// `QPL_FLAG_DECOMPRESS_ENABLE`: inflate source-1 first. Not supported here: status 52.
     pub const DECOMPRESS_ENABLE: Flags = Flags(0x0040);
     /// `QPL_FLAG_SRC2_BE`: the source-2 mask is read MSB first.
     pub const SRC2_BE: Flags = Flags(0x0080);

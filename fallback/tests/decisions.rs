@@ -1878,3 +1878,21 @@ fn d21_initial_output_index_shifts_index_lists_only() {
         );
     }
 }
+
+/// Not a Part I row: a job asking to inflate source-1 first is refused (52), not run on the
+/// compressed bytes as if they were values.
+#[test]
+fn decompress_enable_is_refused_not_ignored() {
+    let src = pack_le(&[1, 2, 3, 4], 4).unwrap();
+    let job = Job {
+        src1_bit_width: 4,
+        num_input_elements: 4,
+        param_high: 3,
+        flags: Flags::DECOMPRESS_ENABLE,
+        ..Job::new(Operation::Extract)
+    };
+    assert_eq!(
+        qpl_fallback::execute(&job, &src, None, &mut [0u8; 4]),
+        Err(Status::NOT_SUPPORTED_MODE_ERR)
+    );
+}

@@ -247,6 +247,10 @@ pub fn model(job: &Job, src1: &[u8], src2: Option<&[u8]>, dst_len: usize) -> Exp
     if flags.contains(Flags::CANNED_MODE) {
         return fail(Status::NULL_PTR_ERR);
     }
+    // This project: decompressing source-1 first is not supported (52), never ignored.
+    if flags.contains(Flags::DECOMPRESS_ENABLE) {
+        return fail(Status::NOT_SUPPORTED_MODE_ERR);
+    }
     // D2.
     if op == Operation::Extract && job.param_low > job.param_high {
         return Expected::Early;
