@@ -415,7 +415,7 @@ fn dictionary_indices(rng: &mut SplitMix64, n: usize, width: u32) -> Vec<u32> {
     while values.len() < n {
         let u = rng.unit();
         let id = ((u * u * u * u * domain) as u64).min(u64::from(max)) as u32;
-        let repeat = if rng.next() % 4 == 0 {
+        let repeat = if rng.next().is_multiple_of(4) {
             8 + (rng.next() % 57) as usize
         } else {
             1

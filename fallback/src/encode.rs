@@ -140,7 +140,7 @@ pub fn encode_hybrid(values: &[u32], width: u32) -> Result<Vec<u8>, EncodeError>
     while i < values.len() {
         let v = values[i];
         let repeat = values[i..].iter().take_while(|&&x| x == v).count();
-        if repeat >= MIN_RLE_RUN && packed.len() % 8 == 0 {
+        if repeat >= MIN_RLE_RUN && packed.len().is_multiple_of(8) {
             flush(&mut out, &mut packed);
             let mut left = repeat;
             while left > 0 {

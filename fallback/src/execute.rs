@@ -400,7 +400,7 @@ impl Mask<'_> {
     fn count_ones(&self, start: u64, end: u64) -> u64 {
         let mut count = 0u64;
         let mut i = start;
-        while i < end && i % 8 != 0 {
+        while i < end && !i.is_multiple_of(8) {
             count += u64::from(self.bit(i));
             i += 1;
         }

@@ -29,6 +29,7 @@ mod encode;
 mod execute;
 mod job;
 mod output;
+mod simd;
 mod source;
 mod status;
 mod unpack;

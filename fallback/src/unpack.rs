@@ -81,8 +81,17 @@ fn unpack_width<const W: usize, const BE: bool>(src: &[u8], out: &mut [u32]) {
 }
 
 /// Decodes `out.len()` elements of `width` bits, LSB-first (`be == false`) or MSB-first, from
-/// the start of `src`. `src` must hold at least ⌈len·width/8⌉ bytes; missing bytes read as 0.
+/// the start of `src`, with the SIMD kernel when this CPU has one. `src` must hold at least
+/// ⌈len·width/8⌉ bytes.
+#[inline]
 pub(crate) fn unpack(width: BitWidth, be: bool, src: &[u8], out: &mut [u32]) {
+    if !crate::simd::unpack(crate::simd::kernels(), width.get(), be, src, out) {
+        unpack_portable(width, be, src, out);
+    }
+}
+
+/// The portable kernels: every target, and the reference for the SIMD ones.
+pub(crate) fn unpack_portable(width: BitWidth, be: bool, src: &[u8], out: &mut [u32]) {
     macro_rules! dispatch {
         ($($w:literal)*) => {
             match (width.get(), be) {
@@ -135,7 +144,7 @@ mod tests {
                 for count in [0usize, 1, 7, 8, 9, 31, 40] {
                     let mut out = vec![0u32; count];
                     let bytes = (count * width as usize).div_ceil(8);
-                    unpack(BitWidth::new(width).unwrap(), be, &src[..bytes], &mut out);
+                    unpack_portable(BitWidth::new(width).unwrap(), be, &src[..bytes], &mut out);
                     assert_eq!(
                         out,
                         reference(width, be, &src, count),

@@ -162,7 +162,7 @@ impl Executor {
             || (shape.nominal_width == 1
                 && out_bits > 8
                 && job.flags.contains(crate::Flags::OUT_BE)
-                && b.dst.len() % (out_bits as usize / 8) != 0);
+                && !b.dst.len().is_multiple_of(out_bits as usize / 8));
         !adapted && b.src1.len() as u64 <= self.transfer_limit()
     }
 }
