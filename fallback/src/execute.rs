@@ -352,6 +352,8 @@ fn run(
             let mut expand = Expand {
                 position: 0,
                 mask,
+                word: 0,
+                word_left: 0,
                 expanded: [0; BLOCK],
                 filled: 0,
                 out: &mut writer,
@@ -394,6 +396,29 @@ impl Mask<'_> {
         let byte = self.bytes.get((i / 8) as usize).copied().unwrap_or(0);
         let shift = if self.big_endian { 7 - i % 8 } else { i % 8 };
         (byte >> shift) & 1 == 1
+    }
+
+    /// Mask bits `start..start + 64` as a word, bit j = mask bit `start + j` (0 past the end).
+    #[inline]
+    fn word(&self, start: u64) -> u64 {
+        let first = (start / 8) as usize;
+        let mut raw = [0u8; 16];
+        let available = self.bytes.len().saturating_sub(first).min(9);
+        raw[..available].copy_from_slice(&self.bytes[first..first + available]);
+        if self.big_endian {
+            for b in &mut raw[..available] {
+                *b = b.reverse_bits();
+            }
+        }
+        let low = u64::from_le_bytes([
+            raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
+        ]);
+        let shift = (start % 8) as u32;
+        if shift == 0 {
+            low
+        } else {
+            (low >> shift) | (u64::from(raw[8]) << (64 - shift))
+        }
     }
 
     /// Set bits in `start..end`.
@@ -552,10 +577,18 @@ struct Select<'m, 'w, 'd> {
 
 impl Consumer for Select<'_, '_, '_> {
     fn values(&mut self, values: &[u32]) -> Result<(), Status> {
+        // Driven by the mask's set bits, 64 elements per word.
         let mut kept = 0;
-        for (i, &v) in values.iter().enumerate() {
-            self.selected[kept] = v;
-            kept += usize::from(self.mask.bit(self.index + i as u64));
+        for (chunk_index, chunk) in values.chunks(64).enumerate() {
+            let mut word = self.mask.word(self.index + (chunk_index * 64) as u64);
+            if chunk.len() < 64 {
+                word &= (1u64 << chunk.len()) - 1;
+            }
+            while word != 0 {
+                self.selected[kept] = chunk[word.trailing_zeros() as usize];
+                kept += 1;
+                word &= word - 1;
+            }
         }
         self.index += values.len() as u64;
         self.out.values(&self.selected[..kept])
@@ -572,34 +605,61 @@ struct Expand<'m, 'w, 'd> {
     /// Next output position (mask bit).
     position: u64,
     mask: Mask<'m>,
+    /// Mask bits from `position` on, `word_left` of them valid.
+    word: u64,
+    word_left: u32,
     expanded: [u32; BLOCK],
     filled: usize,
     out: &'w mut Writer<'d>,
 }
 
 impl Expand<'_, '_, '_> {
-    fn push(&mut self, value: u32) -> Result<(), Status> {
-        if self.filled == BLOCK {
-            self.flush()?;
-        }
-        self.expanded[self.filled] = value;
-        self.filled += 1;
-        self.position += 1;
-        Ok(())
-    }
-
     fn flush(&mut self) -> Result<(), Status> {
         let filled = std::mem::take(&mut self.filled);
         self.out.values(&self.expanded[..filled])
     }
 
+    /// Appends `count` zeros, flushing full blocks.
+    fn zeros(&mut self, mut count: u64) -> Result<(), Status> {
+        while count > 0 {
+            if self.filled == BLOCK {
+                self.flush()?;
+            }
+            let take = count.min((BLOCK - self.filled) as u64) as usize;
+            self.expanded[self.filled..self.filled + take].fill(0);
+            self.filled += take;
+            count -= take as u64;
+        }
+        Ok(())
+    }
+
     /// Places one source value at the next set mask bit, zeros before it. The decoder is asked
     /// for exactly popcount(mask) values, so a set bit always exists below n.
     fn place(&mut self, value: u32) -> Result<(), Status> {
-        while !self.mask.bit(self.position) {
-            self.push(0)?;
+        loop {
+            if self.word_left == 0 {
+                self.word = self.mask.word(self.position);
+                self.word_left = 64;
+            }
+            if self.word == 0 {
+                let skipped = u64::from(self.word_left);
+                self.zeros(skipped)?;
+                self.position += skipped;
+                self.word_left = 0;
+                continue;
+            }
+            let gap = self.word.trailing_zeros();
+            self.zeros(u64::from(gap))?;
+            if self.filled == BLOCK {
+                self.flush()?;
+            }
+            self.expanded[self.filled] = value;
+            self.filled += 1;
+            self.position += u64::from(gap) + 1;
+            self.word = self.word.checked_shr(gap + 1).unwrap_or(0);
+            self.word_left -= gap + 1;
+            return Ok(());
         }
-        self.push(value)
     }
 }
 

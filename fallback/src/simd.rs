@@ -104,11 +104,20 @@ mod avx512 {
         p
     }
 
+    /// The plans of every width and order, built once (short Parquet runs call the kernel
+    /// for as few as 8 values).
+    fn cached_plan(width: u32, big_endian: bool) -> &'static Plan {
+        static PLANS: std::sync::OnceLock<Vec<Plan>> = std::sync::OnceLock::new();
+        let plans = PLANS.get_or_init(|| (0..64).map(|i| plan(i / 2 + 1, i % 2 == 1)).collect());
+        &plans[((width - 1) * 2 + u32::from(big_endian)) as usize]
+    }
+
     /// # Safety
-    /// The CPU supports AVX-512 F, BW and VBMI, and `src` holds ⌈out.len()·width/8⌉ bytes.
+    /// The CPU supports AVX-512 F, BW and VBMI, `width` is 1..=32, and `src` holds
+    /// ⌈out.len()·width/8⌉ bytes.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     pub(super) unsafe fn unpack(width: u32, big_endian: bool, src: &[u8], out: &mut [u32]) {
-        let p = plan(width, big_endian);
+        let p = cached_plan(width, big_endian);
         let group_bytes = p.lanes * width as usize / 8;
         let value_mask = if width == 32 {
             u32::MAX
