@@ -4,6 +4,7 @@
 use crate::checksum::checksums;
 use crate::job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
 use crate::output::{AggregateKind, Format, Writer};
+use crate::simd::{self, Compare};
 use crate::source::{decode_hybrid, decode_packed, Consumer, BLOCK};
 use crate::status::Status;
 use crate::unpack::BitWidth;
@@ -550,6 +551,19 @@ impl Consumer for Scan<'_, '_> {
         let bits = &mut self.bits[..values.len().div_ceil(8)];
         let p = self.predicate;
         let (l, h) = (p.low, p.high);
+        let compare = match p.op {
+            Operation::ScanEq => Compare::Eq,
+            Operation::ScanNe => Compare::Ne,
+            Operation::ScanLt => Compare::Lt,
+            Operation::ScanLe => Compare::Le,
+            Operation::ScanGt => Compare::Gt,
+            Operation::ScanGe => Compare::Ge,
+            Operation::ScanRange => Compare::Range,
+            _ => Compare::NotRange,
+        };
+        if simd::pack_compare(simd::kernels(), compare, l, h, values, bits) {
+            return self.out.bits(bits, values.len());
+        }
         match p.op {
             Operation::ScanEq => pack_predicate(values, bits, |x| x == l),
             Operation::ScanNe => pack_predicate(values, bits, |x| x != l),

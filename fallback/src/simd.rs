@@ -54,6 +54,41 @@ pub(crate) fn unpack(
     }
 }
 
+/// A scan comparison on 32-bit values, with parameters already masked to the bit width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Compare {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Range,
+    NotRange,
+}
+
+/// Writes bit i of `bits` (LSB first) = `compare(values[i])`, for every value, with AVX-512
+/// when `kernels` allows; `false` when the caller must do it. `bits` holds ⌈len/8⌉ bytes.
+#[inline]
+pub(crate) fn pack_compare(
+    kernels: Kernels,
+    compare: Compare,
+    low: u32,
+    high: u32,
+    values: &[u32],
+    bits: &mut [u8],
+) -> bool {
+    match kernels {
+        Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: `Avx512Vbmi` is chosen only after AVX-512 F/BW were detected.
+            unsafe { avx512::pack_compare(compare, low, high, values, bits) };
+            true
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use std::arch::x86_64::*;
@@ -183,12 +218,97 @@ mod avx512 {
             at += group_bytes;
         }
     }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F and BW; `bits` holds ⌈values.len()/8⌉ bytes.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn pack_compare(
+        compare: super::Compare,
+        low: u32,
+        high: u32,
+        values: &[u32],
+        bits: &mut [u8],
+    ) {
+        use super::Compare::*;
+        let l = _mm512_set1_epi32(low as i32);
+        let h = _mm512_set1_epi32(high as i32);
+        let mut done = 0usize;
+        while done < values.len() {
+            let count = (values.len() - done).min(16);
+            let lanes: u16 = if count == 16 {
+                u16::MAX
+            } else {
+                (1u16 << count) - 1
+            };
+            // SAFETY: reads `count` u32s from `done`, inside `values`.
+            let x = unsafe { _mm512_maskz_loadu_epi32(lanes, values.as_ptr().add(done).cast()) };
+            let hits: u16 = match compare {
+                Eq => _mm512_cmpeq_epu32_mask(x, l),
+                Ne => _mm512_cmpneq_epu32_mask(x, l),
+                Lt => _mm512_cmplt_epu32_mask(x, l),
+                Le => _mm512_cmple_epu32_mask(x, l),
+                Gt => _mm512_cmpgt_epu32_mask(x, l),
+                Ge => _mm512_cmpge_epu32_mask(x, l),
+                Range => _mm512_cmpge_epu32_mask(x, l) & _mm512_cmple_epu32_mask(x, h),
+                NotRange => _mm512_cmplt_epu32_mask(x, l) | _mm512_cmpgt_epu32_mask(x, h),
+            } & lanes;
+            let out = hits.to_le_bytes();
+            let first = done / 8;
+            let len = count.div_ceil(8);
+            bits[first..first + len].copy_from_slice(&out[..len]);
+            done += count;
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::unpack::{unpack_portable, BitWidth};
+
+    #[test]
+    fn simd_compare_matches_a_plain_comparison() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        let values: Vec<u32> = (0..100u32)
+            .map(|i| i.wrapping_mul(0x9E37_79B9) >> 26)
+            .collect();
+        let (l, h) = (20u32, 40u32);
+        type Plain = fn(u32, u32, u32) -> bool;
+        let cases: [(Compare, Plain); 8] = [
+            (Compare::Eq, |x, l, _| x == l),
+            (Compare::Ne, |x, l, _| x != l),
+            (Compare::Lt, |x, l, _| x < l),
+            (Compare::Le, |x, l, _| x <= l),
+            (Compare::Gt, |x, l, _| x > l),
+            (Compare::Ge, |x, l, _| x >= l),
+            (Compare::Range, |x, l, h| l <= x && x <= h),
+            (Compare::NotRange, |x, l, h| x < l || x > h),
+        ];
+        for (compare, plain) in cases {
+            for count in [0usize, 1, 9, 16, 17, 100] {
+                let mut bits = vec![0u8; count.div_ceil(8) + 1];
+                bits[count.div_ceil(8)] = 0xA5;
+                assert!(pack_compare(
+                    kernels(),
+                    compare,
+                    l,
+                    h,
+                    &values[..count],
+                    &mut bits[..count.div_ceil(8)]
+                ));
+                for (i, &x) in values[..count].iter().enumerate() {
+                    assert_eq!(
+                        (bits[i / 8] >> (i % 8)) & 1 == 1,
+                        plain(x, l, h),
+                        "{compare:?} {i}"
+                    );
+                }
+                assert_eq!(bits[count.div_ceil(8)], 0xA5, "wrote past the bits");
+            }
+        }
+    }
 
     #[test]
     fn simd_kernels_match_the_portable_kernel_for_every_width_and_order() {
