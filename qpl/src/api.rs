@@ -112,16 +112,33 @@ impl Element for u32 {
     }
 }
 
+/// A destination of `bytes` bytes, if `executor`'s `max_output_bytes` allows it.
+fn output_buffer(executor: &Executor, operation: Operation, bytes: u64) -> Result<Vec<u8>, Error> {
+    let limit = executor.config().max_output_bytes;
+    if bytes > limit as u64 {
+        return Err(Error {
+            operation,
+            status: Status::BUFFER_TOO_LARGE_ERR,
+            path: executor.config().path,
+            message: format!(
+                "the output would take {bytes} bytes, above this executor's limit of {limit} \
+                 (Config::max_output_bytes): raise it to consent, or pass a buffer to Executor::run"
+            ),
+        });
+    }
+    Ok(vec![0u8; (bytes as usize).max(1)])
+}
+
 fn run_to_vec<T: Element>(
-    path: Path,
+    executor: &Executor,
     job: &Job,
     src1: &[u8],
     src2: Option<&[u8]>,
     max_elements: u64,
 ) -> Result<(Vec<T>, Output), Error> {
     let size = std::mem::size_of::<T>();
-    let mut bytes = vec![0u8; (max_elements as usize * size).max(1)];
-    let output = Executor::new(path).run(job, src1, src2, &mut bytes)?;
+    let mut bytes = output_buffer(executor, job.operation, max_elements * size as u64)?;
+    let output = executor.run(job, src1, src2, &mut bytes)?;
     let values = bytes[..output.completion.total_out as usize]
         .chunks_exact(size)
         .map(T::from_le)
@@ -129,23 +146,25 @@ fn run_to_vec<T: Element>(
     Ok((values, output))
 }
 
-/// Decodes the first `n` values of `stream` into a new `Vec<T>` (T = u8, u16 or u32; values
-/// wider than T are an error, 72). The stream is checked to hold `n` values before the vector
-/// is allocated.
-pub fn decode<T: Element>(
-    path: Path,
-    stream: &Stream<'_>,
-    n: u32,
-) -> Result<(Vec<T>, Output), Error> {
-    stream.check_holds(Operation::Extract, n)?;
-    let job = Job {
-        param_low: 0,
-        param_high: n.saturating_sub(1),
-        out_bit_width: T::OUT_BIT_WIDTH,
-        flags: Flags::OMIT_CHECKSUMS,
-        ..stream.job(Operation::Extract, n)
-    };
-    run_to_vec(path, &job, stream.bytes, None, u64::from(n))
+impl Executor {
+    /// Decodes the first `n` values of `stream` into a new `Vec<T>` (T = u8, u16 or u32;
+    /// values wider than T are an error, 72). The stream is checked to hold `n` values, and
+    /// the vector's size against `Config::max_output_bytes`, before anything is allocated.
+    pub fn decode<T: Element>(
+        &self,
+        stream: &Stream<'_>,
+        n: u32,
+    ) -> Result<(Vec<T>, Output), Error> {
+        stream.check_holds(Operation::Extract, n)?;
+        let job = Job {
+            param_low: 0,
+            param_high: n.saturating_sub(1),
+            out_bit_width: T::OUT_BIT_WIDTH,
+            flags: Flags::OMIT_CHECKSUMS,
+            ..stream.job(Operation::Extract, n)
+        };
+        run_to_vec(self, &job, stream.bytes, None, u64::from(n))
+    }
 }
 
 /// A scan's comparison.
@@ -195,67 +214,118 @@ fn scan_job(stream: &Stream<'_>, n: u32, comparison: Comparison) -> Job {
     }
 }
 
-/// Scans the first `n` values of `stream` into a bit vector (bit i, LSB first, is element
-/// i's answer). `sum_value` counts the matches; the first and last match are
-/// `first_index_min_value` and `last_index_max_value`.
+impl Executor {
+    /// Scans the first `n` values of `stream` into a bit vector (bit i, LSB first, is element
+    /// i's answer). `sum_value` counts the matches; the first and last match are
+    /// `first_index_min_value` and `last_index_max_value`.
+    pub fn scan(
+        &self,
+        stream: &Stream<'_>,
+        n: u32,
+        comparison: Comparison,
+    ) -> Result<(Vec<u8>, Output), Error> {
+        let job = scan_job(stream, n, comparison);
+        let mut bits = output_buffer(self, job.operation, u64::from(n).div_ceil(8))?;
+        let output = self.run(&job, stream.bytes, None, &mut bits)?;
+        bits.truncate(output.completion.total_out as usize);
+        Ok((bits, output))
+    }
+
+    /// Scans the first `n` values of `stream` into the list of matching element indices.
+    pub fn scan_indices(
+        &self,
+        stream: &Stream<'_>,
+        n: u32,
+        comparison: Comparison,
+    ) -> Result<(Vec<u32>, Output), Error> {
+        stream.check_holds(comparison.job_fields().0, n)?;
+        let job = Job {
+            out_bit_width: OutBitWidth::W32,
+            ..scan_job(stream, n, comparison)
+        };
+        run_to_vec(self, &job, stream.bytes, None, u64::from(n))
+    }
+
+    /// The values of the first `n` elements whose `mask` bit (LSB first) is 1.
+    pub fn select(
+        &self,
+        stream: &Stream<'_>,
+        n: u32,
+        mask: &[u8],
+    ) -> Result<(Vec<u32>, Output), Error> {
+        stream.check_holds(Operation::Select, n)?;
+        let job = Job {
+            out_bit_width: OutBitWidth::W32,
+            flags: Flags::OMIT_CHECKSUMS,
+            ..stream.job(Operation::Select, n)
+        };
+        let selected = qpl_fallback::mask_ones(&job, mask, 0, u64::from(n));
+        run_to_vec(self, &job, stream.bytes, Some(mask), selected)
+    }
+
+    /// `n` values: where `mask` bit i (LSB first) is 1, the next value of `stream`; 0 elsewhere.
+    pub fn expand(
+        &self,
+        stream: &Stream<'_>,
+        n: u32,
+        mask: &[u8],
+    ) -> Result<(Vec<u32>, Output), Error> {
+        let job = Job {
+            out_bit_width: OutBitWidth::W32,
+            flags: Flags::OMIT_CHECKSUMS,
+            ..stream.job(Operation::Expand, n)
+        };
+        let consumed = qpl_fallback::mask_ones(&job, mask, 0, u64::from(n));
+        stream.check_holds(Operation::Expand, consumed as u32)?;
+        run_to_vec(self, &job, stream.bytes, Some(mask), u64::from(n))
+    }
+}
+
+/// [`Executor::decode`] on `path` with default settings.
+pub fn decode<T: Element>(
+    path: Path,
+    stream: &Stream<'_>,
+    n: u32,
+) -> Result<(Vec<T>, Output), Error> {
+    Executor::new(path).decode(stream, n)
+}
+
+/// [`Executor::scan`] on `path` with default settings.
 pub fn scan(
     path: Path,
     stream: &Stream<'_>,
     n: u32,
     comparison: Comparison,
 ) -> Result<(Vec<u8>, Output), Error> {
-    let job = scan_job(stream, n, comparison);
-    let mut bits = vec![0u8; (n as usize).div_ceil(8).max(1)];
-    let output = Executor::new(path).run(&job, stream.bytes, None, &mut bits)?;
-    bits.truncate(output.completion.total_out as usize);
-    Ok((bits, output))
+    Executor::new(path).scan(stream, n, comparison)
 }
 
-/// Scans the first `n` values of `stream` into the list of matching element indices.
+/// [`Executor::scan_indices`] on `path` with default settings.
 pub fn scan_indices(
     path: Path,
     stream: &Stream<'_>,
     n: u32,
     comparison: Comparison,
 ) -> Result<(Vec<u32>, Output), Error> {
-    stream.check_holds(comparison.job_fields().0, n)?;
-    let job = Job {
-        out_bit_width: OutBitWidth::W32,
-        ..scan_job(stream, n, comparison)
-    };
-    run_to_vec(path, &job, stream.bytes, None, u64::from(n))
+    Executor::new(path).scan_indices(stream, n, comparison)
 }
 
-/// The values of the first `n` elements whose `mask` bit (LSB first) is 1.
+/// [`Executor::select`] on `path` with default settings.
 pub fn select(
     path: Path,
     stream: &Stream<'_>,
     n: u32,
     mask: &[u8],
 ) -> Result<(Vec<u32>, Output), Error> {
-    stream.check_holds(Operation::Select, n)?;
-    let job = Job {
-        out_bit_width: OutBitWidth::W32,
-        flags: Flags::OMIT_CHECKSUMS,
-        ..stream.job(Operation::Select, n)
-    };
-    let selected = qpl_fallback::mask_ones(&job, mask, 0, u64::from(n));
-    run_to_vec(path, &job, stream.bytes, Some(mask), selected)
+    Executor::new(path).select(stream, n, mask)
 }
 
-/// `n` values: where `mask` bit i (LSB first) is 1, the next value of `stream`; 0 elsewhere.
+/// [`Executor::expand`] on `path` with default settings.
 pub fn expand(
     path: Path,
     stream: &Stream<'_>,
     n: u32,
     mask: &[u8],
 ) -> Result<(Vec<u32>, Output), Error> {
-    let job = Job {
-        out_bit_width: OutBitWidth::W32,
-        flags: Flags::OMIT_CHECKSUMS,
-        ..stream.job(Operation::Expand, n)
-    };
-    let consumed = qpl_fallback::mask_ones(&job, mask, 0, u64::from(n));
-    stream.check_holds(Operation::Expand, consumed as u32)?;
-    run_to_vec(path, &job, stream.bytes, Some(mask), u64::from(n))
+    Executor::new(path).expand(stream, n, mask)
 }

@@ -126,7 +126,14 @@ pub struct Config {
     pub max_transfer_size: Option<u64>,
     /// What to do when the accelerator's queues are full.
     pub retry: RetryPolicy,
+    /// The largest output the `Vec`-returning calls ([`Executor::decode`] and friends) allocate;
+    /// a larger one is refused with 58 `BUFFER_TOO_LARGE_ERR` instead of trusting a count from
+    /// the data. Raising it is the caller's consent.
+    pub max_output_bytes: usize,
 }
+
+/// Default [`Config::max_output_bytes`]: 256 MiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 256 << 20;
 
 impl Default for Config {
     fn default() -> Config {
@@ -135,6 +142,7 @@ impl Default for Config {
             numa_id: -1,
             max_transfer_size: None,
             retry: RetryPolicy::default(),
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
         }
     }
 }

@@ -94,8 +94,8 @@ fn values(n: usize, width: u32, seed: u64) -> Vec<u32> {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        let v = (x as u32) & mask & if x % 3 == 0 { 3 } else { u32::MAX };
-        let repeat = if x % 5 == 0 {
+        let v = (x as u32) & mask & if x.is_multiple_of(3) { 3 } else { u32::MAX };
+        let repeat = if x.is_multiple_of(5) {
             (x >> 40) as usize % 40
         } else {
             1
@@ -430,6 +430,20 @@ fn high_level_calls_agree_with_a_plain_computation() {
         .map(|i| if bit(i) { *next.next().unwrap() } else { 0 })
         .collect();
     assert_eq!(expanded, want);
+    // A 4-byte stream holding 100 million values (one RLE run) is refused above the limit,
+    // and decoded once the caller raises it.
+    let run = [3u8, 0x80, 0x84, 0xAF, 0x5F, 1];
+    let hundred_million = Stream::parquet_rle(&run);
+    let err = decode::<u32>(Path::Fallback, &hundred_million, 100_000_000).unwrap_err();
+    assert_eq!(err.status, Status::BUFFER_TOO_LARGE_ERR);
+    assert!(err.message.contains("max_output_bytes"), "{}", err.message);
+    let roomy = Executor::with_config(Config {
+        path: Path::Fallback,
+        max_output_bytes: 100_000_000,
+        ..Config::default()
+    });
+    let (ids, _) = roomy.decode::<u8>(&hundred_million, 100_000_000).unwrap();
+    assert!(ids.len() == 100_000_000 && ids.iter().all(|&v| v == 1));
     // Asking for more values than the stream holds fails before allocating.
     let err = decode::<u32>(Path::Auto, &Stream::parquet_rle(&[3, 0x02, 1]), u32::MAX).unwrap_err();
     assert_eq!(err.status, Status::SRC_IS_SHORT_ERR);
