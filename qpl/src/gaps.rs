@@ -45,6 +45,9 @@ pub(crate) fn run_width_zero(
     let drop = job.drop_initial_bytes as usize;
     let needed = qpl_fallback::source_values_needed(job, src2);
     qpl_fallback::check_hybrid(src1.get(1 + drop..).unwrap_or(&[]), 0, needed).map_err(fail)?;
+    // The stand-in holds n zeros: QPL's Parquet expand reads up to n values whatever the mask
+    // (§5.4), and extra values are ignored by every operation.
+    let needed = u64::from(job.num_input_elements).max(needed);
     let mut zeros = vec![0u8; 1 + drop];
     zeros[0] = stand_in;
     let mut left = needed;
@@ -86,23 +89,34 @@ pub(crate) fn run_qpl(
     src2: Option<&[u8]>,
     dst: &mut [u8],
 ) -> Option<Result<Completion, Error>> {
+    let fail = |status| Some(Err(Error::from_status(job.operation, route.path(), status)));
     let mut qpl_job = *job;
     let mut source = Cow::Borrowed(src1);
     let parquet = job.parser == Parser::PARQUET_RLE;
-    // QPL's Parquet decoder may read `drop` bytes past the buffer (§4.3.1): give it a copy
-    // without them.
-    if parquet && job.drop_initial_bytes > 0 {
-        let mut copy = vec![src1[0]];
-        copy.extend_from_slice(
-            src1.get(1 + job.drop_initial_bytes as usize..)
-                .unwrap_or(&[]),
-        );
+    let drop = job.drop_initial_bytes as usize;
+    if drop > 0 {
         qpl_job.drop_initial_bytes = 0;
-        source = Cow::Owned(copy);
+        source = if parquet {
+            // QPL's Parquet decoder may read `drop` bytes past the buffer (§4.3.1): a copy
+            // without them, behind the width byte.
+            let mut copy = vec![src1[0]];
+            copy.extend_from_slice(src1.get(1 + drop..).unwrap_or(&[]));
+            Cow::Owned(copy)
+        } else {
+            // QPL's extract ignores the drop on LE 8/16/32-bit input (§4.2, D19): skip the
+            // bytes here instead, for every packed input.
+            Cow::Borrowed(&src1[drop..])
+        };
     }
-    // Expand on a packed source reads n elements' worth of bytes whatever the mask (§5.4).
+    // Expand on a packed source reads n elements' worth of bytes whatever the mask (§5.4):
+    // after the fallback's own check (popcount(mask) elements), pad a copy.
     if job.operation == Operation::Expand && !parquet {
-        let needed = (u64::from(job.num_input_elements) * u64::from(shape.bit_width)).div_ceil(8);
+        let width = u64::from(shape.bit_width);
+        let wanted = qpl_fallback::source_values_needed(job, src2);
+        if (wanted * width).div_ceil(8) > source.len() as u64 {
+            return fail(Status::SRC_IS_SHORT_ERR);
+        }
+        let needed = (u64::from(job.num_input_elements) * width).div_ceil(8);
         if (source.len() as u64) < needed {
             // The output needs at least as many bytes; a smaller destination fails anyway.
             if needed > dst.len() as u64 {
@@ -113,8 +127,12 @@ pub(crate) fn run_qpl(
             source = Cow::Owned(padded);
         }
     }
+    // The checksums cover the caller's buffer, not an adapted copy or slice.
+    let adapted = source.len() != src1.len();
     let out_bits = job.out_bit_width.bits().unwrap_or(0);
     let force_array = job.flags.contains(Flags::FORCE_ARRAY_OUTPUT) && shape.nominal_width == 1;
+    // On wider elements the flag changes nothing (an array is an array), but QPL refuses it.
+    qpl_job.flags = Flags(qpl_job.flags.0 & !Flags::FORCE_ARRAY_OUTPUT.0);
     let index_list = out_bits != 0 && shape.nominal_width == 1 && !force_array;
     let mut dst_len = dst.len();
     if index_list && job.flags.contains(Flags::OUT_BE) && out_bits > 8 {
@@ -140,7 +158,7 @@ pub(crate) fn run_qpl(
     Some(
         result
             .map(|mut completion| {
-                if matches!(source, Cow::Owned(_)) {
+                if adapted {
                     set_checksums(&mut completion, job, src1);
                 }
                 completion

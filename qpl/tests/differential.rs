@@ -10,7 +10,7 @@
 #[cfg(not(qpl_linked))]
 #[test]
 fn differential_tests_need_qpl() {
-    assert!(!qpl_rs::QPL_LINKED);
+    const { assert!(!qpl_rs::QPL_LINKED) };
     eprintln!("QPL not linked: differential tests against QPL's software path were not built");
 }
 
@@ -396,11 +396,9 @@ mod linked {
                 (a.into_iter().collect(), b.into_iter().collect());
             let odd: Vec<u32> = sa.symmetric_difference(&sb).copied().collect();
             return !odd.is_empty()
-                && odd.iter().all(|&p| {
-                    positions
-                        .get(p as usize)
-                        .is_some_and(|&s| in_window(s))
-                });
+                && odd
+                    .iter()
+                    .all(|&p| positions.get(p as usize).is_some_and(|&s| in_window(s)));
         }
         let a = output_elements(job, bw, sw_bytes, count);
         let b = output_elements(job, bw, ref_bytes, count);
@@ -475,8 +473,13 @@ mod linked {
                 sw.last_bit_offset == job.param_high.wrapping_sub(job.param_low).wrapping_add(1) % 8
             }
             Operation::Select => sw.last_bit_offset == 0,
-            // (n − source elements unpacked so far) mod 8: 0 when all n were unpacked.
-            Operation::Expand => sw.last_bit_offset == 0 || is_parquet(job),
+            // (n − source elements unpacked so far) mod 8: 0 when all n were unpacked, n mod 8
+            // when a multiple of 8 (whole packed steps) were; Parquet steps vary.
+            Operation::Expand => {
+                sw.last_bit_offset == 0
+                    || sw.last_bit_offset == job.num_input_elements % 8
+                    || is_parquet(job)
+            }
             _ => false,
         }
     }
@@ -486,8 +489,7 @@ mod linked {
     fn five_byte_header(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> bool {
         let needed = qpl_fallback::source_values_needed(job, src2);
         let (runs, _) = parquet_runs(job, src1);
-        runs.iter()
-            .any(|r| r.header_len >= 5 && r.start < needed)
+        runs.iter().any(|r| r.header_len >= 5 && r.start < needed)
     }
 
     /// D8 (§4.3.2): a bit-packed run header decoded at the start of a QPL step with fewer than
@@ -497,9 +499,8 @@ mod linked {
         let n = u64::from(job.num_input_elements);
         let c = step_elements(width_of(job, src1));
         let (runs, _) = parquet_runs(job, src1);
-        runs.iter().any(|r| {
-            !r.rle && r.start < n && n - r.start < 8 && (r.start == 0 || n > c)
-        })
+        runs.iter()
+            .any(|r| !r.rle && r.start < n && n - r.start < 8 && (r.start == 0 || n > c))
     }
 
     /// D7 (§4.3.2): more than one step, and the stream's last run is an RLE run reaching past
@@ -521,7 +522,7 @@ mod linked {
         let mut zeros = vec![0u8; 1 + drop];
         zeros[0] = if arrays { 8 } else { 1 };
         let mut left = qpl_fallback::source_values_needed(job, src2);
-        if left == 0 || src1.len() < 1 + drop {
+        if src1.len() < 1 + drop {
             return None;
         }
         while left > 0 {
@@ -535,6 +536,44 @@ mod linked {
 
     /// Names the known divergence that explains why QPL's software path (`software`) and the
     /// fallback (`fallback`) disagree on this job, or `None` when nothing known does (a bug).
+    ///
+    /// Part I decisions (QPL-SEMANTICS.md), each checked as narrowly as Part II measured it:
+    /// - `D4` (§4.3.1): the fallback stops with 220 at a run header of 5+ bytes (four
+    ///   continuation bits) met before it has its values; QPL reads 5 bytes and goes on.
+    /// - `D5` (§6.6): over-wide RLE values in a nominal packed (or wrapper-widened
+    ///   force-array, bw 1) output of extract/select/expand: only the bytes differ.
+    /// - `D7` (§4.3.2): QPL 232 on a multi-step job (n > C) whose stream parses cleanly to
+    ///   its end with a last RLE run reaching past n.
+    /// - `D8` (§4.3.2): QPL 225 with a bit-packed run starting fewer than 8 values before n, at
+    ///   a step start (value 0, or anywhere in a multi-step job).
+    /// - `D10` (§5.3): select output equal to the fallback's with the mask cleared from the
+    ///   first element the step model drops (packed); Parquet: a strict prefix, n > 16384.
+    /// - `D11` (§5.4): expand output equal to the fallback's for n = W, n < W ≤
+    ///   available_src2·8 (W from the step model, or read from QPL's output); or 225 with a
+    ///   destination too small for available_src2·8 elements; or (force-array, bw 1) only
+    ///   last/sum moved into [n, available_src2·8).
+    /// - `D16` (§7.3): select/expand aggregates with bw > 1 (value vs byte-based); select
+    ///   with bw 1 over more than one mask step; the 64-multiple step bug (only
+    ///   last_index_max_value moves up, to a step start; packed scan/extract: a multiple of C
+    ///   with a step length that is a multiple of 64).
+    /// - `D18` (§7.2): last_bit_offset of a nominal 1-bit extract (from the parameters),
+    ///   select (0) or expand (0 or n mod 8; Parquet: anything).
+    /// - `S5.4 expand parquet wants n values` (§5.4): QPL 232, stream with fewer than n values.
+    /// - `ORDER 225/232`, `ORDER 221/232`: both errors pending (a genuinely short stream).
+    /// - `S3 raw src1_bit_width index pre-check` (§3): QPL 221 from the raw field == 1 on a
+    ///   Parquet stream of another width (arrays, not index lists), n + iidx − 1 > max.
+    ///
+    /// Wrapper-level (qpl/src/gaps.rs):
+    /// - `W0 width-0 stream`: the wrapper runs width-0 Parquet streams (the bare fallback says
+    ///   231); QPL's result must equal the wrapper's fallback path, or the stand-in job's
+    ///   result up to the divergences above.
+    ///
+    /// The wrapper bugs this suite found (force-array reaching QPL on wide elements, expand
+    /// padding before the popcount check, D19's ignored drop, a short width-0 expand stand-in)
+    /// are fixed in gaps.rs and no longer excused.
+    ///
+    /// New QPL behaviour found by this suite (not in QPL-SEMANTICS): `NEW-Q1` (select window
+    /// bug), `NEW-Q2` (expand 8-bit index list past 16384 → 221).
     pub fn known_divergence(
         job: &Job,
         src1: &[u8],
@@ -568,7 +607,7 @@ mod linked {
                 return Some("W0 width-0 stream");
             }
             // Otherwise QPL ran the wrapper's stand-in stream: the other divergences apply
-            // to that job.
+            // to that job (a wrapper bug keeps its own name).
             if let Some(zeros) = width_zero_stand_in(job, src1, src2) {
                 let stand_in = run_fallback(job, &zeros, src2, dst_len);
                 let mut inner = Software {
@@ -580,41 +619,30 @@ mod linked {
                     out.completion.crc = c.crc;
                     out.completion.xor_checksum = c.xor_checksum;
                 }
-                if agree(&inner, &stand_in)
-                    || known_divergence(job, &zeros, src2, dst_len, &inner, &stand_in).is_some()
-                {
+                if agree(&inner, &stand_in) {
                     return Some("W0 width-0 stream");
                 }
+                return known_divergence(job, &zeros, src2, dst_len, &inner, &stand_in)
+                    .map(|_| "W0 width-0 stream");
             }
-            // Wrapper bug: for expand, run_width_zero builds a stand-in stream of
-            // popcount(mask) zeros, but QPL's Parquet expand wants min(C, n) values per step
-            // (§5.4): QPL 232 where the wrapper's fallback path succeeds.
-            let short = op == Operation::Expand
-                && sw == Some(Status::SRC_IS_SHORT_ERR)
-                && wrapped.is_ok();
-            return short.then_some("BUG-W4 width-0 expand stand-in too short");
-        }
-        // Wrapper bug: FORCE_ARRAY_OUTPUT on a job whose nominal elements are wider than 1
-        // bit reaches QPL unchanged, which rejects it (52, §6.5); the fallback ignores the
-        // flag there (D15 only concerns 1-bit outputs).
-        if sw == Some(Status::NOT_SUPPORTED_MODE_ERR)
-            && job.flags.contains(Flags::FORCE_ARRAY_OUTPUT)
-            && nominal_width(job, src1) > 1
-        {
-            return Some("BUG-W1 force-array on wide elements");
+            return None;
         }
         // D4: 5-byte varints.
-        if parquet && fb == Some(Status::PRLE_FORMAT_ERR) && sw != Some(Status::PRLE_FORMAT_ERR)
+        if parquet
+            && fb == Some(Status::PRLE_FORMAT_ERR)
+            && sw != Some(Status::PRLE_FORMAT_ERR)
             && five_byte_header(job, src1, src2)
         {
             return Some("D4");
         }
         let mask = src2.unwrap_or(&[]);
         match (&software.result, &fallback.result) {
-            (Err(e), Ok(_)) if parquet && e.status == Status::DST_IS_SHORT_ERR => {
-                if bit_packed_at_step_start(job, src1) {
-                    return Some("D8");
-                }
+            (Err(e), Ok(_))
+                if parquet
+                    && e.status == Status::DST_IS_SHORT_ERR
+                    && bit_packed_at_step_start(job, src1) =>
+            {
+                return Some("D8");
             }
             // §5.4: expand on Parquet asks for min(C, n) values per step, not popcount(mask)
             // (the fallback may then also find the destination full: 225).
@@ -626,33 +654,30 @@ mod linked {
             {
                 return Some("S5.4 expand parquet wants n values");
             }
-            (Err(e), Ok(_)) if parquet && e.status == Status::SRC_IS_SHORT_ERR => {
-                if final_run_overlong(job, src1) {
-                    return Some("D7");
-                }
-            }
-            // Wrapper bug: expand on a packed source shorter than popcount(mask) elements —
-            // the wrapper pads it with zeros for QPL (gaps.rs, §5.4) without first applying
-            // the fallback's rule (232, D12), so QPL expands zeros and succeeds.
-            (_, Err(s))
-                if op == Operation::Expand
-                    && !parquet
-                    && *s == Status::SRC_IS_SHORT_ERR
-                    && sw != Some(Status::SRC_IS_SHORT_ERR) =>
+            (Err(e), Ok(_))
+                if parquet
+                    && e.status == Status::SRC_IS_SHORT_ERR
+                    && final_run_overlong(job, src1) =>
             {
-                let bw = u64::from(job.src1_bit_width);
-                let ones = qpl_fallback::mask_ones(job, mask, 0, u64::from(job.num_input_elements));
-                if (ones * bw).div_ceil(8) > src1.len() as u64 {
-                    return Some("BUG-W2 expand short source padded");
-                }
+                return Some("D7");
             }
             _ => {}
+        }
+        // An index past the 8/16-bit limit (221, found by the fallback as it writes) and a
+        // short stream (232, found by QPL when it decodes the step first).
+        if sw == Some(Status::SRC_IS_SHORT_ERR)
+            && fb == Some(Status::OUTPUT_OVERFLOW_ERR)
+            && parquet
+            && parquet_values(job, src1) < qpl_fallback::source_values_needed(job, src2)
+        {
+            return Some("ORDER 221/232");
         }
         // Two run-time errors pending (a short stream and a full destination): QPL checks the
         // destination per step after decoding it, the fallback as it writes.
         if let (Some(a), Some(b)) = (sw, fb) {
             let pair = [a, b];
-            if pair.contains(&Status::SRC_IS_SHORT_ERR) && pair.contains(&Status::DST_IS_SHORT_ERR) {
+            if pair.contains(&Status::SRC_IS_SHORT_ERR) && pair.contains(&Status::DST_IS_SHORT_ERR)
+            {
                 let big = run_fallback(job, src1, src2, dst_len * 8 + 4096);
                 if big.result == Err(Status::SRC_IS_SHORT_ERR) {
                     return Some("ORDER 225/232");
@@ -699,7 +724,11 @@ mod linked {
         {
             let max = u64::from(u32::MAX >> (32 - job.out_bit_width.bits().unwrap_or(32).max(8)));
             let n = u64::from(job.num_input_elements);
-            let iidx = if op == Operation::Extract { u64::from(job.initial_output_index) } else { 0 };
+            let iidx = if op == Operation::Extract {
+                u64::from(job.initial_output_index)
+            } else {
+                0
+            };
             if job.out_bit_width != OutBitWidth::NOMINAL && iidx + n - 1 > max {
                 return Some("S3 raw src1_bit_width index pre-check");
             }
@@ -724,7 +753,10 @@ mod linked {
         let bw = width_of(job, src1);
         // D11 (§5.4): expand overshoots n when source-2 has spare bytes. The wrapper passes
         // source-2 as is, so QPL writes W > n elements: the fallback's result for n = W.
-        if op == Operation::Expand && !parquet && mask.len() as u64 * 8 > u64::from(job.num_input_elements) {
+        if op == Operation::Expand
+            && !parquet
+            && mask.len() as u64 * 8 > u64::from(job.num_input_elements)
+        {
             let w = expand_written(job, mask, bw);
             if w > u64::from(job.num_input_elements) {
                 let longer = Job {
@@ -782,50 +814,68 @@ mod linked {
                 }
             }
         }
-        // D19 (§4.2): extract on LE 8/16/32-bit input ignores drop_initial_bytes; the wrapper
-        // passes the job through unchanged (wrapper bug: it does not close this gap).
-        if op == Operation::Extract
-            && job.parser == Parser::LE_PACKED
-            && matches!(bw, 8 | 16 | 32)
-            && job.drop_initial_bytes > 0
-        {
-            let undropped = Job {
-                drop_initial_bytes: 0,
-                ..*job
-            };
-            let candidate = run_fallback(&undropped, src1, src2, dst_len);
-            if candidate.result.is_ok() {
-                reference = candidate;
-                id = Some("BUG-W3 D19 extract ignores drop");
-            }
-        }
-        // D11 on Parquet sources: QPL's Parquet steps are not modelled, so the count W is
-        // read from QPL's output, which must then be the fallback's result for n = W
-        // (n < W ≤ available_src2·8), or a full destination too small for available_src2·8
-        // elements.
+        // D11 where the step model above does not apply (Parquet steps end early at
+        // bit-packed runs; the wrapper pads short packed sources): the count W is read from
+        // QPL's output (a packed output may hide extra elements in the padding of its last
+        // byte), and QPL's output must be exactly the fallback's for n = W, n < W ≤
+        // available_src2·8 — or a full destination too small for available_src2·8 elements.
         let n = u64::from(job.num_input_elements);
         let mask_bits = mask.len() as u64 * 8;
-        if op == Operation::Expand && parquet && id.is_none() && mask_bits > n {
-            let elem_bits = u64::from(job.out_bit_width.bits().unwrap_or(0).max(bw));
+        let elem_bits = u64::from(job.out_bit_width.bits().unwrap_or(0).max(bw));
+        if op == Operation::Expand && mask_bits > n {
             match &software.result {
                 Ok(out)
-                    if fallback
-                        .result
-                        .is_ok_and(|c| c.total_out < out.completion.total_out) =>
+                    if out.completion.total_out != reference.result.map_or(0, |c| c.total_out)
+                        || software.bytes != reference.bytes =>
                 {
-                    let w = u64::from(out.completion.total_out) * 8 / elem_bits;
-                    if w > n && w <= mask_bits {
+                    reference = fallback.clone();
+                    id = None;
+                    // The wrapper pads a short packed source to n elements' bytes for QPL.
+                    let needed = (n * u64::from(bw)).div_ceil(8) as usize;
+                    let mut padded = src1.to_vec();
+                    if !parquet && padded.len() < needed {
+                        padded.resize(needed, 0);
+                    }
+                    let w_max =
+                        (u64::from(out.completion.total_out) * 8 / elem_bits).min(mask_bits);
+                    let mut candidates: Vec<u64> = ((n + 1).max(w_max.saturating_sub(8))..=w_max)
+                        .rev()
+                        .collect();
+                    if is_index_list(job, bw) {
+                        // An index list shows only the 1-bits: W = the last index + 1 gives
+                        // the same list as any longer count.
+                        let list = output_elements(job, 1, &software.bytes, u64::MAX);
+                        candidates = list
+                            .last()
+                            .map(|&last| u64::from(last) + 1)
+                            .filter(|&w| w > n && w <= mask_bits)
+                            .into_iter()
+                            .collect();
+                    }
+                    for w in candidates {
                         let longer = Job {
                             num_input_elements: w as u32,
                             ..*job
                         };
-                        reference = run_fallback(&longer, src1, src2, dst_len);
-                        id = Some("D11");
+                        let mut candidate = run_fallback(&longer, &padded, src2, dst_len);
+                        if let (Ok(c), Ok(f)) = (&mut candidate.result, &fallback.result) {
+                            (c.crc, c.xor_checksum) = (f.crc, f.xor_checksum);
+                        }
+                        if candidate
+                            .result
+                            .is_ok_and(|c| c.total_out == out.completion.total_out)
+                            && candidate.bytes == software.bytes
+                        {
+                            reference = candidate;
+                            id = Some("D11");
+                            break;
+                        }
                     }
                 }
-                Err(e) if e.status == Status::DST_IS_SHORT_ERR
-                    && fallback.result.is_ok()
-                    && (dst_len as u64) * 8 < mask_bits * elem_bits =>
+                Err(e)
+                    if e.status == Status::DST_IS_SHORT_ERR
+                        && fallback.result.is_ok()
+                        && (dst_len as u64) * 8 < mask_bits * elem_bits =>
                 {
                     return Some("D11");
                 }
@@ -833,7 +883,7 @@ mod linked {
             }
         }
         match (&software.result, &reference.result) {
-            (Err(a), Err(b)) => return (a.status == *b).then_some(id).flatten(),
+            (Err(a), Err(b)) => (a.status == *b).then_some(id).flatten(),
             (Ok(out), Ok(r)) => {
                 let c = &out.completion;
                 let mut diff = Diff::of(c, &software.bytes, r, &reference.bytes);
@@ -849,7 +899,10 @@ mod linked {
                     && !diff.total_out
                 {
                     let (runs, _) = parquet_runs(job, src1);
-                    if runs.iter().any(|r| r.rle && r.count > 0 && r.value > width_mask(bw)) {
+                    if runs
+                        .iter()
+                        .any(|r| r.rle && r.count > 0 && r.value > width_mask(bw))
+                    {
                         bytes_ok = true;
                         id = id.or(Some("D5"));
                     }
@@ -873,7 +926,17 @@ mod linked {
                     id = id.or(Some("D18"));
                 }
                 if diff.aggregates() {
-                    if !aggregates_excused(job, src1, c, r) {
+                    // D11 seen in the aggregates only: the overshoot elements were counted
+                    // but not output (the wrapper widens n elements for FORCE_ARRAY_OUTPUT).
+                    let last = u64::from(c.last_index_max_value);
+                    let overshoot = op == Operation::Expand
+                        && mask_bits > n
+                        && c.first_index_min_value == r.first_index_min_value
+                        && last >= n
+                        && last < mask_bits;
+                    if overshoot {
+                        id = id.or(Some("D11"));
+                    } else if !aggregates_excused(job, src1, c, r) {
                         return None;
                     }
                     id = id.or(Some("D16"));
@@ -1072,7 +1135,13 @@ mod linked {
                 .map(|_| if rng.chance(3) { rng.next() as u8 } else { 0 })
                 .collect(),
             3 => (0..len)
-                .map(|_| if rng.chance(90) { 0xFF } else { rng.next() as u8 })
+                .map(|_| {
+                    if rng.chance(90) {
+                        0xFF
+                    } else {
+                        rng.next() as u8
+                    }
+                })
                 .collect(),
             _ => (0..len).map(|_| rng.next() as u8).collect(),
         }
@@ -1309,9 +1378,10 @@ mod linked {
                 &fb,
             ) {
                 Some(id) => *self.excused.entry(id).or_default() += 1,
-                None => self
-                    .failures
-                    .push(format!("{label}: unexplained difference\n{}", describe(case, &sw, &fb))),
+                None => self.failures.push(format!(
+                    "{label}: unexplained difference\n{}",
+                    describe(case, &sw, &fb)
+                )),
             }
         }
 
@@ -1342,11 +1412,145 @@ mod linked {
 
     #[test]
     fn differential_mode_is_announced() {
-        assert!(qpl_rs::QPL_LINKED);
+        const { assert!(qpl_rs::QPL_LINKED) };
         eprintln!(
             "QPL linked (version {}): differential tests against QPL's software path run",
             qpl_sys::QPL_VERSION.unwrap_or("unknown")
         );
+    }
+
+    /// Runs `case` on both paths and requires them to agree exactly: no divergence excused.
+    fn assert_identical(label: &str, case: &Case) {
+        let sw = run_software(case);
+        let fb = run_fallback(&case.job, &case.src1, case.src2.as_deref(), case.dst_len);
+        assert!(
+            matches!(&sw.result, Ok(out) if out.path == Path::Software),
+            "{label}: did not run on QPL\n{}",
+            describe(case, &sw, &fb)
+        );
+        assert!(
+            agree(&sw, &fb),
+            "{label}: QPL and the fallback differ\n{}",
+            describe(case, &sw, &fb)
+        );
+    }
+
+    /// The seeds' golden vectors: values 0..7 at width 3, LE and BE packed, and the Parquet
+    /// stream `[3, 0x03, 0x88, 0xC6, 0xFA]` (one bit-packed group of 0..7). Select and expand
+    /// omit aggregates (D16: QPL's byte-based aggregates differ by design).
+    #[test]
+    fn golden_vectors_agree_exactly() {
+        let values: Vec<u32> = (0..8).collect();
+        let le = pack_le(&values, 3).unwrap();
+        let be = pack_be(&values, 3).unwrap();
+        assert_eq!(le, [0x88, 0xC6, 0xFA]);
+        assert_eq!(be, [0x05, 0x39, 0x77]);
+        let parquet = vec![3u8, 0x03, 0x88, 0xC6, 0xFA];
+        let streams = [
+            (Parser::LE_PACKED, le),
+            (Parser::BE_PACKED, be),
+            (Parser::PARQUET_RLE, parquet),
+        ];
+        let mask = vec![0b1010_0110u8];
+        for (parser, src1) in streams {
+            for op in Operation::ALL {
+                for ow in 0..=3 {
+                    for flags in [Flags::NONE, Flags::OUT_BE | Flags::CRC32C, Flags::SRC2_BE] {
+                        let mut flags = flags;
+                        if op.uses_mask() {
+                            flags |= Flags::OMIT_AGGREGATES;
+                        }
+                        let job = Job {
+                            parser,
+                            src1_bit_width: 3,
+                            src2_bit_width: 1,
+                            num_input_elements: 8,
+                            param_low: if op == Operation::Extract { 1 } else { 3 },
+                            param_high: if op == Operation::Extract { 6 } else { 5 },
+                            flags,
+                            out_bit_width: OutBitWidth(ow),
+                            ..Job::new(op)
+                        };
+                        let case = Case {
+                            job,
+                            src1: src1.clone(),
+                            src2: op.uses_mask().then(|| mask.clone()),
+                            dst_len: 64,
+                        };
+                        assert_identical(&format!("golden {parser:?} {op} ow {ow}"), &case);
+                    }
+                }
+            }
+        }
+        // The golden outputs themselves.
+        let job = Job {
+            parser: Parser::PARQUET_RLE,
+            num_input_elements: 8,
+            param_low: 0,
+            param_high: 7,
+            out_bit_width: OutBitWidth::W8,
+            ..Job::new(Operation::Extract)
+        };
+        let stream = [3u8, 0x03, 0x88, 0xC6, 0xFA];
+        let mut dst = [0u8; 8];
+        let out = Executor::new(Path::Software)
+            .run(&job, &stream, None, &mut dst)
+            .unwrap();
+        assert_eq!(out.completion.total_out, 8);
+        assert_eq!(dst, [0, 1, 2, 3, 4, 5, 6, 7]);
+    }
+
+    /// Scans of 100 000 elements at widths 1, 8, 13 and 32 agree exactly. n = 100 000 leaves a
+    /// last step of 1312 elements at every width (100 000 − 6·16448 = 100 000 − 12·8224 =
+    /// 100 000 − 24·4112), not a multiple of 64, and about half the elements match in every
+    /// step: D16's 64-multiple bug cannot trigger, so nothing is excused.
+    #[test]
+    fn large_scans_agree_exactly() {
+        let n = 100_000usize;
+        for bw in [1u32, 8, 13, 32] {
+            let mut rng = Rng::new(u64::from(bw));
+            let values: Vec<u32> = (0..n).map(|_| rng.next() as u32 & width_mask(bw)).collect();
+            let half = width_mask(bw) / 2;
+            for (parser, src1) in [
+                (Parser::LE_PACKED, pack_le(&values, bw).unwrap()),
+                (Parser::BE_PACKED, pack_be(&values, bw).unwrap()),
+                (
+                    Parser::PARQUET_RLE,
+                    encode_parquet_rle(&values, bw).unwrap(),
+                ),
+            ] {
+                for (op, low, high, ow) in [
+                    (Operation::ScanLe, half, 0, OutBitWidth::NOMINAL),
+                    (
+                        Operation::ScanRange,
+                        half / 2,
+                        half + half / 2,
+                        OutBitWidth::NOMINAL,
+                    ),
+                    (Operation::ScanGt, half, 0, OutBitWidth::W32),
+                ] {
+                    let job = Job {
+                        parser,
+                        src1_bit_width: bw,
+                        num_input_elements: n as u32,
+                        param_low: low,
+                        param_high: high,
+                        out_bit_width: ow,
+                        ..Job::new(op)
+                    };
+                    let case = Case {
+                        job,
+                        src1: src1.clone(),
+                        src2: None,
+                        dst_len: n * 4,
+                    };
+                    assert_identical(
+                        &format!("scan of 100 000, bw {bw}, {parser:?}, {op}"),
+                        &case,
+                    );
+                }
+            }
+        }
     }
 
     #[test]
@@ -1354,7 +1558,7 @@ mod linked {
         let cases: u64 = std::env::var("DIFF_CASES")
             .ok()
             .and_then(|v| v.parse().ok())
-            .unwrap_or(6000);
+            .unwrap_or(12000);
         let seed: u64 = std::env::var("DIFF_SEED")
             .ok()
             .and_then(|v| v.parse().ok())
