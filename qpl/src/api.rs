@@ -160,7 +160,8 @@ impl Executor {
             param_low: 0,
             param_high: n.saturating_sub(1),
             out_bit_width: T::OUT_BIT_WIDTH,
-            flags: Flags::OMIT_CHECKSUMS,
+            // Values, also for 1-bit streams (whose widened output would be an index list).
+            flags: Flags::OMIT_CHECKSUMS | Flags::FORCE_ARRAY_OUTPUT,
             ..stream.job(Operation::Extract, n)
         };
         run_to_vec(self, &job, stream.bytes, None, u64::from(n))
@@ -204,7 +205,35 @@ impl Comparison {
     }
 }
 
+impl Comparison {
+    /// The same comparison for values of at most `max`, without parameters above `max`
+    /// (QPL masks parameters to the bit width, which would compare against another value):
+    /// an answer that is the same for every value becomes an empty or a full range.
+    pub fn within(self, max: u32) -> Comparison {
+        const NEVER: Comparison = Comparison::Range(1, 0);
+        const ALWAYS: Comparison = Comparison::NotRange(1, 0);
+        match self {
+            Comparison::Eq(v) | Comparison::Gt(v) | Comparison::Ge(v) if v > max => NEVER,
+            Comparison::Ne(v) | Comparison::Lt(v) | Comparison::Le(v) if v > max => ALWAYS,
+            Comparison::Range(l, _) if l > max => NEVER,
+            Comparison::Range(l, h) => Comparison::Range(l, h.min(max)),
+            Comparison::NotRange(l, _) if l > max => ALWAYS,
+            Comparison::NotRange(l, h) => Comparison::NotRange(l, h.min(max)),
+            other => other,
+        }
+    }
+}
+
 fn scan_job(stream: &Stream<'_>, n: u32, comparison: Comparison) -> Job {
+    let width = match stream.parser {
+        Parser::PARQUET_RLE => stream.bytes.first().map_or(0, |&w| u32::from(w)),
+        _ => stream.bit_width,
+    };
+    let comparison = if width >= 32 {
+        comparison
+    } else {
+        comparison.within(u32::MAX.checked_shr(32 - width).unwrap_or(0))
+    };
     let (op, low, high) = comparison.job_fields();
     Job {
         param_low: low,
@@ -216,7 +245,9 @@ fn scan_job(stream: &Stream<'_>, n: u32, comparison: Comparison) -> Job {
 
 impl Executor {
     /// Scans the first `n` values of `stream` into a bit vector (bit i, LSB first, is element
-    /// i's answer). `sum_value` counts the matches; the first and last match are
+    /// i's answer). The comparison is on the values as they are: a parameter wider than the
+    /// stream's bit width is not masked (see [`Comparison::within`]), so scanning a Parquet
+    /// page for a dictionary id it is too narrow to hold matches nothing. `sum_value` counts the matches; the first and last match are
     /// `first_index_min_value` and `last_index_max_value`.
     pub fn scan(
         &self,
@@ -256,7 +287,7 @@ impl Executor {
         stream.check_holds(Operation::Select, n)?;
         let job = Job {
             out_bit_width: OutBitWidth::W32,
-            flags: Flags::OMIT_CHECKSUMS,
+            flags: Flags::OMIT_CHECKSUMS | Flags::FORCE_ARRAY_OUTPUT,
             ..stream.job(Operation::Select, n)
         };
         let selected = qpl_fallback::mask_ones(&job, mask, 0, u64::from(n));
@@ -272,7 +303,7 @@ impl Executor {
     ) -> Result<(Vec<u32>, Output), Error> {
         let job = Job {
             out_bit_width: OutBitWidth::W32,
-            flags: Flags::OMIT_CHECKSUMS,
+            flags: Flags::OMIT_CHECKSUMS | Flags::FORCE_ARRAY_OUTPUT,
             ..stream.job(Operation::Expand, n)
         };
         let consumed = qpl_fallback::mask_ones(&job, mask, 0, u64::from(n));

@@ -448,3 +448,33 @@ fn high_level_calls_agree_with_a_plain_computation() {
     let err = decode::<u32>(Path::Auto, &Stream::parquet_rle(&[3, 0x02, 1]), u32::MAX).unwrap_err();
     assert_eq!(err.status, Status::SRC_IS_SHORT_ERR);
 }
+
+#[test]
+fn scans_compare_unmasked_parameters_against_every_value() {
+    // Width 3: values 0..=7; parameters up to 12 must never be masked into range.
+    let values: Vec<u32> = (0..64).map(|i| (i * 5 + i / 7) % 8).collect();
+    let packed = pack_le(&values, 3).unwrap();
+    let stream = Stream::le_packed(&packed, 3);
+    type Plain = fn(u32, u32, u32) -> bool;
+    for l in 0..13 {
+        for h in 0..13 {
+            let cases: [(Comparison, Plain); 8] = [
+                (Comparison::Eq(l), |x, l, _| x == l),
+                (Comparison::Ne(l), |x, l, _| x != l),
+                (Comparison::Lt(l), |x, l, _| x < l),
+                (Comparison::Le(l), |x, l, _| x <= l),
+                (Comparison::Gt(l), |x, l, _| x > l),
+                (Comparison::Ge(l), |x, l, _| x >= l),
+                (Comparison::Range(l, h), |x, l, h| l <= x && x <= h),
+                (Comparison::NotRange(l, h), |x, l, h| x < l || x > h),
+            ];
+            for (comparison, plain) in cases {
+                let (bits, _) = scan(Path::Fallback, &stream, 64, comparison).unwrap();
+                for (i, &x) in values.iter().enumerate() {
+                    let got = (bits[i / 8] >> (i % 8)) & 1 == 1;
+                    assert_eq!(got, plain(x, l, h), "{comparison:?} on {x}");
+                }
+            }
+        }
+    }
+}
