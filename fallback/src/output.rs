@@ -4,6 +4,7 @@
 //! maximum 221.
 
 use crate::status::Status;
+use crate::unpack::{pack, BitWidth};
 
 /// How output elements are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,7 +259,25 @@ impl<'d> Writer<'d> {
                 if self.bytes_after(values.len() as u64) > self.dst.len() as u64 {
                     return Err(Status::DST_IS_SHORT_ERR);
                 }
-                for &v in values {
+                let mut rest = values;
+                if self.pending_bits == 0 {
+                    // On a byte boundary: whole groups of 8 with the packing kernel.
+                    let groups = values.len() / 8;
+                    let bytes = groups * width as usize;
+                    if let Some(w) = BitWidth::new(width) {
+                        let out = &mut self.dst[self.written..self.written + bytes];
+                        pack(
+                            w,
+                            self.big_endian,
+                            self.value_mask,
+                            &values[..groups * 8],
+                            out,
+                        );
+                        self.written += bytes;
+                        rest = &values[groups * 8..];
+                    }
+                }
+                for &v in rest {
                     self.put_packed(v, width);
                 }
             }
@@ -362,11 +381,20 @@ impl<'d> Writer<'d> {
                 let element = int_bytes(value & self.value_mask, bytes, self.big_endian);
                 let len = count as usize * bytes;
                 let out = &mut self.dst[self.written..self.written + len];
-                if bytes == 1 {
-                    out.fill(element[0]);
-                } else {
-                    for o in out.chunks_exact_mut(bytes) {
-                        o.copy_from_slice(&element[..bytes]);
+                // One loop per element size, so each is a fixed-size store (not a memcpy call
+                // per element).
+                match bytes {
+                    1 => out.fill(element[0]),
+                    2 => {
+                        let e = [element[0], element[1]];
+                        for o in out.chunks_exact_mut(2) {
+                            o.copy_from_slice(&e);
+                        }
+                    }
+                    _ => {
+                        for o in out.chunks_exact_mut(4) {
+                            o.copy_from_slice(&element);
+                        }
                     }
                 }
                 self.written += len;
