@@ -1,0 +1,212 @@
+//! Prints the results of `cargo bench -p qpl-benches` as a markdown table.
+//!
+//! ```text
+//! cargo run -p qpl-benches --bin bench-table [-- CRITERION_DIR]
+//! ```
+//!
+//! Reads every `<group>/<id>/<param>/new/benchmark.json` (group, function id, parameter and
+//! throughput) and the `estimates.json` beside it (median time per iteration) under
+//! `CRITERION_DIR` (default: `$CARGO_TARGET_DIR/criterion`, else the workspace's
+//! `target/criterion`). One row per (group, bit width); one column per function id, in
+//! billions of values per second (elements / median time); then the ratios
+//! fallback/qpl_sw and fallback/arrow_rs (above 1: the fallback is faster). A missing
+//! measurement prints "—".
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde_json::Value;
+
+/// Function ids in column order; ids not listed here follow, sorted. The first four are
+/// always shown (a missing `iaa` column says the accelerator was absent), the others only
+/// when measured.
+const KNOWN_IDS: [&str; 7] = [
+    "fallback",
+    "qpl_sw",
+    "iaa",
+    "arrow_rs",
+    "qpl_sw_raw",
+    "fallback+checks",
+    "qpl_sw+checks",
+];
+const ALWAYS_SHOWN: usize = 4;
+
+/// Ratio columns: (numerator id, denominator id), shown when either id was measured.
+const RATIOS: [(&str, &str); 3] = [
+    ("fallback", "qpl_sw"),
+    ("fallback", "arrow_rs"),
+    ("fallback+checks", "qpl_sw+checks"),
+];
+
+/// One measurement: billions of values per second at the median time.
+struct Measurement {
+    group: String,
+    id: String,
+    param: String,
+    rate: f64,
+}
+
+fn main() -> ExitCode {
+    let dir = match std::env::args_os().nth(1) {
+        Some(dir) => PathBuf::from(dir),
+        None => default_dir(),
+    };
+    let mut files = Vec::new();
+    if let Err(e) = find_benchmarks(&dir, &mut files) {
+        eprintln!("bench-table: cannot read {}: {e}", dir.display());
+        return ExitCode::FAILURE;
+    }
+    let mut measurements = Vec::new();
+    for file in &files {
+        match read_measurement(file) {
+            Ok(Some(m)) => measurements.push(m),
+            Ok(None) => {}
+            Err(e) => eprintln!("bench-table: skipping {}: {e}", file.display()),
+        }
+    }
+    if measurements.is_empty() {
+        eprintln!(
+            "bench-table: no criterion results under {} (run `cargo bench -p qpl-benches`)",
+            dir.display()
+        );
+        return ExitCode::FAILURE;
+    }
+    print!("{}", table(&measurements));
+    ExitCode::SUCCESS
+}
+
+/// `$CARGO_TARGET_DIR/criterion`, else `target/criterion` in the workspace.
+fn default_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(target) => PathBuf::from(target).join("criterion"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion"),
+    }
+}
+
+/// Collects every `new/benchmark.json` below `dir`.
+fn find_benchmarks(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            find_benchmarks(&path, out)?;
+        } else if path.file_name().is_some_and(|n| n == "benchmark.json")
+            && path
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == "new")
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Reads one benchmark's ids, throughput and median; `None` for a benchmark without an
+/// element throughput (not one of this suite's).
+fn read_measurement(file: &Path) -> Result<Option<Measurement>, String> {
+    let benchmark = read_json(file)?;
+    let text = |key: &str| {
+        benchmark
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| format!("no {key}"))
+    };
+    let group = text("group_id")?;
+    let id = text("function_id")?;
+    let param = text("value_str")?;
+    let throughput = benchmark.get("throughput").unwrap_or(&Value::Null);
+    let elements = throughput
+        .get("Elements")
+        .or_else(|| throughput.pointer("/ElementsAndBytes/elements"))
+        .and_then(Value::as_f64);
+    let Some(elements) = elements else {
+        return Ok(None);
+    };
+    let estimates = read_json(&file.with_file_name("estimates.json"))?;
+    let median_ns = estimates
+        .pointer("/median/point_estimate")
+        .and_then(Value::as_f64)
+        .filter(|&ns| ns > 0.0)
+        .ok_or("no median estimate")?;
+    Ok(Some(Measurement {
+        group,
+        id,
+        param,
+        rate: elements / median_ns,
+    }))
+}
+
+fn read_json(file: &Path) -> Result<Value, String> {
+    let text = fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))
+}
+
+/// Row order: the suite's groups first, then any others by name; widths numerically.
+fn row_key(group: &str, param: &str) -> (usize, String, u64, String) {
+    let rank = qpl_benches::GROUPS
+        .iter()
+        .position(|g| g.name() == group)
+        .unwrap_or(usize::MAX);
+    (
+        rank,
+        group.to_owned(),
+        param.parse().unwrap_or(u64::MAX),
+        param.to_owned(),
+    )
+}
+
+/// The markdown table of `measurements`.
+fn table(measurements: &[Measurement]) -> String {
+    let found: BTreeSet<&str> = measurements.iter().map(|m| m.id.as_str()).collect();
+    let mut ids: Vec<&str> = KNOWN_IDS
+        .iter()
+        .enumerate()
+        .filter(|&(i, id)| i < ALWAYS_SHOWN || found.contains(id))
+        .map(|(_, id)| *id)
+        .collect();
+    ids.extend(found.iter().filter(|id| !KNOWN_IDS.contains(id)));
+    let ratios: Vec<(&str, &str)> = RATIOS
+        .iter()
+        .filter(|(a, b)| found.contains(a) || found.contains(b))
+        .copied()
+        .collect();
+
+    let mut rows: BTreeMap<(usize, String, u64, String), BTreeMap<&str, f64>> = BTreeMap::new();
+    for m in measurements {
+        rows.entry(row_key(&m.group, &m.param))
+            .or_default()
+            .insert(m.id.as_str(), m.rate);
+    }
+
+    let mut out = String::new();
+    let mut header = vec!["group".to_owned(), "width".to_owned()];
+    header.extend(ids.iter().map(|id| id.to_string()));
+    header.extend(ratios.iter().map(|(a, b)| format!("{a}/{b}")));
+    out += &format!("| {} |\n", header.join(" | "));
+    let align: Vec<&str> = header
+        .iter()
+        .enumerate()
+        .map(|(i, _)| if i == 0 { "---" } else { "---:" })
+        .collect();
+    out += &format!("|{}|\n", align.join("|"));
+    for ((_, group, _, param), rates) in &rows {
+        let mut cells = vec![group.clone(), param.clone()];
+        cells.extend(ids.iter().map(|id| match rates.get(id) {
+            Some(rate) => format!("{rate:.3}"),
+            None => "—".to_owned(),
+        }));
+        cells.extend(
+            ratios
+                .iter()
+                .map(|(a, b)| match (rates.get(a), rates.get(b)) {
+                    (Some(a), Some(b)) => format!("{:.2}", a / b),
+                    _ => "—".to_owned(),
+                }),
+        );
+        out += &format!("| {} |\n", cells.join(" | "));
+    }
+    out
+}
