@@ -254,8 +254,11 @@ mod avx512 {
             } & lanes;
             let out = hits.to_le_bytes();
             let first = done / 8;
-            let len = count.div_ceil(8);
-            bits[first..first + len].copy_from_slice(&out[..len]);
+            // Fixed-size writes: a runtime-length copy here would be a memcpy call per 16.
+            bits[first] = out[0];
+            if count > 8 {
+                bits[first + 1] = out[1];
+            }
             done += count;
         }
     }
