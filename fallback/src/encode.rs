@@ -102,7 +102,9 @@ pub fn pack_be(values: &[u32], width: u32) -> Result<Vec<u8>, EncodeError> {
     Ok(out)
 }
 
-fn push_varint(out: &mut Vec<u8>, mut v: u32) {
+/// Appends a run header of the RLE/bit-packed hybrid: `header` as ULEB128 (`count << 1` for an
+/// RLE run, `groups << 1 | 1` for a bit-packed one; below 2^28 to fit 4 bytes).
+pub fn write_run_header(out: &mut Vec<u8>, mut v: u32) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -129,7 +131,7 @@ pub fn encode_hybrid(values: &[u32], width: u32) -> Result<Vec<u8>, EncodeError>
     let flush = |out: &mut Vec<u8>, packed: &mut Vec<u32>| {
         for chunk in packed.chunks(MAX_RUN_LENGTH as usize * 8) {
             let groups = chunk.len().div_ceil(8);
-            push_varint(out, ((groups as u32) << 1) | 1);
+            write_run_header(out, ((groups as u32) << 1) | 1);
             let mut padded = chunk.to_vec();
             padded.resize(groups * 8, 0);
             pack_into(out, &padded, width, false);
@@ -145,7 +147,7 @@ pub fn encode_hybrid(values: &[u32], width: u32) -> Result<Vec<u8>, EncodeError>
             let mut left = repeat;
             while left > 0 {
                 let run = left.min(MAX_RUN_LENGTH as usize);
-                push_varint(&mut out, (run as u32) << 1);
+                write_run_header(&mut out, (run as u32) << 1);
                 out.extend_from_slice(&v.to_le_bytes()[..value_bytes]);
                 left -= run;
             }

@@ -36,12 +36,14 @@ mod unpack;
 
 pub use checksum::{checksums, xor16};
 pub use encode::{
-    encode_hybrid, encode_parquet_rle, pack_be, pack_le, EncodeError, MAX_RUN_LENGTH,
+    encode_hybrid, encode_parquet_rle, pack_be, pack_le, write_run_header, EncodeError,
+    MAX_RUN_LENGTH,
 };
 pub use execute::{
     execute, mask_ones, nominal_output_elements, source_values_needed, validate, Shape,
 };
 pub use job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
+pub use source::read_run_header;
 pub use status::{Status, StatusKind};
 
 /// Decodes the first `out.len()` values of an RLE/bit-packed hybrid stream without a bit-width

@@ -52,10 +52,10 @@ pub(crate) fn rle_value_bytes(width: u32) -> usize {
     width.div_ceil(8) as usize
 }
 
-/// Reads a ULEB128 run header of at most 4 bytes at `*pos`.
-/// Truncated: 232 `SRC_IS_SHORT_ERR`. A 4th byte with its continuation bit set: 220
-/// `PRLE_FORMAT_ERR` (the accelerator's limit).
-fn read_header(data: &[u8], pos: &mut usize) -> Result<u32, Status> {
+/// Reads a run header of the RLE/bit-packed hybrid (ULEB128, at most 4 bytes) at `*pos` and
+/// advances `*pos` past it. Truncated: 232 `SRC_IS_SHORT_ERR`. A 4th byte with its
+/// continuation bit set: 220 `PRLE_FORMAT_ERR` (the accelerator's limit).
+pub fn read_run_header(data: &[u8], pos: &mut usize) -> Result<u32, Status> {
     let mut value = 0u32;
     for i in 0..4 {
         let byte = *data.get(*pos + i).ok_or(Status::SRC_IS_SHORT_ERR)?;
@@ -86,7 +86,7 @@ pub(crate) fn decode_hybrid<C: Consumer>(
     let mut remaining = count;
     let mut block = [0u32; BLOCK];
     while remaining > 0 {
-        let header = read_header(data, &mut pos)?;
+        let header = read_run_header(data, &mut pos)?;
         let run_len = u64::from(header >> 1);
         if header & 1 == 0 {
             let bytes = data

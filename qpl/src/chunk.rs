@@ -11,7 +11,7 @@
 
 use std::borrow::Cow;
 
-use qpl_fallback::{checksums, nominal_output_elements};
+use qpl_fallback::{checksums, nominal_output_elements, read_run_header, write_run_header};
 
 use crate::{Completion, Executor, Flags, Job, Operation, Parser, Route, Status};
 
@@ -135,28 +135,6 @@ fn split_packed<'a>(
     Some(pieces)
 }
 
-/// Reads a run header (at most 4 bytes); `None` when malformed or truncated.
-fn read_header(data: &[u8], pos: &mut usize) -> Option<u32> {
-    let mut value = 0u32;
-    for i in 0..4 {
-        let byte = *data.get(*pos + i)?;
-        value |= u32::from(byte & 0x7F) << (7 * i);
-        if byte & 0x80 == 0 {
-            *pos += i + 1;
-            return Some(value);
-        }
-    }
-    None
-}
-
-fn push_varint(out: &mut Vec<u8>, mut v: u32) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 /// Parquet sources: whole runs (a long bit-packed run in group-aligned parts) copied behind
 /// the width byte until a piece would exceed `limit`. Scans and extract only. A malformed or
 /// short stream is not split: the CPU reports its error.
@@ -183,7 +161,7 @@ fn split_parquet<'a>(job: &Job, base: Job, src1: &'a [u8], limit: u64) -> Option
         }
     };
     while seen < n {
-        let header = read_header(data, &mut pos)?;
+        let header = read_run_header(data, &mut pos).ok()?;
         let count = u64::from(header >> 1);
         if header & 1 == 0 {
             let value = data.get(pos..pos + value_bytes)?;
@@ -195,7 +173,7 @@ fn split_parquet<'a>(job: &Job, base: Job, src1: &'a [u8], limit: u64) -> Option
             if piece.len() + 5 + value_bytes > limit {
                 flush(&mut piece, &mut piece_values);
             }
-            push_varint(&mut piece, (take as u32) << 1);
+            write_run_header(&mut piece, (take as u32) << 1);
             piece.extend_from_slice(value);
             piece_values += take;
             seen += take;
@@ -212,7 +190,7 @@ fn split_parquet<'a>(job: &Job, base: Job, src1: &'a [u8], limit: u64) -> Option
                     continue;
                 }
                 let part = room.min(groups - done);
-                push_varint(&mut piece, ((part as u32) << 1) | 1);
+                write_run_header(&mut piece, ((part as u32) << 1) | 1);
                 piece.extend_from_slice(&run[done * group_bytes..(done + part) * group_bytes]);
                 let values = (part as u64 * 8).min(take - done as u64 * 8);
                 piece_values += values;

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use qpl_fallback::{checksums, Shape, MAX_RUN_LENGTH};
+use qpl_fallback::{checksums, write_run_header, Shape, MAX_RUN_LENGTH};
 
 use crate::{
     Completion, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Route, Status,
@@ -53,21 +53,13 @@ pub(crate) fn run_width_zero(
     let mut left = needed;
     while left > 0 {
         let run = left.min(u64::from(MAX_RUN_LENGTH));
-        push_varint(&mut zeros, (run as u32) << 1);
+        write_run_header(&mut zeros, (run as u32) << 1);
         zeros.push(0);
         left -= run;
     }
     let mut output = executor.run_routed(route, job, &zeros, src2, dst)?;
     set_checksums(&mut output.completion, job, src1);
     Ok(output)
-}
-
-fn push_varint(out: &mut Vec<u8>, mut v: u32) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
 }
 
 /// Reports the checksums of the caller's own source-1 (after QPL ran on a copy).
