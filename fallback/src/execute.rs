@@ -488,15 +488,26 @@ impl Consumer for Extract<'_, '_> {
 /// The scan comparison, on parameters masked to the bit width (§5.1).
 #[derive(Clone, Copy)]
 struct Predicate {
-    op: Operation,
+    compare: Compare,
     low: u32,
     high: u32,
 }
 
 impl Predicate {
+    /// The comparison of scan `op`, chosen once per job.
     fn new(op: Operation, low: u32, high: u32, width: BitWidth) -> Predicate {
+        let compare = match op {
+            Operation::ScanEq => Compare::Eq,
+            Operation::ScanNe => Compare::Ne,
+            Operation::ScanLt => Compare::Lt,
+            Operation::ScanLe => Compare::Le,
+            Operation::ScanGt => Compare::Gt,
+            Operation::ScanGe => Compare::Ge,
+            Operation::ScanRange => Compare::Range,
+            _ => Compare::NotRange,
+        };
         Predicate {
-            op,
+            compare,
             low: low & width.mask(),
             high: high & width.mask(),
         }
@@ -505,15 +516,15 @@ impl Predicate {
     #[inline(always)]
     fn test(&self, x: u32) -> bool {
         let (l, h) = (self.low, self.high);
-        match self.op {
-            Operation::ScanEq => x == l,
-            Operation::ScanNe => x != l,
-            Operation::ScanLt => x < l,
-            Operation::ScanLe => x <= l,
-            Operation::ScanGt => x > l,
-            Operation::ScanGe => x >= l,
-            Operation::ScanRange => l <= x && x <= h,
-            _ => x < l || x > h,
+        match self.compare {
+            Compare::Eq => x == l,
+            Compare::Ne => x != l,
+            Compare::Lt => x < l,
+            Compare::Le => x <= l,
+            Compare::Gt => x > l,
+            Compare::Ge => x >= l,
+            Compare::Range => l <= x && x <= h,
+            Compare::NotRange => x < l || x > h,
         }
     }
 }
@@ -551,28 +562,19 @@ impl Consumer for Scan<'_, '_> {
         let bits = &mut self.bits[..values.len().div_ceil(8)];
         let p = self.predicate;
         let (l, h) = (p.low, p.high);
-        let compare = match p.op {
-            Operation::ScanEq => Compare::Eq,
-            Operation::ScanNe => Compare::Ne,
-            Operation::ScanLt => Compare::Lt,
-            Operation::ScanLe => Compare::Le,
-            Operation::ScanGt => Compare::Gt,
-            Operation::ScanGe => Compare::Ge,
-            Operation::ScanRange => Compare::Range,
-            _ => Compare::NotRange,
-        };
-        if simd::pack_compare(simd::kernels(), compare, l, h, values, bits) {
+        if simd::pack_compare(simd::kernels(), p.compare, l, h, values, bits) {
             return self.out.bits(bits, values.len());
         }
-        match p.op {
-            Operation::ScanEq => pack_predicate(values, bits, |x| x == l),
-            Operation::ScanNe => pack_predicate(values, bits, |x| x != l),
-            Operation::ScanLt => pack_predicate(values, bits, |x| x < l),
-            Operation::ScanLe => pack_predicate(values, bits, |x| x <= l),
-            Operation::ScanGt => pack_predicate(values, bits, |x| x > l),
-            Operation::ScanGe => pack_predicate(values, bits, |x| x >= l),
-            Operation::ScanRange => pack_predicate(values, bits, |x| l <= x && x <= h),
-            _ => pack_predicate(values, bits, |x| x < l || x > h),
+        // One loop per comparison (not `p.test` per element), so each is branch-free.
+        match p.compare {
+            Compare::Eq => pack_predicate(values, bits, |x| x == l),
+            Compare::Ne => pack_predicate(values, bits, |x| x != l),
+            Compare::Lt => pack_predicate(values, bits, |x| x < l),
+            Compare::Le => pack_predicate(values, bits, |x| x <= l),
+            Compare::Gt => pack_predicate(values, bits, |x| x > l),
+            Compare::Ge => pack_predicate(values, bits, |x| x >= l),
+            Compare::Range => pack_predicate(values, bits, |x| l <= x && x <= h),
+            Compare::NotRange => pack_predicate(values, bits, |x| x < l || x > h),
         }
         self.out.bits(bits, values.len())
     }
