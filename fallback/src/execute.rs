@@ -7,7 +7,7 @@ use crate::output::{AggregateKind, Format, Writer};
 use crate::simd::{self, Compare};
 use crate::source::{decode_hybrid, decode_packed, Consumer, BLOCK};
 use crate::status::Status;
-use crate::unpack::BitWidth;
+use crate::unpack::{unpack, BitWidth};
 
 /// The largest `drop_initial_bytes` QPL accepts.
 const MAX_DROP_BYTES: u32 = 65535;
@@ -352,9 +352,8 @@ fn run(
             }
             let mut expand = Expand {
                 position: 0,
+                end: n,
                 mask,
-                word: 0,
-                word_left: 0,
                 expanded: [0; BLOCK],
                 filled: 0,
                 out: &mut writer,
@@ -403,22 +402,30 @@ impl Mask<'_> {
     #[inline]
     fn word(&self, start: u64) -> u64 {
         let first = (start / 8) as usize;
-        let mut raw = [0u8; 16];
-        let available = self.bytes.len().saturating_sub(first).min(9);
-        raw[..available].copy_from_slice(&self.bytes[first..first + available]);
-        if self.big_endian {
-            for b in &mut raw[..available] {
-                *b = b.reverse_bits();
+        let (low, next) = match self.bytes.get(first..first + 9) {
+            // Fixed-size reads: a runtime-length copy here would be a memcpy call per word.
+            Some(&[b0, b1, b2, b3, b4, b5, b6, b7, b8]) => {
+                (u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]), b8)
             }
-        }
-        let low = u64::from_le_bytes([
-            raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
-        ]);
+            _ => {
+                let mut raw = [0u8; 9];
+                let available = self.bytes.len().saturating_sub(first).min(9);
+                raw[..available].copy_from_slice(&self.bytes[first..first + available]);
+                let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = raw;
+                (u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]), b8)
+            }
+        };
+        // SRC2_BE numbers the bits of each byte from the top.
+        let (low, next) = if self.big_endian {
+            (low.swap_bytes().reverse_bits(), next.reverse_bits())
+        } else {
+            (low, next)
+        };
         let shift = (start % 8) as u32;
         if shift == 0 {
             low
         } else {
-            (low >> shift) | (u64::from(raw[8]) << (64 - shift))
+            (low >> shift) | (u64::from(next) << (64 - shift))
         }
     }
 
@@ -482,6 +489,23 @@ impl Consumer for Extract<'_, '_> {
             self.out.run(value, b - a)?;
         }
         Ok(())
+    }
+
+    fn packed(
+        &mut self,
+        src: &[u8],
+        width: BitWidth,
+        big_endian: bool,
+        scratch: &mut [u32],
+    ) -> Result<(), Status> {
+        let len = scratch.len() as u64;
+        if self.wanted(len) != (0, len) {
+            unpack(width, big_endian, src, scratch);
+            return self.values(scratch);
+        }
+        // The whole block is wanted: the writer may unpack it straight into the destination.
+        self.index += len;
+        self.out.packed(src, width, big_endian, scratch)
     }
 }
 
@@ -558,13 +582,38 @@ fn pack_predicate<F: Fn(u32) -> bool>(values: &[u32], bits: &mut [u8], test: F) 
 }
 
 impl Consumer for Scan<'_, '_> {
+    fn packed(
+        &mut self,
+        src: &[u8],
+        width: BitWidth,
+        big_endian: bool,
+        scratch: &mut [u32],
+    ) -> Result<(), Status> {
+        let count = scratch.len();
+        let bits = &mut self.bits[..count.div_ceil(8)];
+        let p = self.predicate;
+        let kernels = simd::kernels();
+        if simd::scan_packed(
+            kernels,
+            width.get(),
+            big_endian,
+            src,
+            count,
+            p.compare,
+            p.low,
+            p.high,
+            bits,
+        ) {
+            return self.out.bits(bits, count);
+        }
+        unpack(width, big_endian, src, scratch);
+        self.values(scratch)
+    }
+
     fn values(&mut self, values: &[u32]) -> Result<(), Status> {
         let bits = &mut self.bits[..values.len().div_ceil(8)];
         let p = self.predicate;
         let (l, h) = (p.low, p.high);
-        if simd::pack_compare(simd::kernels(), p.compare, l, h, values, bits) {
-            return self.out.bits(bits, values.len());
-        }
         // One loop per comparison (not `p.test` per element), so each is branch-free.
         match p.compare {
             Compare::Eq => pack_predicate(values, bits, |x| x == l),
@@ -584,6 +633,11 @@ impl Consumer for Scan<'_, '_> {
     }
 }
 
+/// The low `count` bits set (`count` ≤ 64).
+fn low_bits(count: u64) -> u64 {
+    u64::MAX.checked_shr(64 - count as u32).unwrap_or(0)
+}
+
 struct Select<'m, 'w, 'd> {
     index: u64,
     mask: Mask<'m>,
@@ -594,19 +648,23 @@ struct Select<'m, 'w, 'd> {
 impl Consumer for Select<'_, '_, '_> {
     fn values(&mut self, values: &[u32]) -> Result<(), Status> {
         // Driven by the mask's set bits, 64 elements per word.
+        let kernels = simd::kernels();
         let mut kept = 0;
-        for (chunk_index, chunk) in values.chunks(64).enumerate() {
-            let mut word = self.mask.word(self.index + (chunk_index * 64) as u64);
-            if chunk.len() < 64 {
-                word &= (1u64 << chunk.len()) - 1;
+        for chunk in values.chunks(64) {
+            let word = self.mask.word(self.index) & low_bits(chunk.len() as u64);
+            self.index += chunk.len() as u64;
+            let out = &mut self.selected[kept..];
+            if let Some(k) = simd::compress64(kernels, chunk, word, out) {
+                kept += k;
+                continue;
             }
+            let mut word = word;
             while word != 0 {
                 self.selected[kept] = chunk[word.trailing_zeros() as usize];
                 kept += 1;
                 word &= word - 1;
             }
         }
-        self.index += values.len() as u64;
         self.out.values(&self.selected[..kept])
     }
 
@@ -617,13 +675,55 @@ impl Consumer for Select<'_, '_, '_> {
     }
 }
 
+/// Where expand takes its source values from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// Decoded values, used in order.
+    Values(&'a [u32]),
+    /// `count` copies of one value (an RLE run).
+    Run { value: u32, count: u64 },
+}
+
+impl Source<'_> {
+    fn len(&self) -> u64 {
+        match *self {
+            Source::Values(v) => v.len() as u64,
+            Source::Run { count, .. } => count,
+        }
+    }
+
+    /// Spreads the next `word.count_ones()` values (at most `len()`) over the set bits of
+    /// `word` into `out` (zeros elsewhere), and drops them from the source.
+    fn expand_into(&mut self, word: u64, out: &mut [u32; 64]) {
+        let used = u64::from(word.count_ones());
+        match self {
+            Source::Values(values) => {
+                if !simd::expand64(simd::kernels(), values, word, out) {
+                    let mut next = 0usize;
+                    for (j, slot) in out.iter_mut().enumerate() {
+                        let set = (word >> j) & 1 == 1;
+                        *slot = if set { values[next] } else { 0 };
+                        next += usize::from(set);
+                    }
+                }
+                *values = &values[used as usize..];
+            }
+            Source::Run { value, count } => {
+                for (j, slot) in out.iter_mut().enumerate() {
+                    *slot = if (word >> j) & 1 == 1 { *value } else { 0 };
+                }
+                *count -= used;
+            }
+        }
+    }
+}
+
 struct Expand<'m, 'w, 'd> {
     /// Next output position (mask bit).
     position: u64,
+    /// n: the mask bits from here on are not used.
+    end: u64,
     mask: Mask<'m>,
-    /// Mask bits from `position` on, `word_left` of them valid.
-    word: u64,
-    word_left: u32,
     expanded: [u32; BLOCK],
     filled: usize,
     out: &'w mut Writer<'d>,
@@ -635,62 +735,48 @@ impl Expand<'_, '_, '_> {
         self.out.values(&self.expanded[..filled])
     }
 
-    /// Appends `count` zeros, flushing full blocks.
-    fn zeros(&mut self, mut count: u64) -> Result<(), Status> {
-        while count > 0 {
-            if self.filled == BLOCK {
+    /// Places every value of `source` at the next set mask bits, zeros before them, 64
+    /// positions at a time. The decoder delivers exactly popcount(mask bits below n) values,
+    /// so a set bit below n always exists for each.
+    fn place(&mut self, mut source: Source) -> Result<(), Status> {
+        while source.len() > 0 {
+            if self.filled + 64 > BLOCK {
                 self.flush()?;
             }
-            let take = count.min((BLOCK - self.filled) as u64) as usize;
-            self.expanded[self.filled..self.filled + take].fill(0);
-            self.filled += take;
-            count -= take as u64;
+            let span = (self.end - self.position).min(64);
+            if span == 0 {
+                // More values than set mask bits below n: the decoder broke its contract.
+                return Err(Status::LIBRARY_INTERNAL_ERR);
+            }
+            let mut word = self.mask.word(self.position) & low_bits(span);
+            let mut emitted = span;
+            if u64::from(word.count_ones()) > source.len() {
+                // The source ends inside this word: stop after its last value's position.
+                let mut rest = word;
+                for _ in 1..source.len() {
+                    rest &= rest - 1;
+                }
+                emitted = u64::from(rest.trailing_zeros()) + 1;
+                word &= low_bits(emitted);
+            }
+            let out: &mut [u32; 64] = (&mut self.expanded[self.filled..self.filled + 64])
+                .try_into()
+                .map_err(|_| Status::LIBRARY_INTERNAL_ERR)?;
+            source.expand_into(word, out);
+            // Positions past `emitted` were written as scratch; the next word overwrites them.
+            self.filled += emitted as usize;
+            self.position += emitted;
         }
         Ok(())
-    }
-
-    /// Places one source value at the next set mask bit, zeros before it. The decoder is asked
-    /// for exactly popcount(mask) values, so a set bit always exists below n.
-    fn place(&mut self, value: u32) -> Result<(), Status> {
-        loop {
-            if self.word_left == 0 {
-                self.word = self.mask.word(self.position);
-                self.word_left = 64;
-            }
-            if self.word == 0 {
-                let skipped = u64::from(self.word_left);
-                self.zeros(skipped)?;
-                self.position += skipped;
-                self.word_left = 0;
-                continue;
-            }
-            let gap = self.word.trailing_zeros();
-            self.zeros(u64::from(gap))?;
-            if self.filled == BLOCK {
-                self.flush()?;
-            }
-            self.expanded[self.filled] = value;
-            self.filled += 1;
-            self.position += u64::from(gap) + 1;
-            self.word = self.word.checked_shr(gap + 1).unwrap_or(0);
-            self.word_left -= gap + 1;
-            return Ok(());
-        }
     }
 }
 
 impl Consumer for Expand<'_, '_, '_> {
     fn values(&mut self, values: &[u32]) -> Result<(), Status> {
-        for &v in values {
-            self.place(v)?;
-        }
-        Ok(())
+        self.place(Source::Values(values))
     }
 
     fn run(&mut self, value: u32, count: u64) -> Result<(), Status> {
-        for _ in 0..count {
-            self.place(value)?;
-        }
-        Ok(())
+        self.place(Source::Run { value, count })
     }
 }

@@ -3,8 +3,9 @@
 //! an element that does not fit whole is status 225 (D14), an index above the format's
 //! maximum 221.
 
+use crate::simd;
 use crate::status::Status;
-use crate::unpack::{pack, BitWidth};
+use crate::unpack::{pack, unpack, BitWidth};
 
 /// How output elements are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -285,6 +286,33 @@ impl<'d> Writer<'d> {
         self.aggregate_values(values);
         self.position += values.len() as u64;
         Ok(())
+    }
+
+    /// Appends the `scratch.len()` elements packed at `width` bits from the start of `src`:
+    /// straight into the destination for plain little-endian 32-bit arrays without
+    /// aggregates, through `scratch` otherwise.
+    pub(crate) fn packed(
+        &mut self,
+        src: &[u8],
+        width: BitWidth,
+        big_endian: bool,
+        scratch: &mut [u32],
+    ) -> Result<(), Status> {
+        let count = scratch.len();
+        let direct = self.format == (Format::Array { bytes: 4 })
+            && !self.big_endian
+            && self.value_mask == u32::MAX
+            && self.aggregate == AggregateKind::Omitted;
+        if direct && self.bytes_after(count as u64) <= self.dst.len() as u64 {
+            let out = &mut self.dst[self.written..self.written + 4 * count];
+            if simd::unpack_to_le_bytes(simd::kernels(), width.get(), big_endian, src, out) {
+                self.written += 4 * count;
+                self.position += count as u64;
+                return Ok(());
+            }
+        }
+        unpack(width, big_endian, src, scratch);
+        self.values(scratch)
     }
 
     /// Appends `count` 1-bit elements given as an LSB-first bit vector (`bits` holds

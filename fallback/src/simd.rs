@@ -47,8 +47,32 @@ pub(crate) fn unpack(
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
-            // SAFETY: `Avx512Vbmi` is chosen only after the three features were detected.
-            unsafe { avx512::unpack(width, big_endian, src, out) };
+            // SAFETY: `Avx512Vbmi` is chosen only after the three features were detected;
+            // `out` is valid for `out.len()` u32 writes.
+            unsafe { avx512::unpack(width, big_endian, src, out.len(), out.as_mut_ptr().cast()) };
+            true
+        }
+    }
+}
+
+/// Like [`unpack`], but writes the values as little-endian `u32`s straight into `out`
+/// (`out.len() / 4` of them; `out.len()` a multiple of 4): the 32-bit array output of
+/// extract, with no block in between.
+#[inline]
+pub(crate) fn unpack_to_le_bytes(
+    kernels: Kernels,
+    width: u32,
+    big_endian: bool,
+    src: &[u8],
+    out: &mut [u8],
+) -> bool {
+    match kernels {
+        Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: as in `unpack`; x86-64 stores `u32` lanes little-endian, and `out` is
+            // valid for `out.len() / 4 * 4` byte writes.
+            unsafe { avx512::unpack(width, big_endian, src, out.len() / 4, out.as_mut_ptr()) };
             true
         }
     }
@@ -67,23 +91,65 @@ pub(crate) enum Compare {
     NotRange,
 }
 
-/// Writes bit i of `bits` (LSB first) = `compare(values[i])`, for every value, with AVX-512
-/// when `kernels` allows; `false` when the caller must do it. `bits` holds ⌈len/8⌉ bytes.
+/// Scans `count` elements of `width` bits packed at the start of `src` (which holds
+/// ⌈count·width/8⌉ bytes) without unpacking them to memory: bit i of `bits` (LSB first) =
+/// `compare(element i)`, with bits above `count` zero. `bits` holds ⌈count/8⌉ bytes. `false`
+/// when the caller must do it.
+#[allow(clippy::too_many_arguments)]
 #[inline]
-pub(crate) fn pack_compare(
+pub(crate) fn scan_packed(
     kernels: Kernels,
+    width: u32,
+    big_endian: bool,
+    src: &[u8],
+    count: usize,
     compare: Compare,
     low: u32,
     high: u32,
-    values: &[u32],
     bits: &mut [u8],
 ) -> bool {
     match kernels {
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
-            // SAFETY: `Avx512Vbmi` is chosen only after AVX-512 F/BW were detected.
-            unsafe { avx512::pack_compare(compare, low, high, values, bits) };
+            // SAFETY: `Avx512Vbmi` is chosen only after the three features were detected.
+            unsafe { avx512::scan_packed(width, big_endian, src, count, compare, low, high, bits) };
+            true
+        }
+    }
+}
+
+/// Select's inner step: appends `values[j]` for every set bit j of `word` to `out` (which has
+/// room for them) and returns how many; `values.len() <= 64`, `word` has no bit at or above
+/// `values.len()`. `None` when the caller must do it.
+#[inline]
+pub(crate) fn compress64(
+    kernels: Kernels,
+    values: &[u32],
+    word: u64,
+    out: &mut [u32],
+) -> Option<usize> {
+    match kernels {
+        Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: AVX-512 F was detected; the function checks the lengths it relies on.
+            Some(unsafe { avx512::compress64(values, word, out) })
+        }
+    }
+}
+
+/// Expand's inner step: for each of the 64 positions j, `out[j]` = the next unused value of
+/// `values` when bit j of `word` is set, 0 otherwise; `values.len()` is at least
+/// `word.count_ones()`. `false` when the caller must do it.
+#[inline]
+pub(crate) fn expand64(kernels: Kernels, values: &[u32], word: u64, out: &mut [u32; 64]) -> bool {
+    match kernels {
+        Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: AVX-512 F was detected; the function checks the lengths it relies on.
+            unsafe { avx512::expand64(values, word, out) };
             true
         }
     }
@@ -93,53 +159,86 @@ pub(crate) fn pack_compare(
 mod avx512 {
     use std::arch::x86_64::*;
 
-    /// Byte-permutation and shift vectors for one width and bit order: lane i of a vector
-    /// receives the bytes holding element i, then a per-lane shift aligns its bits.
+    use super::Compare;
+
+    /// Byte-permutation and shift vectors for one width and bit order. A 64-byte window
+    /// holds 16 whole elements (2·width ≤ 64 bytes) from a byte boundary: the permutation
+    /// gives lane i the bytes holding element i, a per-lane shift aligns its bits.
+    ///
+    /// Widths up to 25 fit a 32-bit lane at any bit offset; wider ones use 64-bit lanes,
+    /// two permutations (elements 0..8 and 8..16) per window.
     struct Plan {
-        bytes: [u8; 64],
-        shifts: [u64; 8],
-        shifts32: [u32; 16],
-        /// Elements per vector: 16 (32-bit lanes) for widths up to 25, 8 (64-bit lanes) above.
-        lanes: usize,
+        /// 32-bit lanes: one permutation. 64-bit lanes: elements 0..8.
+        bytes_low: [u8; 64],
+        /// 64-bit lanes: elements 8..16.
+        bytes_high: [u8; 64],
+        shifts: [u32; 16],
+        /// 16-bit lanes (widths up to 9, which fit a 16-bit lane at any bit offset): 32
+        /// elements per window (4·width ≤ 36 bytes), for scans.
+        bytes16: [u8; 64],
+        shifts16: [u16; 32],
+    }
+
+    /// The bytes of the lane that holds the element starting at `bit`, and the right shift
+    /// that aligns it, for lanes of `lane_bytes` bytes.
+    fn lane(bit: usize, width: usize, lane_bytes: usize, big_endian: bool) -> ([u8; 8], u32) {
+        let (offset, shift) = (bit / 8, bit % 8);
+        let mut bytes = [0u8; 8];
+        for (j, b) in bytes[..lane_bytes].iter_mut().enumerate() {
+            let from = if big_endian {
+                offset + lane_bytes - 1 - j
+            } else {
+                offset + j
+            };
+            *b = from.min(63) as u8;
+        }
+        // Little-endian lanes hold the element at `shift`; big-endian lanes hold it `shift`
+        // bits below their top.
+        let right = if big_endian {
+            lane_bytes * 8 - shift - width
+        } else {
+            shift
+        };
+        (bytes, right as u32)
     }
 
     fn plan(width: u32, big_endian: bool) -> Plan {
         let w = width as usize;
         let mut p = Plan {
-            bytes: [0; 64],
-            shifts: [0; 8],
-            shifts32: [0; 16],
-            lanes: if width <= 25 { 16 } else { 8 },
+            bytes_low: [0; 64],
+            bytes_high: [0; 64],
+            shifts: [0; 16],
+            bytes16: [0; 64],
+            shifts16: [0; 32],
         };
-        let lane_bytes = 64 / p.lanes;
-        for i in 0..p.lanes {
-            let bit = i * w;
-            let (offset, shift) = (bit / 8, bit % 8);
-            for j in 0..lane_bytes {
-                let from = if big_endian {
-                    offset + lane_bytes - 1 - j
+        for i in 0..16 {
+            if width <= 25 {
+                let (bytes, shift) = lane(i * w, w, 4, big_endian);
+                p.bytes_low[i * 4..i * 4 + 4].copy_from_slice(&bytes[..4]);
+                p.shifts[i] = shift;
+            } else {
+                let (bytes, shift) = lane(i * w, w, 8, big_endian);
+                let to = if i < 8 {
+                    &mut p.bytes_low
                 } else {
-                    offset + j
+                    &mut p.bytes_high
                 };
-                p.bytes[i * lane_bytes + j] = from.min(63) as u8;
+                to[i % 8 * 8..i % 8 * 8 + 8].copy_from_slice(&bytes);
+                // Shifts of 64-bit lanes: even 32-bit slots (the odd ones stay 0).
+                p.shifts[i] = shift;
             }
-            // Little-endian lanes hold the element at `shift`; big-endian lanes hold it
-            // `shift` bits below their top.
-            let right = if big_endian {
-                lane_bytes * 8 - shift - w
-            } else {
-                shift
-            };
-            if p.lanes == 16 {
-                p.shifts32[i] = right as u32;
-            } else {
-                p.shifts[i] = right as u64;
+        }
+        if width <= 9 {
+            for i in 0..32 {
+                let (bytes, shift) = lane(i * w, w, 2, big_endian);
+                p.bytes16[i * 2..i * 2 + 2].copy_from_slice(&bytes[..2]);
+                p.shifts16[i] = shift as u16;
             }
         }
         p
     }
 
-    /// The plans of every width and order, built once (short Parquet runs call the kernel
+    /// The plans of every width and order, built once (short Parquet runs call the kernels
     /// for as few as 8 values).
     fn cached_plan(width: u32, big_endian: bool) -> &'static Plan {
         static PLANS: std::sync::OnceLock<Vec<Plan>> = std::sync::OnceLock::new();
@@ -147,119 +246,376 @@ mod avx512 {
         &plans[((width - 1) * 2 + u32::from(big_endian)) as usize]
     }
 
-    /// # Safety
-    /// The CPU supports AVX-512 F, BW and VBMI, `width` is 1..=32, and `src` holds
-    /// ⌈out.len()·width/8⌉ bytes.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    pub(super) unsafe fn unpack(width: u32, big_endian: bool, src: &[u8], out: &mut [u32]) {
-        let p = cached_plan(width, big_endian);
-        let group_bytes = p.lanes * width as usize / 8;
-        let value_mask = if width == 32 {
-            u32::MAX
-        } else {
-            (1u32 << width) - 1
-        };
-        // SAFETY: reads 64 bytes of a 64-byte array.
-        let index = unsafe { _mm512_loadu_si512(p.bytes.as_ptr().cast()) };
-        // SAFETY: reads 64 bytes of 64-byte arrays.
-        let (shifts32, shifts64) = unsafe {
-            (
-                _mm512_loadu_si512(p.shifts32.as_ptr().cast()),
-                _mm512_loadu_si512(p.shifts.as_ptr().cast()),
-            )
-        };
-        let mut done = 0usize;
-        let mut at = 0usize;
-        while done < out.len() {
-            let available = src.len().saturating_sub(at).min(64);
-            let load_mask: u64 = if available == 64 {
-                u64::MAX
+    /// Decodes 16 elements from one 64-byte window into 32-bit lanes.
+    #[derive(Clone, Copy)]
+    struct Decoder16 {
+        low: __m512i,
+        high: __m512i,
+        shifts: __m512i,
+        /// Shifts of 64-bit lanes: 8 elements each.
+        shifts64_low: __m512i,
+        shifts64_high: __m512i,
+        mask: __m512i,
+        wide: bool,
+    }
+
+    impl Decoder16 {
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+        fn new(width: u32, big_endian: bool) -> Decoder16 {
+            let p = cached_plan(width, big_endian);
+            let mask = if width == 32 {
+                u32::MAX
             } else {
-                (1u64 << available) - 1
+                (1u32 << width) - 1
             };
-            let count = (out.len() - done).min(p.lanes);
-            // SAFETY: only the `available` bytes from `at` are read, all inside `src`
-            // (masked-off bytes are not accessed: AVX-512 suppresses their faults).
-            let bytes = unsafe {
-                _mm512_maskz_loadu_epi8(load_mask, src.as_ptr().add(at.min(src.len())).cast())
-            };
-            let gathered = _mm512_permutexvar_epi8(index, bytes);
-            if p.lanes == 16 {
-                let values = _mm512_and_si512(
-                    _mm512_srlv_epi32(gathered, shifts32),
-                    _mm512_set1_epi32(value_mask as i32),
-                );
-                let store_mask: u16 = if count == 16 {
-                    u16::MAX
-                } else {
-                    (1u16 << count) - 1
-                };
-                // SAFETY: writes `count` u32s from `done`, inside `out`.
-                unsafe {
-                    _mm512_mask_storeu_epi32(out.as_mut_ptr().add(done).cast(), store_mask, values)
-                };
-            } else {
-                let wide = _mm512_and_si512(
-                    _mm512_srlv_epi64(gathered, shifts64),
-                    _mm512_set1_epi64(i64::from(value_mask)),
-                );
-                let values = _mm512_cvtepi64_epi32(wide);
-                let store_mask: u8 = if count == 8 {
-                    u8::MAX
-                } else {
-                    (1u8 << count) - 1
-                };
-                // SAFETY: writes `count` u32s from `done`, inside `out`.
-                unsafe {
-                    _mm256_mask_storeu_epi32(out.as_mut_ptr().add(done).cast(), store_mask, values)
-                };
+            let s = p.shifts.map(u64::from);
+            let (s_low, s_high): ([u64; 8], [u64; 8]) = (
+                [s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]],
+                [s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15]],
+            );
+            // SAFETY: each load reads 64 bytes of a 64-byte array.
+            unsafe {
+                Decoder16 {
+                    low: _mm512_loadu_si512(p.bytes_low.as_ptr().cast()),
+                    high: _mm512_loadu_si512(p.bytes_high.as_ptr().cast()),
+                    shifts: _mm512_loadu_si512(p.shifts.as_ptr().cast()),
+                    shifts64_low: _mm512_loadu_si512(s_low.as_ptr().cast()),
+                    shifts64_high: _mm512_loadu_si512(s_high.as_ptr().cast()),
+                    mask: _mm512_set1_epi32(mask as i32),
+                    wide: width > 25,
+                }
             }
-            done += count;
-            at += group_bytes;
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+        fn decode(&self, window: __m512i) -> __m512i {
+            if !self.wide {
+                let gathered = _mm512_permutexvar_epi8(self.low, window);
+                return _mm512_and_si512(_mm512_srlv_epi32(gathered, self.shifts), self.mask);
+            }
+            let low =
+                _mm512_srlv_epi64(_mm512_permutexvar_epi8(self.low, window), self.shifts64_low);
+            let high = _mm512_srlv_epi64(
+                _mm512_permutexvar_epi8(self.high, window),
+                self.shifts64_high,
+            );
+            // The low 32 bits of each 64-bit lane, elements 0..8 then 8..16.
+            let even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+            _mm512_and_si512(_mm512_permutex2var_epi32(low, even, high), self.mask)
+        }
+    }
+
+    /// Loads the 64-byte window at `at`, zero past the end of `src`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn window(src: &[u8], at: usize) -> __m512i {
+        let available = src.len().saturating_sub(at);
+        if available >= 64 {
+            // SAFETY: bytes at..at+64 are inside `src`.
+            unsafe { _mm512_loadu_si512(src.as_ptr().add(at).cast()) }
+        } else {
+            let mask = (1u64 << available) - 1;
+            // SAFETY: only the `available` bytes from `at` (inside `src`) are read; AVX-512
+            // suppresses faults of masked-off bytes. `at.min(len)` keeps the pointer in
+            // bounds (one past the end at most).
+            unsafe { _mm512_maskz_loadu_epi8(mask, src.as_ptr().add(at.min(src.len())).cast()) }
         }
     }
 
     /// # Safety
-    /// The CPU supports AVX-512 F and BW; `bits` holds ⌈values.len()/8⌉ bytes.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn pack_compare(
-        compare: super::Compare,
-        low: u32,
-        high: u32,
-        values: &[u32],
-        bits: &mut [u8],
+    /// The CPU supports AVX-512 F, BW and VBMI, `width` is 1..=32, `src` holds
+    /// ⌈count·width/8⌉ bytes, and `out` is valid for `count · 4` byte writes.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    pub(super) unsafe fn unpack(
+        width: u32,
+        big_endian: bool,
+        src: &[u8],
+        count: usize,
+        out: *mut u8,
     ) {
-        use super::Compare::*;
-        let l = _mm512_set1_epi32(low as i32);
-        let h = _mm512_set1_epi32(high as i32);
+        let decoder = Decoder16::new(width, big_endian);
+        let step = 2 * width as usize;
         let mut done = 0usize;
-        while done < values.len() {
-            let count = (values.len() - done).min(16);
-            let lanes: u16 = if count == 16 {
+        let mut at = 0usize;
+        // Whole windows: unmasked loads and stores, two per iteration.
+        while done + 32 <= count && at + step + 64 <= src.len() {
+            // SAFETY: bytes at..at+step+64 are inside `src`; `out` holds `count` u32s.
+            unsafe {
+                let a = decoder.decode(_mm512_loadu_si512(src.as_ptr().add(at).cast()));
+                let b = decoder.decode(_mm512_loadu_si512(src.as_ptr().add(at + step).cast()));
+                _mm512_storeu_si512(out.add(done * 4).cast(), a);
+                _mm512_storeu_si512(out.add(done * 4 + 64).cast(), b);
+            }
+            done += 32;
+            at += 2 * step;
+        }
+        while done < count {
+            let values = decoder.decode(window(src, at));
+            let left = (count - done).min(16);
+            let lanes: u16 = if left == 16 {
                 u16::MAX
             } else {
-                (1u16 << count) - 1
+                (1u16 << left) - 1
             };
-            // SAFETY: reads `count` u32s from `done`, inside `values`.
-            let x = unsafe { _mm512_maskz_loadu_epi32(lanes, values.as_ptr().add(done).cast()) };
-            let hits: u16 = match compare {
-                Eq => _mm512_cmpeq_epu32_mask(x, l),
-                Ne => _mm512_cmpneq_epu32_mask(x, l),
-                Lt => _mm512_cmplt_epu32_mask(x, l),
-                Le => _mm512_cmple_epu32_mask(x, l),
-                Gt => _mm512_cmpgt_epu32_mask(x, l),
-                Ge => _mm512_cmpge_epu32_mask(x, l),
-                Range => _mm512_cmpge_epu32_mask(x, l) & _mm512_cmple_epu32_mask(x, h),
-                NotRange => _mm512_cmplt_epu32_mask(x, l) | _mm512_cmpgt_epu32_mask(x, h),
-            } & lanes;
-            let out = hits.to_le_bytes();
-            let first = done / 8;
-            // Fixed-size writes: a runtime-length copy here would be a memcpy call per 16.
-            bits[first] = out[0];
-            if count > 8 {
-                bits[first + 1] = out[1];
+            // SAFETY: writes `left` u32s from `done`, inside `out`'s `count`.
+            unsafe { _mm512_mask_storeu_epi32(out.add(done * 4).cast(), lanes, values) };
+            done += left;
+            at += step;
+        }
+    }
+
+    /// The lanes of `$x` (lanes of `$bits` bits) that satisfy comparison `$op` with `$l`;
+    /// `$op` is a const generic, so each kernel compiles with its comparison fixed. Range uses
+    /// one unsigned comparison: `low <= x <= high` ⇔ `x - low <= high - low` (`$span`) when
+    /// `low <= high` (the caller maps `low > high` to a constant answer).
+    macro_rules! compare_lanes {
+        (32, $op:expr, $x:expr, $l:expr, $span:expr) => {
+            match $op {
+                EQ => _mm512_cmpeq_epu32_mask($x, $l),
+                NE => _mm512_cmpneq_epu32_mask($x, $l),
+                LT => _mm512_cmplt_epu32_mask($x, $l),
+                LE => _mm512_cmple_epu32_mask($x, $l),
+                GT => _mm512_cmpgt_epu32_mask($x, $l),
+                GE => _mm512_cmpge_epu32_mask($x, $l),
+                RANGE => _mm512_cmple_epu32_mask(_mm512_sub_epi32($x, $l), $span),
+                _ => _mm512_cmpgt_epu32_mask(_mm512_sub_epi32($x, $l), $span),
             }
-            done += count;
+        };
+        (16, $op:expr, $x:expr, $l:expr, $span:expr) => {
+            match $op {
+                EQ => _mm512_cmpeq_epu16_mask($x, $l),
+                NE => _mm512_cmpneq_epu16_mask($x, $l),
+                LT => _mm512_cmplt_epu16_mask($x, $l),
+                LE => _mm512_cmple_epu16_mask($x, $l),
+                GT => _mm512_cmpgt_epu16_mask($x, $l),
+                GE => _mm512_cmpge_epu16_mask($x, $l),
+                RANGE => _mm512_cmple_epu16_mask(_mm512_sub_epi16($x, $l), $span),
+                _ => _mm512_cmpgt_epu16_mask(_mm512_sub_epi16($x, $l), $span),
+            }
+        };
+    }
+
+    const EQ: u8 = 0;
+    const NE: u8 = 1;
+    const LT: u8 = 2;
+    const LE: u8 = 3;
+    const GT: u8 = 4;
+    const GE: u8 = 5;
+    const RANGE: u8 = 6;
+    const NOT_RANGE: u8 = 7;
+
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI, `width` is 1..=32, `src` holds
+    /// ⌈count·width/8⌉ bytes.
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    pub(super) unsafe fn scan_packed(
+        width: u32,
+        big_endian: bool,
+        src: &[u8],
+        count: usize,
+        compare: Compare,
+        low: u32,
+        high: u32,
+        bits: &mut [u8],
+    ) {
+        let (mut op, mut low) = match compare {
+            Compare::Eq => (EQ, low),
+            Compare::Ne => (NE, low),
+            Compare::Lt => (LT, low),
+            Compare::Le => (LE, low),
+            Compare::Gt => (GT, low),
+            Compare::Ge => (GE, low),
+            Compare::Range => (RANGE, low),
+            Compare::NotRange => (NOT_RANGE, low),
+        };
+        // An empty range: never (x < 0), and its complement always (x >= 0).
+        if low > high && op == RANGE {
+            (op, low) = (LT, 0);
+        } else if low > high && op == NOT_RANGE {
+            (op, low) = (GE, 0);
+        }
+        let span = high.wrapping_sub(low);
+        let bits = &mut bits[..count.div_ceil(8)];
+        // One monomorphised loop per comparison.
+        macro_rules! dispatch {
+            ($($c:ident)*) => {
+                match op {
+                    $($c => if width <= 9 {
+                        scan16::<$c>(width, big_endian, src, count, low as u16, span as u16, bits)
+                    } else {
+                        scan32::<$c>(width, big_endian, src, count, low, span, bits)
+                    },)*
+                    _ => scan32::<NOT_RANGE>(width, big_endian, src, count, low, span, bits),
+                }
+            };
+        }
+        dispatch!(EQ NE LT LE GT GE RANGE);
+    }
+
+    /// Scan kernel on 32-bit lanes, 16 elements per window.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    fn scan32<const OP: u8>(
+        width: u32,
+        big_endian: bool,
+        src: &[u8],
+        count: usize,
+        low: u32,
+        span: u32,
+        bits: &mut [u8],
+    ) {
+        let decoder = Decoder16::new(width, big_endian);
+        let (l, s) = (
+            _mm512_set1_epi32(low as i32),
+            _mm512_set1_epi32(span as i32),
+        );
+        let step = 2 * width as usize;
+        let mut done = 0usize;
+        let mut at = 0usize;
+        while done + 16 <= count && at + 64 <= src.len() {
+            // SAFETY: bytes at..at+64 are inside `src`.
+            let x = decoder.decode(unsafe { _mm512_loadu_si512(src.as_ptr().add(at).cast()) });
+            let hits: u16 = compare_lanes!(32, OP, x, l, s);
+            let byte = done / 8;
+            // `bits` holds ⌈count/8⌉ ≥ byte + 2 bytes here.
+            bits[byte..byte + 2].copy_from_slice(&hits.to_le_bytes());
+            done += 16;
+            at += step;
+        }
+        while done < count {
+            let x = decoder.decode(window(src, at));
+            let left = (count - done).min(16);
+            let lanes: u16 = if left == 16 {
+                u16::MAX
+            } else {
+                (1u16 << left) - 1
+            };
+            let hits: u16 = compare_lanes!(32, OP, x, l, s) & lanes;
+            let out = hits.to_le_bytes();
+            bits[done / 8] = out[0];
+            if left > 8 {
+                bits[done / 8 + 1] = out[1];
+            }
+            done += left;
+            at += step;
+        }
+    }
+
+    /// Scan kernel on 16-bit lanes (widths up to 9), 32 elements per window.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    fn scan16<const OP: u8>(
+        width: u32,
+        big_endian: bool,
+        src: &[u8],
+        count: usize,
+        low: u16,
+        span: u16,
+        bits: &mut [u8],
+    ) {
+        let p = cached_plan(width, big_endian);
+        // SAFETY: each load reads 64 bytes of a 64-byte array.
+        let (index, shifts) = unsafe {
+            (
+                _mm512_loadu_si512(p.bytes16.as_ptr().cast()),
+                _mm512_loadu_si512(p.shifts16.as_ptr().cast()),
+            )
+        };
+        let mask = _mm512_set1_epi16(((1u32 << width) - 1) as u16 as i16);
+        let (l, s) = (
+            _mm512_set1_epi16(low as i16),
+            _mm512_set1_epi16(span as i16),
+        );
+        let decode = |window: __m512i| {
+            _mm512_and_si512(
+                _mm512_srlv_epi16(_mm512_permutexvar_epi8(index, window), shifts),
+                mask,
+            )
+        };
+        let step = 4 * width as usize;
+        let mut done = 0usize;
+        let mut at = 0usize;
+        while done + 32 <= count && at + 64 <= src.len() {
+            // SAFETY: bytes at..at+64 are inside `src`.
+            let x = decode(unsafe { _mm512_loadu_si512(src.as_ptr().add(at).cast()) });
+            let hits: u32 = compare_lanes!(16, OP, x, l, s);
+            let byte = done / 8;
+            // `bits` holds ⌈count/8⌉ ≥ byte + 4 bytes here.
+            bits[byte..byte + 4].copy_from_slice(&hits.to_le_bytes());
+            done += 32;
+            at += step;
+        }
+        while done < count {
+            let x = decode(window(src, at));
+            let left = (count - done).min(32);
+            let lanes: u32 = if left == 32 {
+                u32::MAX
+            } else {
+                (1u32 << left) - 1
+            };
+            let hits: u32 = compare_lanes!(16, OP, x, l, s) & lanes;
+            let bytes = left.div_ceil(8);
+            bits[done / 8..done / 8 + bytes].copy_from_slice(&hits.to_le_bytes()[..bytes]);
+            done += left;
+            at += step;
+        }
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn compress64(values: &[u32], word: u64, out: &mut [u32]) -> usize {
+        let needed = word.count_ones() as usize;
+        assert!(
+            values.len() <= 64
+                && out.len() >= needed
+                && (values.len() == 64 || word >> values.len() == 0)
+        );
+        let mut kept = 0usize;
+        for (quarter, chunk) in values.chunks(16).enumerate() {
+            let m = (word >> (quarter * 16)) as u16;
+            if m == 0 {
+                continue;
+            }
+            let lanes: u16 = if chunk.len() == 16 {
+                u16::MAX
+            } else {
+                (1u16 << chunk.len()) - 1
+            };
+            // SAFETY: reads `chunk.len()` u32s of `chunk`.
+            let x = unsafe { _mm512_maskz_loadu_epi32(lanes, chunk.as_ptr().cast()) };
+            let packed = _mm512_maskz_compress_epi32(m, x);
+            let k = m.count_ones() as usize;
+            // SAFETY: writes `k` u32s from `kept`; kept + k <= needed <= out.len().
+            unsafe {
+                _mm512_mask_storeu_epi32(
+                    out.as_mut_ptr().add(kept).cast(),
+                    ((1u32 << k) - 1) as u16,
+                    packed,
+                )
+            };
+            kept += k;
+        }
+        kept
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn expand64(values: &[u32], word: u64, out: &mut [u32; 64]) {
+        assert!(values.len() >= word.count_ones() as usize);
+        let mut used = 0usize;
+        for quarter in 0..4 {
+            let m = (word >> (quarter * 16)) as u16;
+            // SAFETY: reads popcount(m) u32s from `used`; used + popcount(m) <= popcount(word)
+            // <= values.len(). Writes 16 u32s inside `out`.
+            unsafe {
+                let x = _mm512_maskz_expandloadu_epi32(m, values.as_ptr().add(used).cast());
+                _mm512_storeu_si512(out.as_mut_ptr().add(quarter * 16).cast(), x);
+            }
+            used += m.count_ones() as usize;
         }
     }
 }
@@ -269,15 +625,18 @@ mod tests {
     use super::*;
     use crate::unpack::{unpack_portable, BitWidth};
 
+    /// Deterministic bytes for the kernels to chew on.
+    fn noise(len: usize, seed: u32) -> Vec<u8> {
+        (0..len as u32)
+            .map(|i| (i.wrapping_add(seed).wrapping_mul(0x9E37_79B9) >> 11) as u8)
+            .collect()
+    }
+
     #[test]
-    fn simd_compare_matches_a_plain_comparison() {
+    fn simd_scans_match_a_plain_comparison_for_every_width_order_and_tail() {
         if kernels() == Kernels::Portable {
             return;
         }
-        let values: Vec<u32> = (0..100u32)
-            .map(|i| i.wrapping_mul(0x9E37_79B9) >> 26)
-            .collect();
-        let (l, h) = (20u32, 40u32);
         type Plain = fn(u32, u32, u32) -> bool;
         let cases: [(Compare, Plain); 8] = [
             (Compare::Eq, |x, l, _| x == l),
@@ -289,26 +648,126 @@ mod tests {
             (Compare::Range, |x, l, h| l <= x && x <= h),
             (Compare::NotRange, |x, l, h| x < l || x > h),
         ];
-        for (compare, plain) in cases {
-            for count in [0usize, 1, 9, 16, 17, 100] {
-                let mut bits = vec![0u8; count.div_ceil(8) + 1];
-                bits[count.div_ceil(8)] = 0xA5;
-                assert!(pack_compare(
-                    kernels(),
-                    compare,
-                    l,
-                    h,
-                    &values[..count],
-                    &mut bits[..count.div_ceil(8)]
-                ));
-                for (i, &x) in values[..count].iter().enumerate() {
-                    assert_eq!(
-                        (bits[i / 8] >> (i % 8)) & 1 == 1,
-                        plain(x, l, h),
-                        "{compare:?} {i}"
-                    );
+        let src = noise(400, 7);
+        for width in 1..=32u32 {
+            let mask = u32::MAX >> (32 - width);
+            for be in [false, true] {
+                let count = 97;
+                let mut values = vec![0u32; count];
+                unpack_portable(BitWidth::new(width).unwrap(), be, &src, &mut values);
+                // Parameters: a present value, the extremes, and an empty range (low > high).
+                let (a, b) = (values[5], values[60]);
+                let params = [
+                    (a.min(b), a.max(b)),
+                    (0, mask),
+                    (a.max(b), a.min(b)),
+                    (mask, 0),
+                ];
+                for (compare, plain) in cases {
+                    for (l, h) in params {
+                        for n in [0usize, 1, 8, 15, 16, 17, 31, 32, 33, 64, 97] {
+                            let bytes = (n * width as usize).div_ceil(8);
+                            let mut bits = vec![0x5Au8; n.div_ceil(8) + 1];
+                            assert!(scan_packed(
+                                kernels(),
+                                width,
+                                be,
+                                &src[..bytes],
+                                n,
+                                compare,
+                                l,
+                                h,
+                                &mut bits[..n.div_ceil(8)]
+                            ));
+                            for (i, &x) in values[..n].iter().enumerate() {
+                                assert_eq!(
+                                    (bits[i / 8] >> (i % 8)) & 1 == 1,
+                                    plain(x, l, h),
+                                    "{compare:?} w{width} be{be} n{n} i{i} l{l} h{h}"
+                                );
+                            }
+                            if n % 8 != 0 {
+                                assert_eq!(bits[n / 8] >> (n % 8), 0, "bits above n are set");
+                            }
+                            assert_eq!(bits[n.div_ceil(8)], 0x5A, "wrote past the bits");
+                        }
+                    }
                 }
-                assert_eq!(bits[count.div_ceil(8)], 0xA5, "wrote past the bits");
+            }
+        }
+    }
+
+    #[test]
+    fn simd_compress_and_expand_match_plain_loops() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        let values: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+        let words = [
+            0u64,
+            1,
+            u64::MAX,
+            0x8000_0000_0000_0001,
+            0x0123_4567_89AB_CDEF,
+            0xFFFF_0000_FFFF_0000,
+        ];
+        for word in words {
+            for len in [1usize, 15, 16, 17, 33, 64] {
+                let word = word & (u64::MAX >> (64 - len));
+                let plain: Vec<u32> = (0..len)
+                    .filter(|&j| (word >> j) & 1 == 1)
+                    .map(|j| values[j])
+                    .collect();
+                let mut out = vec![0xDEAD_BEEFu32; plain.len() + 1];
+                let k = compress64(kernels(), &values[..len], word, &mut out[..plain.len()]);
+                assert_eq!(k, Some(plain.len()));
+                assert_eq!(out[..plain.len()], plain[..], "compress {word:x} {len}");
+                assert_eq!(out[plain.len()], 0xDEAD_BEEF);
+
+                // Expand reads exactly popcount values: give it exactly that many.
+                let source = &plain[..];
+                let mut expanded = [0xDEAD_BEEFu32; 64];
+                assert!(expand64(kernels(), source, word, &mut expanded));
+                for j in 0..64 {
+                    let expected = if (word >> j) & 1 == 1 { values[j] } else { 0 };
+                    assert_eq!(expanded[j], expected, "expand {word:x} {j}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn simd_unpack_to_bytes_writes_little_endian_values_and_nothing_else() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        let src = noise(300, 3);
+        for width in 1..=32u32 {
+            for be in [false, true] {
+                for count in [0usize, 1, 16, 31, 32, 33, 64, 65] {
+                    let bytes = (count * width as usize).div_ceil(8);
+                    let mut portable = vec![0u32; count];
+                    unpack_portable(
+                        BitWidth::new(width).unwrap(),
+                        be,
+                        &src[..bytes],
+                        &mut portable,
+                    );
+                    let mut out = vec![0xA5u8; 4 * count + 3];
+                    assert!(unpack_to_le_bytes(
+                        kernels(),
+                        width,
+                        be,
+                        &src[..bytes],
+                        &mut out[..4 * count]
+                    ));
+                    let got: Vec<u32> = out[..4 * count]
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect();
+                    assert_eq!(got, portable, "w{width} be{be} n{count}");
+                    assert_eq!(out[4 * count..], [0xA5; 3], "wrote past the output");
+                }
             }
         }
     }
@@ -318,12 +777,12 @@ mod tests {
         if kernels() == Kernels::Portable {
             return; // No SIMD kernel on this CPU (or forced off): nothing to compare.
         }
-        let src: Vec<u8> = (0..300u32)
-            .map(|i| (i.wrapping_mul(0x9E37_79B9) >> 11) as u8)
-            .collect();
+        let src = noise(600, 0);
         for width in 1..=32u32 {
             for be in [false, true] {
-                for count in [0usize, 1, 7, 8, 15, 16, 17, 63, 64, 65] {
+                for count in [
+                    0usize, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 129,
+                ] {
                     let bytes = (count * width as usize).div_ceil(8);
                     let mut simd = vec![0xDEAD_BEEF; count + 1];
                     let mut portable = vec![0u32; count];

@@ -1,6 +1,7 @@
 //! Source-1 decoders. Each pushes values to a [`Consumer`] a block or a run at a time: packed
-//! arrays as unpacked blocks, Parquet RLE runs as `(value, count)` fills (never expanded into a
-//! buffer here), Parquet bit-packed runs as unpacked blocks.
+//! arrays and Parquet bit-packed runs as blocks of still-packed bits (the consumer scans them
+//! in place or unpacks them), Parquet RLE runs as `(value, count)` fills (never expanded into
+//! a buffer here).
 
 use crate::status::Status;
 use crate::unpack::{unpack, BitWidth};
@@ -15,6 +16,20 @@ pub(crate) trait Consumer {
     fn values(&mut self, values: &[u32]) -> Result<(), Status>;
     /// The next `count` values, all equal to `value`.
     fn run(&mut self, value: u32, count: u64) -> Result<(), Status>;
+    /// The next `scratch.len()` values (at most [`BLOCK`]), still packed at `width` bits from
+    /// the start of `src` (which holds them all). Consumers that can work on packed bits
+    /// (scans, whole-block extracts) override this; the default unpacks into `scratch`.
+    #[inline]
+    fn packed(
+        &mut self,
+        src: &[u8],
+        width: BitWidth,
+        big_endian: bool,
+        scratch: &mut [u32],
+    ) -> Result<(), Status> {
+        unpack(width, big_endian, src, scratch);
+        self.values(scratch)
+    }
 }
 
 /// Decodes elements `start..end` of a packed array (`start` a multiple of 8). The caller has
@@ -34,14 +49,12 @@ pub(crate) fn decode_packed<C: Consumer>(
         let len = (end - index).min(BLOCK as u64) as usize;
         // Exact: `index` is a multiple of 8, so it starts at byte index·width/8.
         let first_byte = (index * u64::from(width.get()) / 8) as usize;
-        let out = &mut block[..len];
-        unpack(
+        consumer.packed(
+            data.get(first_byte..).unwrap_or(&[]),
             width,
             big_endian,
-            data.get(first_byte..).unwrap_or(&[]),
-            out,
-        );
-        consumer.values(out)?;
+            &mut block[..len],
+        )?;
         index += len as u64;
     }
     Ok(())
@@ -117,9 +130,7 @@ pub(crate) fn decode_hybrid<C: Consumer>(
                     while done < take {
                         let len = (take - done).min(BLOCK as u64) as usize;
                         let offset = done as usize / 8 * group_bytes;
-                        let out = &mut block[..len];
-                        unpack(bw, false, &run[offset..], out);
-                        consumer.values(out)?;
+                        consumer.packed(&run[offset..], bw, false, &mut block[..len])?;
                         done += len as u64;
                     }
                 }
