@@ -319,8 +319,23 @@ fn run(
                 high,
                 out: &mut writer,
             };
+            let same_order = (job.parser == Parser::BE_PACKED) == big_endian;
+            let width = plan.width.get();
+            let element_bits = match plan.format {
+                Format::Packed { width } => width,
+                Format::Array { bytes } | Format::Index { bytes, .. } => 8 * bytes as u32,
+            };
             if job.parser == Parser::PARQUET_RLE {
                 decode(job, plan, src1, 0, n, &mut extract)?;
+            } else if low <= high
+                && same_order
+                && element_bits == width
+                && !matches!(plan.format, Format::Index { .. })
+                && aggregate == AggregateKind::Omitted
+            {
+                // The output is the input's bits from element `low` on: copy them.
+                let data = src1.get(plan.data_start..).unwrap_or(&[]);
+                writer.copy_bits(data, low * u64::from(width), high + 1 - low, width)?;
             } else if low <= high {
                 // Packed arrays allow random access: decode only the wanted elements.
                 extract.index = low / 8 * 8;
@@ -592,6 +607,24 @@ impl Consumer for Scan<'_, '_> {
         let count = scratch.len();
         let bits = &mut self.bits[..count.div_ceil(8)];
         let p = self.predicate;
+        if width.get() == 1 {
+            // A 1-bit element is 0 or 1, so any comparison is false, true, x or !x: a byte
+            // at a time from the predicate's truth table.
+            let if_one = if p.test(1) { 0xFFu8 } else { 0 };
+            let if_zero = if p.test(0) { 0xFFu8 } else { 0 };
+            for (out, &byte) in bits.iter_mut().zip(src) {
+                let byte = if big_endian {
+                    byte.reverse_bits()
+                } else {
+                    byte
+                };
+                *out = (byte & if_one) | (!byte & if_zero);
+            }
+            if count % 8 != 0 {
+                bits[count / 8] &= (1u8 << (count % 8)) - 1;
+            }
+            return self.out.bits(bits, count);
+        }
         let kernels = simd::kernels();
         if simd::scan_packed(
             kernels,
@@ -648,23 +681,26 @@ struct Select<'m, 'w, 'd> {
 impl Consumer for Select<'_, '_, '_> {
     fn values(&mut self, values: &[u32]) -> Result<(), Status> {
         // Driven by the mask's set bits, 64 elements per word.
-        let kernels = simd::kernels();
-        let mut kept = 0;
-        for chunk in values.chunks(64) {
-            let word = self.mask.word(self.index) & low_bits(chunk.len() as u64);
+        let mut words = [0u64; BLOCK / 64];
+        for (word, chunk) in words.iter_mut().zip(values.chunks(64)) {
+            *word = self.mask.word(self.index) & low_bits(chunk.len() as u64);
             self.index += chunk.len() as u64;
-            let out = &mut self.selected[kept..];
-            if let Some(k) = simd::compress64(kernels, chunk, word, out) {
-                kept += k;
-                continue;
-            }
-            let mut word = word;
-            while word != 0 {
-                self.selected[kept] = chunk[word.trailing_zeros() as usize];
-                kept += 1;
-                word &= word - 1;
-            }
         }
+        let kept = match simd::compress(simd::kernels(), values, &words, &mut self.selected) {
+            Some(kept) => kept,
+            None => {
+                let mut kept = 0;
+                for (&word, chunk) in words.iter().zip(values.chunks(64)) {
+                    let mut word = word;
+                    while word != 0 {
+                        self.selected[kept] = chunk[word.trailing_zeros() as usize];
+                        kept += 1;
+                        word &= word - 1;
+                    }
+                }
+                kept
+            }
+        };
         self.out.values(&self.selected[..kept])
     }
 

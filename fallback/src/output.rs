@@ -260,9 +260,15 @@ impl<'d> Writer<'d> {
                 if self.bytes_after(values.len() as u64) > self.dst.len() as u64 {
                     return Err(Status::DST_IS_SHORT_ERR);
                 }
-                let mut rest = values;
+                // Single values up to a group boundary (8 elements end on a byte boundary),
+                // then whole groups of 8 with the packing kernel.
+                let lead = ((8 - self.position % 8) % 8).min(values.len() as u64) as usize;
+                for &v in &values[..lead] {
+                    self.put_packed(v, width);
+                }
+                let mut rest = &values[lead..];
                 if self.pending_bits == 0 {
-                    // On a byte boundary: whole groups of 8 with the packing kernel.
+                    let values = rest;
                     let groups = values.len() / 8;
                     let bytes = groups * width as usize;
                     if let Some(w) = BitWidth::new(width) {
@@ -313,6 +319,61 @@ impl<'d> Writer<'d> {
         }
         unpack(width, big_endian, src, scratch);
         self.values(scratch)
+    }
+
+    /// Writes the whole output as `count` elements of `width` bits whose bits are already in
+    /// output order: bits `start_bit..start_bit + count·width` of `src` (LSB-first bytes for a
+    /// little-endian output, MSB-first otherwise). Only for an empty writer whose format
+    /// holds elements of exactly `width` bits (nominal packing, or arrays of `width / 8`
+    /// bytes) unmasked, without aggregates: extract of a packed array in its own bit order.
+    pub(crate) fn copy_bits(
+        &mut self,
+        src: &[u8],
+        start_bit: u64,
+        count: u64,
+        width: u32,
+    ) -> Result<(), Status> {
+        if self.position != 0 || self.pending_bits != 0 {
+            return Err(Status::LIBRARY_INTERNAL_ERR);
+        }
+        if self.bytes_after(count) > self.dst.len() as u64 {
+            return Err(Status::DST_IS_SHORT_ERR);
+        }
+        let bits = count * u64::from(width);
+        let bytes = bits.div_ceil(8) as usize;
+        let shift = (start_bit % 8) as u32;
+        let first = (start_bit / 8) as usize;
+        // The bytes holding the bits: ⌈(shift + bits)/8⌉ of them, which validation found.
+        let held = (u64::from(shift) + bits).div_ceil(8) as usize;
+        let src = src
+            .get(first..first + held)
+            .ok_or(Status::LIBRARY_INTERNAL_ERR)?;
+        let out = &mut self.dst[..bytes];
+        if shift == 0 {
+            out.copy_from_slice(&src[..bytes]);
+        } else {
+            for (j, o) in out.iter_mut().enumerate() {
+                let (a, b) = (src[j], src.get(j + 1).copied().unwrap_or(0));
+                *o = if self.big_endian {
+                    (a << shift) | (b >> (8 - shift))
+                } else {
+                    (a >> shift) | (b << (8 - shift))
+                };
+            }
+        }
+        // Zero the bits after the last element (the padding of a partial last byte).
+        let tail = (bits % 8) as u32;
+        if tail != 0 {
+            let keep = if self.big_endian {
+                0xFFu8 << (8 - tail)
+            } else {
+                0xFFu8 >> (8 - tail)
+            };
+            out[bytes - 1] &= keep;
+        }
+        self.written = bytes;
+        self.position = count;
+        Ok(())
     }
 
     /// Appends `count` 1-bit elements given as an LSB-first bit vector (`bits` holds
@@ -420,8 +481,10 @@ impl<'d> Writer<'d> {
                         }
                     }
                     _ => {
-                        for o in out.chunks_exact_mut(4) {
-                            o.copy_from_slice(&element);
+                        if !simd::fill4(simd::kernels(), element, out) {
+                            for o in out.chunks_exact_mut(4) {
+                                o.copy_from_slice(&element);
+                            }
                         }
                     }
                 }

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 pub(crate) enum Kernels {
     /// Plain Rust, every target.
     Portable,
-    /// AVX-512 F/BW/VBMI (Ice Lake, Sapphire Rapids, Zen 4 and later).
+    /// AVX-512 F/BW/VBMI and POPCNT (Ice Lake, Sapphire Rapids, Zen 4 and later).
     #[cfg(target_arch = "x86_64")]
     Avx512Vbmi,
 }
@@ -25,6 +25,7 @@ pub(crate) fn kernels() -> Kernels {
         if is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("avx512bw")
             && is_x86_feature_detected!("avx512vbmi")
+            && is_x86_feature_detected!("popcnt")
         {
             return Kernels::Avx512Vbmi;
         }
@@ -47,7 +48,7 @@ pub(crate) fn unpack(
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
-            // SAFETY: `Avx512Vbmi` is chosen only after the three features were detected;
+            // SAFETY: `Avx512Vbmi` is chosen only after its features were detected;
             // `out` is valid for `out.len()` u32 writes.
             unsafe { avx512::unpack(width, big_endian, src, out.len(), out.as_mut_ptr().cast()) };
             true
@@ -73,6 +74,21 @@ pub(crate) fn unpack_to_le_bytes(
             // SAFETY: as in `unpack`; x86-64 stores `u32` lanes little-endian, and `out` is
             // valid for `out.len() / 4 * 4` byte writes.
             unsafe { avx512::unpack(width, big_endian, src, out.len() / 4, out.as_mut_ptr()) };
+            true
+        }
+    }
+}
+
+/// Fills `out` (a multiple of 4 bytes) with copies of the 4 bytes `element`: RLE runs into
+/// 32-bit arrays. `false` when the caller must do it.
+#[inline]
+pub(crate) fn fill4(kernels: Kernels, element: [u8; 4], out: &mut [u8]) -> bool {
+    match kernels {
+        Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: AVX-512 F and BW were detected.
+            unsafe { avx512::fill4(element, out) };
             true
         }
     }
@@ -112,29 +128,30 @@ pub(crate) fn scan_packed(
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
-            // SAFETY: `Avx512Vbmi` is chosen only after the three features were detected.
+            // SAFETY: `Avx512Vbmi` is chosen only after its features were detected.
             unsafe { avx512::scan_packed(width, big_endian, src, count, compare, low, high, bits) };
             true
         }
     }
 }
 
-/// Select's inner step: appends `values[j]` for every set bit j of `word` to `out` (which has
-/// room for them) and returns how many; `values.len() <= 64`, `word` has no bit at or above
-/// `values.len()`. `None` when the caller must do it.
+/// Select's inner loop: appends `values[j]` for every set bit j of the mask words (bit j of
+/// `words[j / 64]`, none at or above `values.len()`) to `out`, which has room for
+/// `values.len()` values, and returns how many. `None` when the caller must do it.
 #[inline]
-pub(crate) fn compress64(
+pub(crate) fn compress(
     kernels: Kernels,
     values: &[u32],
-    word: u64,
+    words: &[u64],
     out: &mut [u32],
 ) -> Option<usize> {
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
-            // SAFETY: AVX-512 F was detected; the function checks the lengths it relies on.
-            Some(unsafe { avx512::compress64(values, word, out) })
+            // SAFETY: AVX-512 F and POPCNT were detected; the function checks the lengths it
+            // relies on.
+            Some(unsafe { avx512::compress(values, words, out) })
         }
     }
 }
@@ -148,7 +165,8 @@ pub(crate) fn expand64(kernels: Kernels, values: &[u32], word: u64, out: &mut [u
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
-            // SAFETY: AVX-512 F was detected; the function checks the lengths it relies on.
+            // SAFETY: AVX-512 F and POPCNT were detected; the function checks the lengths it
+            // relies on.
             unsafe { avx512::expand64(values, word, out) };
             true
         }
@@ -165,8 +183,9 @@ mod avx512 {
     /// holds 16 whole elements (2·width ≤ 64 bytes) from a byte boundary: the permutation
     /// gives lane i the bytes holding element i, a per-lane shift aligns its bits.
     ///
-    /// Widths up to 25 fit a 32-bit lane at any bit offset; wider ones use 64-bit lanes,
-    /// two permutations (elements 0..8 and 8..16) per window.
+    /// Widths up to 25 fit a 32-bit lane at any bit offset, and so does 32 (always at offset
+    /// 0); widths 26..=31 use 64-bit lanes, two permutations (elements 0..8 and 8..16) per
+    /// window.
     struct Plan {
         /// 32-bit lanes: one permutation. 64-bit lanes: elements 0..8.
         bytes_low: [u8; 64],
@@ -212,7 +231,8 @@ mod avx512 {
             shifts16: [0; 32],
         };
         for i in 0..16 {
-            if width <= 25 {
+            // Width 32 is always byte-aligned: a 32-bit lane, no shift.
+            if width <= 25 || width == 32 {
                 let (bytes, shift) = lane(i * w, w, 4, big_endian);
                 p.bytes_low[i * 4..i * 4 + 4].copy_from_slice(&bytes[..4]);
                 p.shifts[i] = shift;
@@ -260,7 +280,7 @@ mod avx512 {
     }
 
     impl Decoder16 {
-        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
         fn new(width: u32, big_endian: bool) -> Decoder16 {
             let p = cached_plan(width, big_endian);
             let mask = if width == 32 {
@@ -282,13 +302,13 @@ mod avx512 {
                     shifts64_low: _mm512_loadu_si512(s_low.as_ptr().cast()),
                     shifts64_high: _mm512_loadu_si512(s_high.as_ptr().cast()),
                     mask: _mm512_set1_epi32(mask as i32),
-                    wide: width > 25,
+                    wide: width > 25 && width < 32,
                 }
             }
         }
 
         #[inline]
-        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
         fn decode(&self, window: __m512i) -> __m512i {
             if !self.wide {
                 let gathered = _mm512_permutexvar_epi8(self.low, window);
@@ -308,7 +328,7 @@ mod avx512 {
 
     /// Loads the 64-byte window at `at`, zero past the end of `src`.
     #[inline]
-    #[target_feature(enable = "avx512f,avx512bw")]
+    #[target_feature(enable = "avx512f,avx512bw,popcnt")]
     fn window(src: &[u8], at: usize) -> __m512i {
         let available = src.len().saturating_sub(at);
         if available >= 64 {
@@ -324,9 +344,9 @@ mod avx512 {
     }
 
     /// # Safety
-    /// The CPU supports AVX-512 F, BW and VBMI, `width` is 1..=32, `src` holds
+    /// The CPU supports AVX-512 F, BW and VBMI and POPCNT, `width` is 1..=32, `src` holds
     /// ⌈count·width/8⌉ bytes, and `out` is valid for `count · 4` byte writes.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
     pub(super) unsafe fn unpack(
         width: u32,
         big_endian: bool,
@@ -382,6 +402,18 @@ mod avx512 {
                 _ => _mm512_cmpgt_epu32_mask(_mm512_sub_epi32($x, $l), $span),
             }
         };
+        (8, $op:expr, $x:expr, $l:expr, $span:expr) => {
+            match $op {
+                EQ => _mm512_cmpeq_epu8_mask($x, $l),
+                NE => _mm512_cmpneq_epu8_mask($x, $l),
+                LT => _mm512_cmplt_epu8_mask($x, $l),
+                LE => _mm512_cmple_epu8_mask($x, $l),
+                GT => _mm512_cmpgt_epu8_mask($x, $l),
+                GE => _mm512_cmpge_epu8_mask($x, $l),
+                RANGE => _mm512_cmple_epu8_mask(_mm512_sub_epi8($x, $l), $span),
+                _ => _mm512_cmpgt_epu8_mask(_mm512_sub_epi8($x, $l), $span),
+            }
+        };
         (16, $op:expr, $x:expr, $l:expr, $span:expr) => {
             match $op {
                 EQ => _mm512_cmpeq_epu16_mask($x, $l),
@@ -406,10 +438,10 @@ mod avx512 {
     const NOT_RANGE: u8 = 7;
 
     /// # Safety
-    /// The CPU supports AVX-512 F, BW and VBMI, `width` is 1..=32, `src` holds
+    /// The CPU supports AVX-512 F, BW and VBMI and POPCNT, `width` is 1..=32, `src` holds
     /// ⌈count·width/8⌉ bytes.
     #[allow(clippy::too_many_arguments)]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
     pub(super) unsafe fn scan_packed(
         width: u32,
         big_endian: bool,
@@ -442,11 +474,14 @@ mod avx512 {
         macro_rules! dispatch {
             ($($c:ident)*) => {
                 match op {
-                    $($c => if width <= 9 {
+                    $($c => if width == 8 {
+                        scan8::<$c>(src, count, low as u8, span as u8, bits)
+                    } else if width <= 9 {
                         scan16::<$c>(width, big_endian, src, count, low as u16, span as u16, bits)
                     } else {
                         scan32::<$c>(width, big_endian, src, count, low, span, bits)
                     },)*
+                    _ if width == 8 => scan8::<NOT_RANGE>(src, count, low as u8, span as u8, bits),
                     _ => scan32::<NOT_RANGE>(width, big_endian, src, count, low, span, bits),
                 }
             };
@@ -456,7 +491,7 @@ mod avx512 {
 
     /// Scan kernel on 32-bit lanes, 16 elements per window.
     #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
     fn scan32<const OP: u8>(
         width: u32,
         big_endian: bool,
@@ -503,9 +538,31 @@ mod avx512 {
         }
     }
 
+    /// Scan kernel for width 8: the bytes are the elements (in either bit order), 64 per
+    /// load.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    fn scan8<const OP: u8>(src: &[u8], count: usize, low: u8, span: u8, bits: &mut [u8]) {
+        let (l, s) = (_mm512_set1_epi8(low as i8), _mm512_set1_epi8(span as i8));
+        let mut done = 0usize;
+        while done < count {
+            let left = (count - done).min(64);
+            let x = window(src, done);
+            let hits: u64 = compare_lanes!(8, OP, x, l, s);
+            let hits = if left == 64 {
+                hits
+            } else {
+                hits & ((1u64 << left) - 1)
+            };
+            let bytes = left.div_ceil(8);
+            bits[done / 8..done / 8 + bytes].copy_from_slice(&hits.to_le_bytes()[..bytes]);
+            done += left;
+        }
+    }
+
     /// Scan kernel on 16-bit lanes (widths up to 9), 32 elements per window.
     #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
     fn scan16<const OP: u8>(
         width: u32,
         big_endian: bool,
@@ -564,46 +621,55 @@ mod avx512 {
     }
 
     /// # Safety
-    /// The CPU supports AVX-512 F.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn compress64(values: &[u32], word: u64, out: &mut [u32]) -> usize {
-        let needed = word.count_ones() as usize;
-        assert!(
-            values.len() <= 64
-                && out.len() >= needed
-                && (values.len() == 64 || word >> values.len() == 0)
-        );
+    /// The CPU supports AVX-512 F and BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn fill4(element: [u8; 4], out: &mut [u8]) {
+        let v = _mm512_set1_epi32(i32::from_le_bytes(element));
+        let mut chunks = out.chunks_exact_mut(64);
+        for chunk in &mut chunks {
+            // SAFETY: writes the 64 bytes of `chunk`.
+            unsafe { _mm512_storeu_si512(chunk.as_mut_ptr().cast(), v) };
+        }
+        let rest = chunks.into_remainder();
+        let mask = (1u64 << rest.len()) - 1;
+        // SAFETY: writes the `rest.len()` (< 64) bytes of `rest`.
+        unsafe { _mm512_mask_storeu_epi8(rest.as_mut_ptr().cast(), mask, v) };
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F and POPCNT.
+    #[target_feature(enable = "avx512f,popcnt")]
+    pub(super) unsafe fn compress(values: &[u32], words: &[u64], out: &mut [u32]) -> usize {
+        assert!(out.len() >= values.len() && words.len() >= values.len().div_ceil(64));
         let mut kept = 0usize;
-        for (quarter, chunk) in values.chunks(16).enumerate() {
-            let m = (word >> (quarter * 16)) as u16;
-            if m == 0 {
-                continue;
-            }
+        for (i, chunk) in values.chunks(16).enumerate() {
+            let m = (words[i / 4] >> (i % 4 * 16)) as u16;
             let lanes: u16 = if chunk.len() == 16 {
                 u16::MAX
             } else {
                 (1u16 << chunk.len()) - 1
             };
+            let m = m & lanes;
             // SAFETY: reads `chunk.len()` u32s of `chunk`.
             let x = unsafe { _mm512_maskz_loadu_epi32(lanes, chunk.as_ptr().cast()) };
-            let packed = _mm512_maskz_compress_epi32(m, x);
-            let k = m.count_ones() as usize;
-            // SAFETY: writes `k` u32s from `kept`; kept + k <= needed <= out.len().
+            let k = m.count_ones();
+            // SAFETY: writes k <= chunk.len() u32s from `kept`, which is at most the number
+            // of values before this chunk, so inside `out` (as long as `values`).
             unsafe {
                 _mm512_mask_storeu_epi32(
                     out.as_mut_ptr().add(kept).cast(),
                     ((1u32 << k) - 1) as u16,
-                    packed,
+                    _mm512_maskz_compress_epi32(m, x),
                 )
             };
-            kept += k;
+            kept += k as usize;
         }
         kept
     }
 
     /// # Safety
-    /// The CPU supports AVX-512 F.
-    #[target_feature(enable = "avx512f")]
+    /// The CPU supports AVX-512 F and POPCNT.
+    #[target_feature(enable = "avx512f,popcnt")]
     pub(super) unsafe fn expand64(values: &[u32], word: u64, out: &mut [u32; 64]) {
         assert!(values.len() >= word.count_ones() as usize);
         let mut used = 0usize;
@@ -718,11 +784,11 @@ mod tests {
                     .filter(|&j| (word >> j) & 1 == 1)
                     .map(|j| values[j])
                     .collect();
-                let mut out = vec![0xDEAD_BEEFu32; plain.len() + 1];
-                let k = compress64(kernels(), &values[..len], word, &mut out[..plain.len()]);
+                let mut out = vec![0xDEAD_BEEFu32; len + 1];
+                let k = compress(kernels(), &values[..len], &[word], &mut out[..len]);
                 assert_eq!(k, Some(plain.len()));
                 assert_eq!(out[..plain.len()], plain[..], "compress {word:x} {len}");
-                assert_eq!(out[plain.len()], 0xDEAD_BEEF);
+                assert_eq!(out[len], 0xDEAD_BEEF);
 
                 // Expand reads exactly popcount values: give it exactly that many.
                 let source = &plain[..];
@@ -733,6 +799,19 @@ mod tests {
                     assert_eq!(expanded[j], expected, "expand {word:x} {j}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn simd_fill_writes_whole_elements_and_nothing_else() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        for count in [0usize, 1, 15, 16, 17, 100] {
+            let mut out = vec![0xA5u8; 4 * count + 4];
+            assert!(fill4(kernels(), [1, 2, 3, 4], &mut out[..4 * count]));
+            assert!(out[..4 * count].chunks_exact(4).all(|c| c == [1, 2, 3, 4]));
+            assert_eq!(out[4 * count..], [0xA5; 4], "wrote past the output");
         }
     }
 

@@ -108,26 +108,30 @@ pub(crate) fn unpack_portable(width: BitWidth, be: bool, src: &[u8], out: &mut [
 
 #[inline(always)]
 fn encode_group<const W: usize, const BE: bool>(values: &[u32; 8], mask: u32, out: &mut [u8; W]) {
-    let mut acc: u64 = 0;
-    let mut bits = 0usize;
-    let mut at = 0usize;
-    // Constant trip counts once W is known: the compiler unrolls the whole group.
-    for &value in values {
-        let v = u64::from(value & mask);
-        if BE {
-            acc = (acc << W) | v;
-        } else {
-            acc |= v << bits;
-        }
-        bits += W;
-        while bits >= 8 {
-            bits -= 8;
-            out[at] = if BE { (acc >> bits) as u8 } else { acc as u8 };
-            if !BE {
-                acc >>= 8;
+    // The group as one 8·W-bit integer in two 128-bit halves, element i at bit i·W (LSB
+    // first) or (7 - i)·W (MSB first); the positions are constants once W is known, so the
+    // compiler unrolls this into shifts and ORs with a few wide stores, not a store per byte.
+    let (mut low, mut high) = (0u128, 0u128);
+    for (i, &value) in values.iter().enumerate() {
+        let v = u128::from(value & mask);
+        let at = if BE { (7 - i) * W } else { i * W };
+        if at < 128 {
+            low |= v << at;
+            if at + W > 128 {
+                high |= v >> (128 - at);
             }
-            at += 1;
+        } else {
+            high |= v << (at - 128);
         }
+    }
+    let split = W.min(16);
+    if BE {
+        // Big-endian bytes of the 8·W-bit integer: `high`'s low W - 16 bytes, then `low`.
+        out[..W - split].copy_from_slice(&high.to_be_bytes()[16 - (W - split)..]);
+        out[W - split..].copy_from_slice(&low.to_be_bytes()[16 - split..]);
+    } else {
+        out[..split].copy_from_slice(&low.to_le_bytes()[..split]);
+        out[split..].copy_from_slice(&high.to_le_bytes()[..W - split]);
     }
 }
 
