@@ -620,23 +620,21 @@ impl Consumer for Scan<'_, '_> {
                 };
                 *out = (byte & if_one) | (!byte & if_zero);
             }
-            if count % 8 != 0 {
+            if !count.is_multiple_of(8) {
                 bits[count / 8] &= (1u8 << (count % 8)) - 1;
             }
             return self.out.bits(bits, count);
         }
         let kernels = simd::kernels();
-        if simd::scan_packed(
-            kernels,
-            width.get(),
-            big_endian,
-            src,
-            count,
-            p.compare,
-            p.low,
-            p.high,
-            bits,
-        ) {
+        let (w, c) = (width.get(), p.compare);
+        // Straight into the destination when it is a plain bit vector on a byte boundary.
+        if let Some(out) = self.out.bits_in_place(count) {
+            if simd::scan_packed(kernels, w, big_endian, src, count, c, p.low, p.high, out) {
+                self.out.wrote_bits(count);
+                return Ok(());
+            }
+        }
+        if simd::scan_packed(kernels, w, big_endian, src, count, c, p.low, p.high, bits) {
             return self.out.bits(bits, count);
         }
         unpack(width, big_endian, src, scratch);

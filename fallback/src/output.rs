@@ -45,6 +45,22 @@ impl Aggregates {
     };
 }
 
+/// Adds the bit aggregates of a bit vector starting at element `position`, whose bits above
+/// its element count are zero.
+fn add_bit_aggregates(a: &mut Aggregates, position: u64, bits: &[u8]) {
+    let set: u32 = bits.iter().map(|b| b.count_ones()).sum();
+    if set == 0 {
+        return;
+    }
+    if a.first_or_min == u32::MAX {
+        let i = bits.iter().position(|&b| b != 0).unwrap_or(0);
+        a.first_or_min = (position + (i * 8) as u64 + u64::from(bits[i].trailing_zeros())) as u32;
+    }
+    let i = bits.iter().rposition(|&b| b != 0).unwrap_or(0);
+    a.last_or_max = (position + (i * 8) as u64 + 7 - u64::from(bits[i].leading_zeros())) as u32;
+    a.sum = a.sum.wrapping_add(set);
+}
+
 /// `value`'s low `bytes` bytes as an unsigned integer of that size, little- or big-endian, in
 /// the first `bytes` bytes of the result.
 #[inline(always)]
@@ -433,23 +449,33 @@ impl<'d> Writer<'d> {
 
     /// Bit aggregates of a bit vector whose bits above its element count are zero.
     fn aggregate_bits(&mut self, bits: &[u8]) {
-        if self.aggregate != AggregateKind::Bits {
-            return;
+        if self.aggregate == AggregateKind::Bits {
+            add_bit_aggregates(&mut self.aggregates, self.position, bits);
         }
-        let set: u32 = bits.iter().map(|b| b.count_ones()).sum();
-        if set == 0 {
-            return;
+    }
+
+    /// Where the next `count` elements of a little-endian nominal bit vector go, when the
+    /// caller may write them straight into the destination (on a byte boundary, `count` a
+    /// multiple of 8, room for them); then [`Writer::wrote_bits`] accounts for them.
+    pub(crate) fn bits_in_place(&mut self, count: usize) -> Option<&mut [u8]> {
+        let whole = self.format == Format::Packed { width: 1 }
+            && !self.big_endian
+            && self.pending_bits == 0
+            && count.is_multiple_of(8);
+        if !whole || self.bytes_after(count as u64) > self.dst.len() as u64 {
+            return None;
         }
-        let a = &mut self.aggregates;
-        if a.first_or_min == u32::MAX {
-            let i = bits.iter().position(|&b| b != 0).unwrap_or(0);
-            a.first_or_min =
-                (self.position + (i * 8) as u64 + u64::from(bits[i].trailing_zeros())) as u32;
+        Some(&mut self.dst[self.written..self.written + count / 8])
+    }
+
+    /// Accounts for `count` elements written through [`Writer::bits_in_place`].
+    pub(crate) fn wrote_bits(&mut self, count: usize) {
+        let bytes = &self.dst[self.written..self.written + count / 8];
+        if self.aggregate == AggregateKind::Bits {
+            add_bit_aggregates(&mut self.aggregates, self.position, bytes);
         }
-        let i = bits.iter().rposition(|&b| b != 0).unwrap_or(0);
-        a.last_or_max =
-            (self.position + (i * 8) as u64 + 7 - u64::from(bits[i].leading_zeros())) as u32;
-        a.sum = a.sum.wrapping_add(set);
+        self.written += count / 8;
+        self.position += count as u64;
     }
 
     /// Appends `count` copies of `value`. Costs O(1) when nothing is written (an index list

@@ -545,18 +545,20 @@ mod avx512 {
     fn scan8<const OP: u8>(src: &[u8], count: usize, low: u8, span: u8, bits: &mut [u8]) {
         let (l, s) = (_mm512_set1_epi8(low as i8), _mm512_set1_epi8(span as i8));
         let mut done = 0usize;
-        while done < count {
-            let left = (count - done).min(64);
-            let x = window(src, done);
+        while done + 64 <= count {
+            // SAFETY: `src` holds `count` bytes, so done..done+64 is inside it.
+            let x = unsafe { _mm512_loadu_si512(src.as_ptr().add(done).cast()) };
             let hits: u64 = compare_lanes!(8, OP, x, l, s);
-            let hits = if left == 64 {
-                hits
-            } else {
-                hits & ((1u64 << left) - 1)
-            };
-            let bytes = left.div_ceil(8);
-            bits[done / 8..done / 8 + bytes].copy_from_slice(&hits.to_le_bytes()[..bytes]);
-            done += left;
+            // A fixed-size store (a runtime-length copy would be a memcpy call).
+            bits[done / 8..done / 8 + 8].copy_from_slice(&hits.to_le_bytes());
+            done += 64;
+        }
+        if done < count {
+            let left = count - done;
+            let hits: u64 = compare_lanes!(8, OP, window(src, done), l, s) & ((1u64 << left) - 1);
+            for (j, b) in bits[done / 8..].iter_mut().enumerate() {
+                *b = (hits >> (8 * j)) as u8;
+            }
         }
     }
 
