@@ -137,7 +137,8 @@ pub(crate) fn scan_packed(
 
 /// Select's inner loop: appends `values[j]` for every set bit j of the mask words (bit j of
 /// `words[j / 64]`, none at or above `values.len()`) to `out`, which has room for
-/// `values.len()` values, and returns how many. `None` when the caller must do it.
+/// `values.len()` rounded up to 16 values (the kernel stores whole vectors), and returns how
+/// many. `None` when the caller must do it.
 #[inline]
 pub(crate) fn compress(
     kernels: Kernels,
@@ -642,29 +643,38 @@ mod avx512 {
     /// The CPU supports AVX-512 F and POPCNT.
     #[target_feature(enable = "avx512f,popcnt")]
     pub(super) unsafe fn compress(values: &[u32], words: &[u64], out: &mut [u32]) -> usize {
-        assert!(out.len() >= values.len() && words.len() >= values.len().div_ceil(64));
+        // Whole-vector stores: the 16 lanes stored at `kept` (at most 16·i for chunk i) end
+        // by values.len() rounded up to 16.
+        assert!(
+            out.len() >= values.len().next_multiple_of(16)
+                && words.len() >= values.len().div_ceil(64)
+        );
         let mut kept = 0usize;
-        for (i, chunk) in values.chunks(16).enumerate() {
+        let mut chunks = values.chunks_exact(16);
+        for (i, chunk) in (&mut chunks).enumerate() {
             let m = (words[i / 4] >> (i % 4 * 16)) as u16;
-            let lanes: u16 = if chunk.len() == 16 {
-                u16::MAX
-            } else {
-                (1u16 << chunk.len()) - 1
-            };
-            let m = m & lanes;
-            // SAFETY: reads `chunk.len()` u32s of `chunk`.
-            let x = unsafe { _mm512_maskz_loadu_epi32(lanes, chunk.as_ptr().cast()) };
-            let k = m.count_ones();
-            // SAFETY: writes k <= chunk.len() u32s from `kept`, which is at most the number
-            // of values before this chunk, so inside `out` (as long as `values`).
+            // SAFETY: reads the 16 u32s of `chunk`; writes 16 u32s from `kept` inside `out`
+            // (see above).
             unsafe {
-                _mm512_mask_storeu_epi32(
-                    out.as_mut_ptr().add(kept).cast(),
-                    ((1u32 << k) - 1) as u16,
-                    _mm512_maskz_compress_epi32(m, x),
-                )
-            };
-            kept += k as usize;
+                let x = _mm512_loadu_si512(chunk.as_ptr().cast());
+                let packed = _mm512_maskz_compress_epi32(m, x);
+                _mm512_storeu_si512(out.as_mut_ptr().add(kept).cast(), packed);
+            }
+            kept += m.count_ones() as usize;
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let i = values.len() / 16;
+            let lanes = (1u16 << rest.len()) - 1;
+            let m = (words[i / 4] >> (i % 4 * 16)) as u16 & lanes;
+            // SAFETY: reads the `rest.len()` u32s of `rest`; writes 16 u32s from `kept`
+            // inside `out` (see above).
+            unsafe {
+                let x = _mm512_maskz_loadu_epi32(lanes, rest.as_ptr().cast());
+                let packed = _mm512_maskz_compress_epi32(m, x);
+                _mm512_storeu_si512(out.as_mut_ptr().add(kept).cast(), packed);
+            }
+            kept += m.count_ones() as usize;
         }
         kept
     }
@@ -786,11 +796,12 @@ mod tests {
                     .filter(|&j| (word >> j) & 1 == 1)
                     .map(|j| values[j])
                     .collect();
-                let mut out = vec![0xDEAD_BEEFu32; len + 1];
-                let k = compress(kernels(), &values[..len], &[word], &mut out[..len]);
+                let room = len.next_multiple_of(16);
+                let mut out = vec![0xDEAD_BEEFu32; room + 1];
+                let k = compress(kernels(), &values[..len], &[word], &mut out[..room]);
                 assert_eq!(k, Some(plain.len()));
                 assert_eq!(out[..plain.len()], plain[..], "compress {word:x} {len}");
-                assert_eq!(out[len], 0xDEAD_BEEF);
+                assert_eq!(out[room], 0xDEAD_BEEF);
 
                 // Expand reads exactly popcount values: give it exactly that many.
                 let source = &plain[..];
