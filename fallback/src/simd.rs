@@ -79,6 +79,32 @@ pub(crate) fn unpack_to_le_bytes(
     }
 }
 
+/// Packs `values` (a multiple of 8 of them) at `width` bits, LSB first, each masked by
+/// `mask`, into `out` (`values.len() / 8 · width` bytes): the nominal output of select and
+/// expand. `false` when the caller must do it (other widths, MSB-first order, no SIMD).
+#[inline]
+pub(crate) fn pack_le(
+    kernels: Kernels,
+    width: u32,
+    mask: u32,
+    values: &[u32],
+    out: &mut [u8],
+) -> bool {
+    match kernels {
+        Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            if !(4..=28).contains(&width) {
+                return false;
+            }
+            // SAFETY: AVX-512 F/BW/VBMI were detected; the function checks the lengths it
+            // relies on.
+            unsafe { avx512::pack_le(width, mask, values, out) };
+            true
+        }
+    }
+}
+
 /// Fills `out` (a multiple of 4 bytes) with copies of the 4 bytes `element`: RLE runs into
 /// 32-bit arrays. `false` when the caller must do it.
 #[inline]
@@ -623,6 +649,107 @@ mod avx512 {
         }
     }
 
+    /// Byte permutations that assemble packed output from 64-bit lanes each holding two
+    /// elements (2·width bits) shifted left by their bit offset within their first byte:
+    /// output byte j takes its low contributor (the lane holding bit 8j) and its high one
+    /// (the lane holding bit 8j + 7, if another); with width ≥ 4 a byte spans at most two.
+    struct PackPlan {
+        first: [u8; 64],
+        second: [u8; 64],
+        first_lanes: u64,
+        second_lanes: u64,
+        shifts: [u64; 8],
+    }
+
+    fn pack_plan(width: u32) -> PackPlan {
+        let pair = 2 * width as usize;
+        let mut p = PackPlan {
+            first: [0; 64],
+            second: [0; 64],
+            first_lanes: 0,
+            second_lanes: 0,
+            shifts: [0; 8],
+        };
+        for (k, shift) in p.shifts.iter_mut().enumerate() {
+            *shift = (k * pair % 8) as u64;
+        }
+        // The byte of lane k's shifted word that holds output bit `bit`.
+        let source = |bit: usize| {
+            let k = bit / pair;
+            (k, 8 * k + (bit / 8 - k * pair / 8))
+        };
+        for j in 0..pair {
+            let (k, from) = source(8 * j);
+            p.first[j] = from as u8;
+            p.first_lanes |= 1 << j;
+            let last = (8 * j + 7).min(8 * pair - 1);
+            let (k2, from2) = source(last);
+            if k2 != k {
+                p.second[j] = from2 as u8;
+                p.second_lanes |= 1 << j;
+            }
+        }
+        p
+    }
+
+    fn cached_pack_plan(width: u32) -> &'static PackPlan {
+        static PLANS: std::sync::OnceLock<Vec<PackPlan>> = std::sync::OnceLock::new();
+        let plans = PLANS.get_or_init(|| (1..=32).map(pack_plan).collect());
+        &plans[width as usize - 1]
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI; `width` is 4..=28.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    pub(super) unsafe fn pack_le(width: u32, mask: u32, values: &[u32], out: &mut [u8]) {
+        let w = width as usize;
+        assert!(
+            (4..=28).contains(&width) && values.len() % 8 == 0 && out.len() >= values.len() / 8 * w
+        );
+        let p = cached_pack_plan(width);
+        // SAFETY: each load reads 64 bytes of a 64-byte array.
+        let (first, second, shifts) = unsafe {
+            (
+                _mm512_loadu_si512(p.first.as_ptr().cast()),
+                _mm512_loadu_si512(p.second.as_ptr().cast()),
+                _mm512_loadu_si512(p.shifts.as_ptr().cast()),
+            )
+        };
+        let value_mask = _mm512_set1_epi32((mask & (u32::MAX >> (32 - width))) as i32);
+        let low_half = _mm512_set1_epi64(0xFFFF_FFFF);
+        let pair_shift = _mm512_set1_epi64(i64::from(width));
+        let mut done = 0usize;
+        let mut at = 0usize;
+        while done < values.len() {
+            let left = (values.len() - done).min(16);
+            let lanes: u16 = if left == 16 { u16::MAX } else { 0xFF };
+            // SAFETY: reads `left` u32s from `done`, inside `values`.
+            let x = unsafe { _mm512_maskz_loadu_epi32(lanes, values.as_ptr().add(done).cast()) };
+            let x = _mm512_and_si512(x, value_mask);
+            // Two elements per 64-bit lane, then each lane at its bit offset in its byte.
+            let pairs = _mm512_or_si512(
+                _mm512_and_si512(x, low_half),
+                _mm512_sllv_epi64(_mm512_srli_epi64::<32>(x), pair_shift),
+            );
+            let placed = _mm512_sllv_epi64(pairs, shifts);
+            let bytes = _mm512_or_si512(
+                _mm512_maskz_permutexvar_epi8(p.first_lanes, first, placed),
+                _mm512_maskz_permutexvar_epi8(p.second_lanes, second, placed),
+            );
+            let len = left / 8 * w;
+            // SAFETY: writes `len` bytes from `at`; at + len <= values.len() / 8 · w <= out.len().
+            unsafe {
+                _mm512_mask_storeu_epi8(
+                    out.as_mut_ptr().add(at).cast(),
+                    u64::MAX >> (64 - len),
+                    bytes,
+                )
+            };
+            done += left;
+            at += len;
+        }
+    }
+
     /// # Safety
     /// The CPU supports AVX-512 F and BW.
     #[target_feature(enable = "avx512f,avx512bw")]
@@ -810,6 +937,35 @@ mod tests {
                 for j in 0..64 {
                     let expected = if (word >> j) & 1 == 1 { values[j] } else { 0 };
                     assert_eq!(expanded[j], expected, "expand {word:x} {j}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn simd_packing_matches_the_portable_kernel() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        let values: Vec<u32> = (0..200u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+        for width in 1..=32u32 {
+            for count in [0usize, 8, 16, 24, 200] {
+                let bytes = count / 8 * width as usize;
+                let mut simd = vec![0xA5u8; bytes + 1];
+                let mut portable = vec![0u8; bytes];
+                let mask = u32::MAX >> (32 - width);
+                let used = pack_le(kernels(), width, mask, &values[..count], &mut simd[..bytes]);
+                assert_eq!(used, (4..=28).contains(&width));
+                if used {
+                    crate::unpack::pack_portable(
+                        BitWidth::new(width).unwrap(),
+                        false,
+                        mask,
+                        &values[..count],
+                        &mut portable,
+                    );
+                    assert_eq!(simd[..bytes], portable[..], "w{width} n{count}");
+                    assert_eq!(simd[bytes], 0xA5, "wrote past the output");
                 }
             }
         }

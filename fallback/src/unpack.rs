@@ -147,6 +147,13 @@ fn pack_width<const W: usize, const BE: bool>(values: &[u32], mask: u32, out: &m
 /// `out` (`values.len() / 8 * width` bytes), LSB-first or MSB-first, each value masked by
 /// `mask`: the nominal output of extract, select and expand.
 pub(crate) fn pack(width: BitWidth, be: bool, mask: u32, values: &[u32], out: &mut [u8]) {
+    if be || !crate::simd::pack_le(crate::simd::kernels(), width.get(), mask, values, out) {
+        pack_portable(width, be, mask, values, out);
+    }
+}
+
+/// The portable packing kernels: every target, and the reference for the SIMD one.
+pub(crate) fn pack_portable(width: BitWidth, be: bool, mask: u32, values: &[u32], out: &mut [u8]) {
     macro_rules! dispatch {
         ($($w:literal)*) => {
             match (width.get(), be) {
