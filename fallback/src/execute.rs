@@ -455,7 +455,17 @@ impl Mask<'_> {
         let whole_end = end / 8 * 8;
         if i < whole_end {
             let bytes = &self.bytes[(i / 8) as usize..(whole_end / 8) as usize];
-            count += bytes.iter().map(|b| u64::from(b.count_ones())).sum::<u64>();
+            // Eight bytes a word: the popcount of a word costs about what a byte's does.
+            let mut words = bytes.chunks_exact(8);
+            for w in &mut words {
+                let word = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+                count += u64::from(word.count_ones());
+            }
+            count += words
+                .remainder()
+                .iter()
+                .map(|b| u64::from(b.count_ones()))
+                .sum::<u64>();
             i = whole_end;
         }
         while i < end {

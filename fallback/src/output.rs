@@ -244,6 +244,7 @@ impl<'d> Writer<'d> {
                 let mask = self.value_mask;
                 let out = &mut self.dst[self.written..self.written + values.len() * bytes];
                 match (bytes, self.big_endian) {
+                    (1 | 2, false) if simd::narrow(simd::kernels(), values, mask, out) => {}
                     (1, _) => {
                         for (o, &v) in out.iter_mut().zip(values) {
                             *o = (v & mask) as u8;

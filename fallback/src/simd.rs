@@ -105,6 +105,21 @@ pub(crate) fn pack_le(
     }
 }
 
+/// Writes `values`, each masked by `mask`, as little-endian integers of `out.len() /
+/// values.len()` bytes (1 or 2): the 8- and 16-bit array outputs. `false` when the caller
+/// must do it.
+#[inline]
+pub(crate) fn narrow(kernels: Kernels, values: &[u32], mask: u32, out: &mut [u8]) -> bool {
+    match kernels {
+        Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: AVX-512 F/BW were detected; the function checks the lengths it relies on.
+            unsafe { avx512::narrow(values, mask, out) }
+        }
+    }
+}
+
 /// Fills `out` (a multiple of 4 bytes) with copies of the 4 bytes `element`: RLE runs into
 /// 32-bit arrays. `false` when the caller must do it.
 #[inline]
@@ -704,7 +719,9 @@ mod avx512 {
     pub(super) unsafe fn pack_le(width: u32, mask: u32, values: &[u32], out: &mut [u8]) {
         let w = width as usize;
         assert!(
-            (4..=28).contains(&width) && values.len() % 8 == 0 && out.len() >= values.len() / 8 * w
+            (4..=28).contains(&width)
+                && values.len().is_multiple_of(8)
+                && out.len() >= values.len() / 8 * w
         );
         let p = cached_pack_plan(width);
         // SAFETY: each load reads 64 bytes of a 64-byte array.
@@ -748,6 +765,46 @@ mod avx512 {
             done += left;
             at += len;
         }
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F and BW. Returns `false` (nothing written) unless `out`
+    /// holds exactly 1 or 2 bytes per value.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn narrow(values: &[u32], mask: u32, out: &mut [u8]) -> bool {
+        let bytes = if out.len() == values.len() {
+            1
+        } else if out.len() == 2 * values.len() {
+            2
+        } else {
+            return false;
+        };
+        let m = _mm512_set1_epi32(mask as i32);
+        let mut done = 0usize;
+        while done < values.len() {
+            let left = (values.len() - done).min(16);
+            let lanes: u16 = if left == 16 {
+                u16::MAX
+            } else {
+                (1u16 << left) - 1
+            };
+            // SAFETY: reads `left` u32s from `done` inside `values`; writes `left` elements
+            // of `bytes` bytes from `done · bytes`, inside `out` (values.len() · bytes long).
+            unsafe {
+                let x = _mm512_and_si512(
+                    _mm512_maskz_loadu_epi32(lanes, values.as_ptr().add(done).cast()),
+                    m,
+                );
+                let to = out.as_mut_ptr().add(done * bytes);
+                if bytes == 1 {
+                    _mm512_mask_cvtepi32_storeu_epi8(to.cast(), lanes, x);
+                } else {
+                    _mm512_mask_cvtepi32_storeu_epi16(to.cast(), lanes, x);
+                }
+            }
+            done += left;
+        }
+        true
     }
 
     /// # Safety
@@ -969,6 +1026,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn simd_narrowing_keeps_the_low_bytes_and_writes_nothing_else() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        let values: Vec<u32> = (0..40u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+        for bytes in [1usize, 2] {
+            for count in [0usize, 1, 16, 17, 40] {
+                let mut out = vec![0xA5u8; bytes * count + 2];
+                assert!(narrow(
+                    kernels(),
+                    &values[..count],
+                    0x0FFF,
+                    &mut out[..bytes * count]
+                ));
+                for (i, v) in values[..count].iter().enumerate() {
+                    let expected = (v & 0x0FFF).to_le_bytes();
+                    assert_eq!(
+                        out[i * bytes..(i + 1) * bytes],
+                        expected[..bytes],
+                        "{bytes} {i}"
+                    );
+                }
+                assert_eq!(out[bytes * count..], [0xA5; 2], "wrote past the output");
+            }
+        }
+        let mut odd = [0u8; 3];
+        assert!(
+            !narrow(kernels(), &values[..2], 1, &mut odd),
+            "3 bytes for 2 values"
+        );
     }
 
     #[test]
