@@ -48,7 +48,9 @@ impl Aggregates {
 /// Adds the bit aggregates of a bit vector starting at element `position`, whose bits above
 /// its element count are zero.
 fn add_bit_aggregates(a: &mut Aggregates, position: u64, bits: &[u8]) {
-    let set: u32 = bits.iter().map(|b| b.count_ones()).sum();
+    let set = simd::count_ones(simd::kernels(), bits)
+        .unwrap_or_else(|| bits.iter().map(|b| u64::from(b.count_ones())).sum())
+        as u32;
     if set == 0 {
         return;
     }
@@ -122,16 +124,18 @@ impl<'d> Writer<'d> {
             AggregateKind::Omitted => {}
             AggregateKind::Values => {
                 let a = &mut self.aggregates;
-                let (mut min, mut max, mut sum) = (a.first_or_min, a.last_or_max, a.sum);
-                for &v in values {
-                    min = min.min(v);
-                    max = max.max(v);
-                    sum = sum.wrapping_add(v);
-                }
+                let (min, max, sum) =
+                    simd::min_max_sum(simd::kernels(), values).unwrap_or_else(|| {
+                        values
+                            .iter()
+                            .fold((u32::MAX, 0, 0u32), |(min, max, sum), &v| {
+                                (min.min(v), max.max(v), sum.wrapping_add(v))
+                            })
+                    });
                 *a = Aggregates {
-                    first_or_min: min,
-                    last_or_max: max,
-                    sum,
+                    first_or_min: a.first_or_min.min(min),
+                    last_or_max: a.last_or_max.max(max),
+                    sum: a.sum.wrapping_add(sum),
                 };
             }
             AggregateKind::Bits => {

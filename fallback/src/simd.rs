@@ -120,6 +120,34 @@ pub(crate) fn narrow(kernels: Kernels, values: &[u32], mask: u32, out: &mut [u8]
     }
 }
 
+/// The minimum, maximum and wrapping sum of `values` (`u32::MAX`, 0, 0 when empty): the
+/// value aggregates. `None` when the caller must do it.
+#[inline]
+pub(crate) fn min_max_sum(kernels: Kernels, values: &[u32]) -> Option<(u32, u32, u32)> {
+    match kernels {
+        Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: AVX-512 F was detected.
+            Some(unsafe { avx512::min_max_sum(values) })
+        }
+    }
+}
+
+/// Set bits in `bytes` (the bit aggregates' count), with the POPCNT instruction. `None` when
+/// the caller must do it.
+#[inline]
+pub(crate) fn count_ones(kernels: Kernels, bytes: &[u8]) -> Option<u64> {
+    match kernels {
+        Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: POPCNT was detected.
+            Some(unsafe { avx512::count_ones(bytes) })
+        }
+    }
+}
+
 /// Fills `out` (a multiple of 4 bytes) with copies of the 4 bytes `element`: RLE runs into
 /// 32-bit arrays. `false` when the caller must do it.
 #[inline]
@@ -808,6 +836,55 @@ mod avx512 {
     }
 
     /// # Safety
+    /// The CPU supports AVX-512 F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn min_max_sum(values: &[u32]) -> (u32, u32, u32) {
+        let (mut min, mut max, mut sum) = (
+            _mm512_set1_epi32(-1),
+            _mm512_setzero_si512(),
+            _mm512_setzero_si512(),
+        );
+        let mut done = 0usize;
+        while done < values.len() {
+            let left = (values.len() - done).min(16);
+            let lanes: u16 = if left == 16 {
+                u16::MAX
+            } else {
+                (1u16 << left) - 1
+            };
+            // SAFETY: reads `left` u32s from `done`, inside `values`.
+            let x = unsafe { _mm512_maskz_loadu_epi32(lanes, values.as_ptr().add(done).cast()) };
+            min = _mm512_mask_min_epu32(min, lanes, min, x);
+            max = _mm512_max_epu32(max, x);
+            sum = _mm512_add_epi32(sum, x);
+            done += left;
+        }
+        (
+            _mm512_reduce_min_epu32(min),
+            _mm512_reduce_max_epu32(max),
+            _mm512_reduce_add_epi32(sum) as u32,
+        )
+    }
+
+    /// # Safety
+    /// The CPU supports POPCNT.
+    #[target_feature(enable = "popcnt")]
+    pub(super) unsafe fn count_ones(bytes: &[u8]) -> u64 {
+        let mut words = bytes.chunks_exact(8);
+        let mut count = 0u64;
+        for w in &mut words {
+            let word = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+            count += u64::from(word.count_ones());
+        }
+        count
+            + words
+                .remainder()
+                .iter()
+                .map(|b| u64::from(b.count_ones()))
+                .sum::<u64>()
+    }
+
+    /// # Safety
     /// The CPU supports AVX-512 F and BW.
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) unsafe fn fill4(element: [u8; 4], out: &mut [u8]) {
@@ -1059,6 +1136,26 @@ mod tests {
             !narrow(kernels(), &values[..2], 1, &mut odd),
             "3 bytes for 2 values"
         );
+    }
+
+    #[test]
+    fn simd_aggregates_match_plain_folds() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        let values: Vec<u32> = (0..100u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+        for count in [0usize, 1, 15, 16, 17, 100] {
+            let v = &values[..count];
+            let plain = (
+                v.iter().copied().min().unwrap_or(u32::MAX),
+                v.iter().copied().max().unwrap_or(0),
+                v.iter().fold(0u32, |a, &x| a.wrapping_add(x)),
+            );
+            assert_eq!(min_max_sum(kernels(), v), Some(plain), "{count}");
+            let bytes: Vec<u8> = v.iter().map(|&x| x as u8).collect();
+            let ones = bytes.iter().map(|b| u64::from(b.count_ones())).sum::<u64>();
+            assert_eq!(count_ones(kernels(), &bytes), Some(ones), "{count}");
+        }
     }
 
     #[test]
