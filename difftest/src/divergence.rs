@@ -443,6 +443,43 @@ fn final_run_overlong(job: &Job, src1: &[u8]) -> bool {
     n > c && clean && last.rle && last.start < n && last.start + last.count > n
 }
 
+/// NEW-Q3 (not in QPL-SEMANTICS; found by the `differential` fuzz target): QPL's software
+/// path fails an extract, select or expand to an 8- or 16-bit index list with 221 when the
+/// indices its output elements would take (`initial_output_index` + output elements − 1) pass
+/// the width's max, even when no 1-bit sits past it and the fallback (which fails only on an
+/// index it would write) succeeds. None of the §3 pre-checks covers these jobs: a Parquet
+/// stream of width 1 whose ignored `src1_bit_width` field is not 1 (extract, select), or
+/// expand (no pre-check at all).
+///
+/// Measured (QPL 1.6.0, AVX-512 host, all-zero 1-bit values so no index is written, u8):
+/// extract or select of 257..=300 elements in one step from bit-packed runs → 221, from one
+/// RLE run → OK, of 1000 or 16448 → OK; any job of more than one step (n ≥ 16449) → 221;
+/// u16: expand of 65537 and more → 221, select of 70000 → 221, extract with
+/// `initial_output_index` 49089 and 16448 elements → OK, with 20000 → 221. Never 221 while
+/// the index range fits (256 elements at u8, 65536 at u16). QPL's source suggests why: its
+/// AVX-512 index-packing kernel fails at once for a step that starts past the max, and checks
+/// the rest of a step that crosses it whole vectors at a time, reading bytes past the step's
+/// elements (stale buffer contents decide). NEW-Q2 is probably the expand case of the same
+/// kernel, measured earlier and kept under its own name.
+fn index_range_past_max(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> bool {
+    let max = match job.out_bit_width {
+        OutBitWidth::W8 => u64::from(u8::MAX),
+        OutBitWidth::W16 => u64::from(u16::MAX),
+        _ => return false,
+    };
+    let elements = match job.operation {
+        Operation::Extract | Operation::Select => qpl_fallback::nominal_output_elements(job, src2),
+        // Expand writes n elements, or up to available_src2·8 when it overshoots (D11).
+        Operation::Expand => {
+            u64::from(job.num_input_elements).max(src2.map_or(0, |mask| mask.len() as u64 * 8))
+        }
+        _ => return false,
+    };
+    is_index_list(job, width_of(job, src1))
+        && elements > 0
+        && u64::from(job.initial_output_index) + elements - 1 > max
+}
+
 /// The stream of zeros `gaps::run_width_zero` gives QPL for a width-0 Parquet job.
 fn width_zero_stand_in(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> Option<Vec<u8>> {
     let arrays = !job.operation.is_scan() && job.out_bit_width != OutBitWidth::NOMINAL;
@@ -501,7 +538,8 @@ fn width_zero_stand_in(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> Option<Ve
 /// are fixed in gaps.rs and no longer excused.
 ///
 /// New QPL behaviour found by this suite (not in QPL-SEMANTICS): `NEW-Q1` (select window
-/// bug), `NEW-Q2` (expand 8-bit index list past 16384 → 221).
+/// bug), `NEW-Q2` (expand 8-bit index list past 16384 → 221), `NEW-Q3` (221 for an 8/16-bit
+/// index list whose index range passes the max, with no such index written).
 pub fn known_divergence(
     job: &Job,
     src1: &[u8],
@@ -670,6 +708,12 @@ pub fn known_divergence(
         && fb != Some(Status::OUTPUT_OVERFLOW_ERR)
     {
         return Some("NEW-Q2 expand u8 index list past 16384");
+    }
+    if sw == Some(Status::OUTPUT_OVERFLOW_ERR)
+        && fallback.result.is_ok()
+        && index_range_past_max(job, src1, src2)
+    {
+        return Some("NEW-Q3 index list range past the width's max");
     }
     // The reference QPL's result is compared with: the fallback's, adjusted by the
     // divergences that change the output.

@@ -19,12 +19,12 @@ fn differential_tests_need_qpl() {
 #[cfg(qpl_linked)]
 mod linked {
     use qpl_difftest::{
-        agree, describe, gen_case, run_fallback, run_software, width_mask, Case, Choices, Rng,
-        Tally,
+        agree, compare, describe, gen_case, run_fallback, run_software, width_mask, Case, Choices,
+        Rng, Tally, Verdict,
     };
     use qpl_rs::{
         encode_parquet_rle, pack_be, pack_le, Executor, Flags, Job, Operation, OutBitWidth, Parser,
-        Path,
+        Path, Status,
     };
 
     // ---------------------------------------------------------------------------------------
@@ -190,5 +190,107 @@ mod linked {
             tally.check(&format!("case {i} (seed {seed} + {i})"), &case);
         }
         tally.finish("random jobs");
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Findings of the `differential` fuzz target, each kept as a regression test.
+
+    /// Runs `case` on both paths and requires the difference to be excused as `id`, with the
+    /// statuses given (`None`: success): the divergence is still there and still named.
+    fn assert_excused(
+        label: &str,
+        case: &Case,
+        id: &'static str,
+        software: Option<Status>,
+        fallback: Option<Status>,
+    ) {
+        let comparison = compare(case);
+        let details = describe(case, &comparison.software, &comparison.fallback);
+        assert_eq!(
+            comparison.software.result.as_ref().err().map(|e| e.status),
+            software,
+            "{label}: QPL's status\n{details}"
+        );
+        assert_eq!(
+            comparison.fallback.result.err(),
+            fallback,
+            "{label}: the fallback's status\n{details}"
+        );
+        assert_eq!(
+            comparison.verdict,
+            Verdict::Excused(id),
+            "{label}: verdict\n{details}"
+        );
+    }
+
+    /// A Parquet stream of width 1 made of `groups` bit-packed runs of one group of zeros.
+    fn zero_groups(groups: usize) -> Vec<u8> {
+        let mut stream = vec![1u8];
+        for _ in 0..groups {
+            stream.extend([0x03, 0x00]);
+        }
+        stream
+    }
+
+    /// A job over a Parquet stream of width 1 whose ignored `src1_bit_width` field is 5 (so
+    /// no §3 index pre-check applies), to an index list of `out_bit_width`.
+    fn index_list_job(operation: Operation, n: u32, out_bit_width: OutBitWidth) -> Job {
+        Job {
+            parser: Parser::PARQUET_RLE,
+            src1_bit_width: 5,
+            src2_bit_width: 1,
+            num_input_elements: n,
+            out_bit_width,
+            ..Job::new(operation)
+        }
+    }
+
+    /// NEW-Q3, as the fuzz target found it: extract of elements 611..=1209 from a Parquet
+    /// stream of width 1 to an 8-bit index list. All values are 0, so no index is written and
+    /// the fallback succeeds; QPL fails with 221 because the 599 elements' indices would pass
+    /// 255. The same job with 256 elements agrees exactly. Select and expand (to a 16-bit
+    /// list, with a step starting past 65535) do the same.
+    #[test]
+    fn fuzz_finding_index_range_past_max_is_new_q3() {
+        const NEW_Q3: &str = "NEW-Q3 index list range past the width's max";
+        let overflow = Some(Status::OUTPUT_OVERFLOW_ERR);
+        let found = Case {
+            job: Job {
+                param_low: 611,
+                param_high: 1209,
+                flags: Flags::OUT_BE | Flags::CRC32C,
+                ..index_list_job(Operation::Extract, 1210, OutBitWidth::W8)
+            },
+            src1: zero_groups(152),
+            src2: None,
+            dst_len: 1,
+        };
+        assert_excused("fuzz finding", &found, NEW_Q3, overflow, None);
+        let fits = Case {
+            job: Job {
+                param_low: 0,
+                param_high: 255,
+                ..index_list_job(Operation::Extract, 256, OutBitWidth::W8)
+            },
+            src1: zero_groups(32),
+            src2: None,
+            dst_len: 1,
+        };
+        assert_identical("256 elements", &fits);
+        let select = Case {
+            job: index_list_job(Operation::Select, 300, OutBitWidth::W8),
+            src1: zero_groups(38),
+            src2: Some(vec![0xFF; 38]),
+            dst_len: 64,
+        };
+        assert_excused("select of 300", &select, NEW_Q3, overflow, None);
+        let n: usize = 65537;
+        let expand = Case {
+            job: index_list_job(Operation::Expand, n as u32, OutBitWidth::W16),
+            src1: zero_groups(n.div_ceil(8)),
+            src2: Some(vec![0xFF; n.div_ceil(8)]),
+            dst_len: 64,
+        };
+        assert_excused("expand of 65537 to u16", &expand, NEW_Q3, overflow, None);
     }
 }
