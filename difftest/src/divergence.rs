@@ -650,8 +650,15 @@ pub fn known_divergence(
                 return Some("D4");
             }
             // A false Parquet decoder error of QPL (D7/D8) on a job whose destination is
-            // also too small for the fallback.
-            if parquet && b == Status::DST_IS_SHORT_ERR && big.result.is_ok() {
+            // also too small for the fallback, and whose stream holds the values the job
+            // needs: the fallback succeeds with the larger destination, or (an output too
+            // large to try, e.g. the index list of millions of RLE values) the stream's
+            // complete runs hold them, with no 5-byte header (D4) on the way.
+            let stream_suffices = big.result.is_ok()
+                || (big.result == Err(Status::DST_IS_SHORT_ERR)
+                    && parquet_values(job, src1) >= qpl_fallback::source_values_needed(job, src2)
+                    && !five_byte_header(job, src1, src2));
+            if parquet && b == Status::DST_IS_SHORT_ERR && stream_suffices {
                 if a == Status::SRC_IS_SHORT_ERR && final_run_overlong(job, src1) {
                     return Some("D7");
                 }

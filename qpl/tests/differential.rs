@@ -293,4 +293,46 @@ mod linked {
         };
         assert_excused("expand of 65537 to u16", &expand, NEW_Q3, overflow, None);
     }
+
+    /// D7 behind a full destination, as the fuzz target found it: a scan of 3 276 801
+    /// elements to a 32-bit index list over one RLE run of 63 963 137 zeros (a 4-byte header)
+    /// with a 64-byte destination. QPL's false 232 (the step that reads the stream's last
+    /// byte is not the last step, §4.3.2) comes before its destination check; the fallback
+    /// finds the destination full (225). The output (13 MB) is too large to rerun the
+    /// fallback with a destination that fits, so the predicate counts the stream's values.
+    /// Within one step (n = 16448, destination large enough) the paths agree exactly.
+    #[test]
+    fn fuzz_finding_d7_behind_a_full_destination() {
+        let job = Job {
+            parser: Parser::PARQUET_RLE,
+            src1_bit_width: 0,
+            src2_bit_width: 0,
+            num_input_elements: 3_276_801,
+            param_low: 6,
+            out_bit_width: OutBitWidth::W32,
+            ..Job::new(Operation::ScanLt)
+        };
+        let found = Case {
+            job,
+            src1: vec![3, 0x82, 0x80, 0x80, 0x3D, 0x00],
+            src2: None,
+            dst_len: 64,
+        };
+        assert_excused(
+            "fuzz finding",
+            &found,
+            "D7",
+            Some(Status::SRC_IS_SHORT_ERR),
+            Some(Status::DST_IS_SHORT_ERR),
+        );
+        let one_step = Case {
+            job: Job {
+                num_input_elements: 16448,
+                ..job
+            },
+            dst_len: 16448 * 4,
+            ..found
+        };
+        assert_identical("one step", &one_step);
+    }
 }
