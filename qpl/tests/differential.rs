@@ -335,4 +335,39 @@ mod linked {
         };
         assert_identical("one step", &one_step);
     }
+
+    /// A wrapper bug the fuzz target found (fixed in gaps.rs): select of 16447 1-bit
+    /// elements (all-ones mask) with `FORCE_ARRAY_OUTPUT` to u16. QPL's software path drops
+    /// the tail after element 16384 (D10) from the nominal bit vector the wrapper asks it
+    /// for; the wrapper widened the fallback's count of elements anyway, padding zeros and
+    /// reporting the full total_out. Now it widens the 16384 elements QPL wrote, which is D10.
+    #[test]
+    fn fuzz_finding_forced_array_widens_only_what_qpl_wrote() {
+        let n = 16447usize;
+        let mut src1 = vec![0xFFu8; 2056];
+        src1[2055] = 0x7F;
+        let found = Case {
+            job: Job {
+                src1_bit_width: 1,
+                src2_bit_width: 1,
+                num_input_elements: n as u32,
+                param_low: 2_004_318_071,
+                param_high: 1,
+                flags: Flags::OMIT_CHECKSUMS | Flags::OMIT_AGGREGATES | Flags::FORCE_ARRAY_OUTPUT,
+                out_bit_width: OutBitWidth::W16,
+                ..Job::new(Operation::Select)
+            },
+            src1,
+            src2: Some(vec![0xFF; 2056]),
+            dst_len: n * 2,
+        };
+        assert_excused("fuzz finding", &found, "D10", None, None);
+        let software = run_software(&found);
+        let written = software.result.map(|out| out.completion.total_out);
+        assert_eq!(
+            written,
+            Ok(16384 * 2),
+            "the 16384 elements QPL wrote, widened"
+        );
+    }
 }
