@@ -602,8 +602,13 @@ pub fn known_divergence(
         return Some("D4");
     }
     let mask = src2.unwrap_or(&[]);
+    // QPL's false decoder errors (D7, D8) come from decoding a step, before its output is
+    // packed; the fallback may instead succeed, or fail later, as it writes an index past
+    // the output width's max (221). Measured: D8 on a 3-element extract to u16 with
+    // initial_output_index 65536 (225 / 221), D7 on an RLE run of 20001 ones with n = 20000
+    // extracted to u8 (232 / 221).
     match (&software.result, &fallback.result) {
-        (Err(e), Ok(_))
+        (Err(e), Ok(_) | Err(Status::OUTPUT_OVERFLOW_ERR))
             if parquet
                 && e.status == Status::DST_IS_SHORT_ERR
                 && bit_packed_at_step_start(job, src1) =>
@@ -620,7 +625,7 @@ pub fn known_divergence(
         {
             return Some("S5.4 expand parquet wants n values");
         }
-        (Err(e), Ok(_))
+        (Err(e), Ok(_) | Err(Status::OUTPUT_OVERFLOW_ERR))
             if parquet && e.status == Status::SRC_IS_SHORT_ERR && final_run_overlong(job, src1) =>
         {
             return Some("D7");

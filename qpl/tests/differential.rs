@@ -370,4 +370,43 @@ mod linked {
             "the 16384 elements QPL wrote, widened"
         );
     }
+
+    /// QPL's false decoder errors before the fallback's 221, as the fuzz target found the
+    /// first: extract of element 2 of a 3-element stream that starts with a bit-packed run of
+    /// ones, to a u16 index list from initial_output_index 3267543746. QPL stops at the run
+    /// header with 225 (D8: fewer than 8 values wanted); the fallback decodes the value and
+    /// fails writing its index (221). Then D7: an RLE run of 20001 ones with n = 20000
+    /// extracted to u8, where QPL's false 232 comes before the fallback's 221 at index 256.
+    #[test]
+    fn fuzz_finding_d7_d8_before_an_index_overflow() {
+        let d8 = Case {
+            job: Job {
+                param_low: 2,
+                param_high: 12,
+                flags: Flags::OMIT_CHECKSUMS
+                    | Flags::OMIT_AGGREGATES
+                    | Flags::OUT_BE
+                    | Flags::SRC2_BE
+                    | Flags::CRC32C,
+                initial_output_index: 3_267_543_746,
+                ..index_list_job(Operation::Extract, 3, OutBitWidth::W16)
+            },
+            src1: vec![0x01, 0x03, 0xFF],
+            src2: None,
+            dst_len: 76,
+        };
+        let overflow = Some(Status::OUTPUT_OVERFLOW_ERR);
+        assert_excused("D8", &d8, "D8", Some(Status::DST_IS_SHORT_ERR), overflow);
+        let d7 = Case {
+            job: Job {
+                param_high: 19999,
+                ..index_list_job(Operation::Extract, 20000, OutBitWidth::W8)
+            },
+            // Width 1, one RLE run: header 20001 << 1 = 40002 as a varint, value 1.
+            src1: vec![0x01, 0xC2, 0xB8, 0x02, 0x01],
+            src2: None,
+            dst_len: 100_000,
+        };
+        assert_excused("D7", &d7, "D7", Some(Status::SRC_IS_SHORT_ERR), overflow);
+    }
 }
