@@ -534,8 +534,9 @@ fn width_zero_stand_in(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> Option<Ve
 ///   result up to the divergences above.
 ///
 /// The wrapper bugs this suite found (force-array reaching QPL on wide elements, expand
-/// padding before the popcount check, D19's ignored drop, a short width-0 expand stand-in)
-/// are fixed in gaps.rs and no longer excused.
+/// padding before the popcount check, D19's ignored drop, a short width-0 expand stand-in;
+/// and, by the fuzz target, force-array widening past the bits QPL wrote) are fixed in
+/// gaps.rs and no longer excused.
 ///
 /// New QPL behaviour found by this suite (not in QPL-SEMANTICS): `NEW-Q1` (select window
 /// bug), `NEW-Q2` (expand 8-bit index list past 16384 → 221), `NEW-Q3` (221 for an 8/16-bit
