@@ -4,6 +4,12 @@
 # a timeout or an out-of-memory, after printing the reproducer's hex (the file itself is left
 # in fuzz/artifacts/<target>/). See fuzz/README.md.
 #
+# Two builds: the Rust-only targets (parquet_rle, job, replay_line) without QPL, and the
+# `differential` target (the fallback against QPL's software path) with QPL, in its own
+# target directory (<target dir>/qpl) so that neither build invalidates the other. Where QPL
+# is not installed (or the caller set QPL_DISABLE=1) the differential target is skipped, and
+# the script says so.
+#
 # Stable toolchain: cargo-fuzz passes -Zsanitizer=address, which stable rustc accepts only
 # with RUSTC_BOOTSTRAP=1 (set here, for these builds only).
 #
@@ -17,13 +23,16 @@
 # Environment: FUZZ_SECONDS (per target, default 20), FUZZ_SMOKE_INSTALL (default 1),
 # FUZZ_TARGET_DIR (cargo target dir for the fuzz build; default fuzz/target, and under CI
 # ~/.cache/qpl-rs/fuzz-target, so that CI runs from fresh clones on one machine reuse the
-# instrumented dependencies instead of rebuilding them each time).
+# instrumented dependencies instead of rebuilding them each time; the QPL build goes to
+# its qpl/ subdirectory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${FUZZ_SECONDS:-20}"
 targets=(parquet_rle job replay_line)
 start=$(date +%s)
+# Whether the caller asked for no QPL at all (before this script sets QPL_DISABLE below).
+caller_qpl_disable="${QPL_DISABLE:-}"
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     if [ "${FUZZ_SMOKE_INSTALL:-1}" = 1 ]; then
@@ -41,29 +50,52 @@ fi
 echo "== fuzz-smoke: $(cargo fuzz --version), ${seconds}s per target"
 
 # RUSTC_BOOTSTRAP=1: the -Z flags on stable. QPL_DISABLE=1: build qpl-sys without Intel QPL
-# even where it is installed, so the targets exercise the Rust code only (QPL's hardware
-# probe leaks 88 bytes once, which LeakSanitizer would report as a crash).
+# even where it is installed, so the Rust-only targets exercise the Rust code only (QPL's
+# hardware probe leaks 88 bytes once, which LeakSanitizer would report as a crash).
 export RUSTC_BOOTSTRAP=1 QPL_DISABLE=1
-build_args=(--fuzz-dir fuzz)
 if [ -z "${FUZZ_TARGET_DIR:-}" ] && [ -n "${CI:-}" ]; then
     FUZZ_TARGET_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/qpl-rs/fuzz-target"
 fi
-if [ -n "${FUZZ_TARGET_DIR:-}" ]; then
-    build_args+=(--target-dir "$FUZZ_TARGET_DIR")
-fi
+target_dir="${FUZZ_TARGET_DIR:-fuzz/target}"
+# Feature `replay` only: the three Rust-only targets, not `differential`. `cargo fuzz run`
+# gets the same options, or it would rebuild.
+build_args=(--fuzz-dir fuzz --target-dir "$target_dir" --no-default-features --features replay)
+qpl_build_args=(--fuzz-dir fuzz --target-dir "$target_dir/qpl")
 
 cargo fuzz build "${build_args[@]}"
-echo "== fuzz-smoke: built in $(($(date +%s) - start))s"
+echo "== fuzz-smoke: built the Rust-only targets in $(($(date +%s) - start))s"
+
+# The differential target, with QPL when qpl-sys finds it. Whether it did is asked of the
+# built target itself (it prints "QPL linked" or "QPL NOT LINKED" on its first input).
+if [ "$caller_qpl_disable" = 1 ]; then
+    echo "== fuzz-smoke: differential SKIPPED: QPL_DISABLE=1 (the differential target compares with QPL)"
+else
+    env -u QPL_DISABLE cargo fuzz build "${qpl_build_args[@]}" differential
+    probe=$(find "$target_dir/qpl" -path '*/release/differential' -type f | head -n 1)
+    probe_output=$(ASAN_OPTIONS=detect_leaks=0 "$probe" \
+        fuzz/seeds/differential/gen_extract_le_packed 2>&1 || true)
+    if grep -q "QPL linked" <<<"$probe_output"; then
+        targets+=(differential)
+        echo "== fuzz-smoke: built differential with QPL in $(($(date +%s) - start))s"
+    else
+        echo "== fuzz-smoke: differential SKIPPED: QPL is not installed (qpl-sys did not find it), so there is nothing to compare the fallback with"
+    fi
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # Runs one target; its output goes to $work/<target>.log, its status to $work/<target>.rc.
 run_target() {
-    local target=$1 rc=0
+    local target=$1 rc=0 run=(cargo fuzz run "${build_args[@]}")
+    if [ "$target" = differential ]; then
+        # Built with QPL, whose hardware probe leaks 88 bytes once: no leak detection.
+        run=(env -u QPL_DISABLE ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+            cargo fuzz run "${qpl_build_args[@]}")
+    fi
     mkdir -p "$work/$target" "fuzz/artifacts/$target"
     # The seeds are read, never written: new inputs go to the throw-away corpus in $work.
-    cargo fuzz run "${build_args[@]}" "$target" "$work/$target" "fuzz/seeds/$target" -- \
+    "${run[@]}" "$target" "$work/$target" "fuzz/seeds/$target" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
         >"$work/$target.log" 2>&1 || rc=$?
     echo "$rc" >"$work/$target.rc"
@@ -101,7 +133,7 @@ done
 
 echo "== fuzz-smoke: finished in $(($(date +%s) - start))s"
 if [ ${#failed[@]} -gt 0 ]; then
-    echo "== fuzz-smoke: FAILED: ${failed[*]} (reproduce: RUSTC_BOOTSTRAP=1 QPL_DISABLE=1 cargo fuzz run <target> <artifact>)"
+    echo "== fuzz-smoke: FAILED: ${failed[*]} (reproduce: RUSTC_BOOTSTRAP=1 QPL_DISABLE=1 cargo fuzz run <target> <artifact>; differential: RUSTC_BOOTSTRAP=1 ASAN_OPTIONS=detect_leaks=0 cargo fuzz run differential <artifact>)"
     exit 1
 fi
 echo "fuzz-smoke: ${#targets[@]} passed, 0 failed"

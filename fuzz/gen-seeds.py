@@ -11,6 +11,13 @@ target reads input (see the doc comment at the top of each fuzz_targets/*.rs):
   param_high, flags, out_bit_width, drop_initial_bytes, initial_output_index), dst_len u16 LE,
   src2_len u16 LE, has_src2 (1 byte), then source-2 followed by source-1.
 - replay_line: one qpl-replay JSON line, UTF-8.
+- differential: a mode byte, then the rest. Mode 1 (raw): the `job` layout above, here the
+  golden vectors (values 0..7 at width 3 as LE, BE and Parquet streams) through every
+  operation, plus the `job` seeds' special cases and two known divergences. Mode 0
+  (structured): bytes the generator `qpl_difftest::gen_case` reads as its choices; these
+  choose the operation (byte 1: index mod 11), the parser (byte 2: 0 LE, 4 BE, 6 Parquet),
+  width 3 (bytes 3-4) and n = 8 (bytes 5-6), and leave everything else at the generator's
+  first branch (zeros).
 """
 import json
 import os
@@ -122,3 +129,42 @@ write("replay_line", {
     "big_available_out": '{' + BASE + ',"available_out":1073741825,"src1":"00"}',
     "bad_hex": '{' + BASE + ',"src1":"0g"}',
 })
+
+DIFF_RAW, DIFF_STRUCTURED = b"\x01", b"\x00"
+GOLDEN = {"le_packed": LE_0_7, "be_packed": BE_0_7, "parquet_rle": PRLE_0_7}
+FLAG_OMIT_AGGREGATES = 0x0020_0000
+differential = {}
+for i, op in enumerate(OPS):
+    for j, (parser, src1) in enumerate(GOLDEN.items()):
+        # Output widths and flags rotate as in qpl/tests/differential.rs's golden test.
+        out = (i + j) % 4
+        flags = [0, FLAG_OUT_BE | FLAG_CRC32C, FLAG_SRC2_BE][(i + j) % 3]
+        mask = None
+        if op in ("select", "expand"):
+            flags |= FLAG_OMIT_AGGREGATES
+            mask = bytes([0b1010_0110])
+        low, high = (1, 6) if op == "extract" else (3, 5)
+        differential[f"raw_{op}_{parser}_ow{out}"] = DIFF_RAW + job(
+            op, parser, src1, w1=3, w2=1, n=8, low=low, high=high, flags=flags, out=out,
+            src2=mask)
+        parser_byte = {"le_packed": 0, "be_packed": 4, "parquet_rle": 6}[parser]
+        differential[f"gen_{op}_{parser}"] = DIFF_STRUCTURED + bytes([i, parser_byte, 0, 2, 0, 7])
+differential.update({
+    "raw_extract_d2": DIFF_RAW + job("extract", "parquet_rle", bytes([3, 0x10, 0x05]), n=8,
+                                     low=5, high=2),
+    "raw_scan_range_index_list": DIFF_RAW + job("scan_range", "le_packed", LE_0_7, w1=3, n=8,
+                                                low=2, high=5, out=1, iidx=250),
+    "raw_scan_ge_force_array_drop": DIFF_RAW + job("scan_ge", "le_packed", b"\xFF\xFF" + LE_0_7,
+                                                   w1=3, n=8, low=4, out=1, drop=2,
+                                                   flags=FLAG_FORCE_ARRAY),
+    "raw_scan_lt_prle_4byte_header": DIFF_RAW + job("scan_lt", "parquet_rle",
+                                                    bytes([3, 0x82, 0x80, 0x80, 0x00, 0x05]),
+                                                    n=1, low=6),
+    # D4: a 5-byte run header (the fallback 220, QPL reads on).
+    "raw_scan_lt_prle_5byte_header_d4": DIFF_RAW + job(
+        "scan_lt", "parquet_rle", bytes([3, 0x82, 0x80, 0x80, 0x80, 0x00, 0x05]), n=1, low=6),
+    # W0: a Parquet stream of bit width 0 (the wrapper runs it as zeros, the fallback 231).
+    "raw_extract_prle_width0_w0": DIFF_RAW + job("extract", "parquet_rle", bytes([0, 0x08]),
+                                                 n=4, high=3, out=1),
+})
+write("differential", differential)

@@ -184,17 +184,17 @@ fn run_widened(
     let mut bits = vec![0u8; (elements as usize).div_ceil(8).max(1)];
     let result = executor.run_job(route, &nominal, src1, src2, &mut bits)?;
     Some(result.map(|mut completion| {
+        // Only the bits the engine reports: QPL's software select can stop short of the
+        // expected count (D10), and widening the scratch buffer's zeros past its output would
+        // turn that into wrong values with a full-length total_out.
+        let written = elements.min(u64::from(completion.total_out) * 8) as usize;
         let big_endian = job.flags.contains(Flags::OUT_BE);
-        for (i, out) in dst
-            .chunks_exact_mut(bytes)
-            .take(elements as usize)
-            .enumerate()
-        {
+        for (i, out) in dst.chunks_exact_mut(bytes).take(written).enumerate() {
             let bit = (bits[i / 8] >> (i % 8)) & 1;
             out.fill(0);
             out[if big_endian { bytes - 1 } else { 0 }] = bit;
         }
-        completion.total_out = (elements as usize * bytes) as u32;
+        completion.total_out = (written * bytes) as u32;
         completion.last_bit_offset = 0;
         completion
     }))

@@ -4,8 +4,10 @@
 //!
 //! Where they differ, the difference must be one of the known divergences of
 //! `QPL-SEMANTICS.md` (Part I decisions D1–D21, with the measured behaviour of Part II), each
-//! named by [`known_divergence`](linked::known_divergence) with a predicate as narrow as the
-//! measured behaviour; anything else fails the test with the job printed in full.
+//! named by `qpl_difftest::known_divergence` with a predicate as narrow as the measured
+//! behaviour; anything else fails the test with the job printed in full. The machinery (cases,
+//! the generator, the predicates) lives in the `qpl-difftest` crate (`difftest/`), shared with
+//! the `differential` fuzz target.
 
 #[cfg(not(qpl_linked))]
 #[test]
@@ -16,1396 +18,14 @@ fn differential_tests_need_qpl() {
 
 #[cfg(qpl_linked)]
 mod linked {
-    use std::collections::{BTreeMap, BTreeSet};
-    use std::fmt::Write as _;
-
-    use qpl_rs::{
-        encode_parquet_rle, pack_be, pack_le, Completion, Error, Executor, Flags, Job, Operation,
-        OutBitWidth, Output, Parser, Path, Status,
+    use qpl_difftest::{
+        agree, compare, describe, gen_case, run_fallback, run_software, width_mask, Case, Choices,
+        Rng, Tally, Verdict,
     };
-
-    // ---------------------------------------------------------------------------------------
-    // Running one case on both paths.
-
-    /// One job with its buffers.
-    #[derive(Clone, Debug)]
-    pub struct Case {
-        pub job: Job,
-        pub src1: Vec<u8>,
-        pub src2: Option<Vec<u8>>,
-        pub dst_len: usize,
-    }
-
-    /// What a path produced: its result and the output bytes `[..total_out]`.
-    #[derive(Clone, Debug, PartialEq, Eq)]
-    pub struct Outcome<R> {
-        pub result: R,
-        pub bytes: Vec<u8>,
-    }
-
-    type Software = Outcome<Result<Output, Error>>;
-    type Fallback = Outcome<Result<Completion, Status>>;
-
-    fn run_software(case: &Case) -> Software {
-        let mut dst = vec![0x5Au8; case.dst_len];
-        let result = Executor::new(Path::Software).run(
-            &case.job,
-            &case.src1,
-            case.src2.as_deref(),
-            &mut dst,
-        );
-        let bytes = match &result {
-            Ok(out) => dst[..(out.completion.total_out as usize).min(dst.len())].to_vec(),
-            Err(_) => Vec::new(),
-        };
-        Outcome { result, bytes }
-    }
-
-    fn run_fallback(job: &Job, src1: &[u8], src2: Option<&[u8]>, dst_len: usize) -> Fallback {
-        let mut dst = vec![0x5Au8; dst_len];
-        let result = qpl_fallback::execute(job, src1, src2, &mut dst);
-        let bytes = match &result {
-            Ok(c) => dst[..(c.total_out as usize).min(dst.len())].to_vec(),
-            Err(_) => Vec::new(),
-        };
-        Outcome { result, bytes }
-    }
-
-    fn status_of<T, E: Copy>(r: &Result<T, E>) -> Option<E> {
-        r.as_ref().err().copied()
-    }
-
-    fn sw_status(s: &Software) -> Option<Status> {
-        s.result.as_ref().err().map(|e| e.status)
-    }
-
-    /// Equal on both paths: the same status; on success every field and the output bytes.
-    /// On an error the fallback reports only a status, so only the status is compared.
-    fn agree(sw: &Software, fb: &Fallback) -> bool {
-        match (&sw.result, &fb.result) {
-            (Ok(out), Ok(c)) => out.completion == *c && sw.bytes == fb.bytes,
-            (Err(e), Err(s)) => e.status == *s,
-            _ => false,
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // Facts about a job that the divergence predicates use.
-
-    /// QPL's step: source elements decoded per step by unpacked element size (§4.3.3).
-    fn step_elements(bw: u32) -> u64 {
-        match bw {
-            0..=8 => 16448,
-            9..=16 => 8224,
-            _ => 4112,
-        }
-    }
-
-    /// QPL's select/expand mask step (§5).
-    const MASK_STEP: u64 = 16384;
-
-    fn is_parquet(job: &Job) -> bool {
-        job.parser == Parser::PARQUET_RLE
-    }
-
-    /// Source-1 bit width the job really uses (Parquet: the stream's first byte).
-    fn width_of(job: &Job, src1: &[u8]) -> u32 {
-        if is_parquet(job) {
-            u32::from(src1[0])
-        } else {
-            job.src1_bit_width
-        }
-    }
-
-    fn nominal_width(job: &Job, src1: &[u8]) -> u32 {
-        if job.operation.is_scan() {
-            1
-        } else {
-            width_of(job, src1)
-        }
-    }
-
-    /// One run of a Parquet stream as QPL's and the fallback's decoders see it.
-    #[derive(Clone, Copy, Debug)]
-    struct WalkedRun {
-        /// Index of the run's first value in the stream.
-        start: u64,
-        /// Values in the run (groups · 8 for bit-packed runs).
-        count: u64,
-        rle: bool,
-        /// Bytes of the varint header.
-        header_len: usize,
-        /// The RLE value (all ⌈bw/8⌉ bytes, not masked).
-        value: u32,
-        /// All payload bytes present.
-        complete: bool,
-    }
-
-    /// The runs of a Parquet stream (without the bit-width byte and dropped bytes), read with
-    /// up to 5 varint bytes, until the stream ends or a header or payload is cut short.
-    fn walk(data: &[u8], bw: u32) -> (Vec<WalkedRun>, bool) {
-        let value_bytes = bw.div_ceil(8) as usize;
-        let mut runs = Vec::new();
-        let mut pos = 0usize;
-        let mut start = 0u64;
-        while pos < data.len() {
-            let mut header = 0u64;
-            let mut len = 0usize;
-            loop {
-                let Some(&b) = data.get(pos + len) else {
-                    if len >= 4 {
-                        // Four continuation bytes, then the end: a header of 5+ bytes (D4).
-                        runs.push(WalkedRun {
-                            start,
-                            count: 0,
-                            rle: true,
-                            header_len: 5,
-                            value: 0,
-                            complete: false,
-                        });
-                    }
-                    return (runs, false);
-                };
-                if len < 5 {
-                    header |= u64::from(b & 0x7F) << (7 * len);
-                }
-                len += 1;
-                if b & 0x80 == 0 || len == 5 {
-                    break;
-                }
-            }
-            pos += len;
-            let rle = header & 1 == 0;
-            let raw = (header >> 1) & 0xFFFF_FFFF;
-            let (count, payload) = if rle {
-                (raw, value_bytes)
-            } else {
-                (raw * 8, (raw as usize) * bw as usize)
-            };
-            let complete = pos + payload <= data.len();
-            let mut value = 0u32;
-            if rle && complete {
-                for (i, &b) in data[pos..pos + value_bytes].iter().enumerate() {
-                    value |= u32::from(b) << (8 * i);
-                }
-            }
-            runs.push(WalkedRun {
-                start,
-                count,
-                rle,
-                header_len: len,
-                value,
-                complete,
-            });
-            if !complete {
-                return (runs, false);
-            }
-            pos += payload;
-            start += count;
-        }
-        (runs, true)
-    }
-
-    /// The Parquet runs after the bit-width byte and the dropped bytes.
-    fn parquet_runs(job: &Job, src1: &[u8]) -> (Vec<WalkedRun>, bool) {
-        let bw = width_of(job, src1);
-        let data = src1
-            .get(1 + job.drop_initial_bytes as usize..)
-            .unwrap_or(&[]);
-        walk(data, bw)
-    }
-
-    /// Values a Parquet stream can deliver (complete runs only).
-    fn parquet_values(job: &Job, src1: &[u8]) -> u64 {
-        let (runs, _) = parquet_runs(job, src1);
-        runs.iter().filter(|r| r.complete).map(|r| r.count).sum()
-    }
-
-    fn mask_bit(job: &Job, mask: &[u8], i: u64) -> bool {
-        let byte = mask.get((i / 8) as usize).copied().unwrap_or(0);
-        let shift = if job.flags.contains(Flags::SRC2_BE) {
-            7 - i % 8
-        } else {
-            i % 8
-        };
-        (byte >> shift) & 1 == 1
-    }
-
-    /// §5.3: source elements QPL's select processes before it stops (packed sources).
-    fn select_processed(n: u64, bw: u32) -> u64 {
-        let c = step_elements(bw);
-        let (mut unpacked, mut mask, mut processed) = (0u64, 0u64, 0u64);
-        while unpacked < n {
-            if processed == mask {
-                mask += MASK_STEP.min(n - mask);
-            }
-            if processed == unpacked {
-                unpacked += c.min(n - unpacked);
-            }
-            processed = unpacked.min(mask);
-        }
-        processed
-    }
-
-    /// §5.4: output elements QPL's expand writes (packed sources). The loop runs while fewer
-    /// than n and fewer than available_src2·8 elements are written: refill the source step
-    /// (min(C, n − unpacked)) or the mask step (min(16384, mask bits left)) when used up, then
-    /// emit k = min(unused source, unused mask) outputs, consuming their set bits' values.
-    fn expand_written(job: &Job, mask: &[u8], bw: u32) -> u64 {
-        let n = u64::from(job.num_input_elements);
-        let mask_bits = mask.len() as u64 * 8;
-        let c = step_elements(bw);
-        let (mut unpacked, mut used) = (0u64, 0u64);
-        let (mut mask_unpacked, mut written) = (0u64, 0u64);
-        while written < n && written < mask_bits {
-            if used == unpacked {
-                unpacked += c.min(n - unpacked);
-            }
-            if written == mask_unpacked {
-                mask_unpacked += MASK_STEP.min(mask_bits - mask_unpacked);
-            }
-            let k = (unpacked - used).min(mask_unpacked - written);
-            if k == 0 {
-                break;
-            }
-            used += (written..written + k)
-                .filter(|&i| mask_bit(job, mask, i))
-                .count() as u64;
-            written += k;
-        }
-        written
-    }
-
-    /// The same job with the select mask's bits from `from` on cleared.
-    fn mask_cleared_from(job: &Job, mask: &[u8], from: u64) -> Vec<u8> {
-        let mut out = mask.to_vec();
-        for i in from..out.len() as u64 * 8 {
-            let shift = if job.flags.contains(Flags::SRC2_BE) {
-                7 - i % 8
-            } else {
-                i % 8
-            };
-            out[(i / 8) as usize] &= !(1 << shift);
-        }
-        out
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // The known divergences.
-
-    /// Which fields of two successful results differ.
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-    struct Diff {
-        total_out: bool,
-        bytes: bool,
-        last_bit_offset: bool,
-        first: bool,
-        last: bool,
-        sum: bool,
-        checksums: bool,
-    }
-
-    impl Diff {
-        fn of(sw: &Completion, sw_bytes: &[u8], fb: &Completion, fb_bytes: &[u8]) -> Diff {
-            Diff {
-                total_out: sw.total_out != fb.total_out,
-                bytes: sw_bytes != fb_bytes,
-                last_bit_offset: sw.last_bit_offset != fb.last_bit_offset,
-                first: sw.first_index_min_value != fb.first_index_min_value,
-                last: sw.last_index_max_value != fb.last_index_max_value,
-                sum: sw.sum_value != fb.sum_value,
-                checksums: sw.crc != fb.crc || sw.xor_checksum != fb.xor_checksum,
-            }
-        }
-
-        fn aggregates(self) -> bool {
-            self.first || self.last || self.sum
-        }
-    }
-
-    /// The output elements of a nominal (packed at `width`) or array output, `count` at most.
-    fn output_elements(job: &Job, width: u32, bytes: &[u8], count: u64) -> Vec<u32> {
-        let be = job.flags.contains(Flags::OUT_BE);
-        let out_bits = job.out_bit_width.bits().unwrap_or(0);
-        let mut out = Vec::new();
-        if out_bits == 0 {
-            let total = (bytes.len() as u64 * 8 / u64::from(width)).min(count);
-            for i in 0..total {
-                let mut v = 0u32;
-                for b in 0..u64::from(width) {
-                    let k = i * u64::from(width) + b;
-                    let byte = bytes[(k / 8) as usize];
-                    let bit = u32::from((byte >> if be { 7 - k % 8 } else { k % 8 }) & 1);
-                    if be {
-                        v = (v << 1) | bit;
-                    } else {
-                        v |= bit << b;
-                    }
-                }
-                out.push(v);
-            }
-        } else {
-            let size = out_bits as usize / 8;
-            for chunk in bytes.chunks_exact(size).take(count as usize) {
-                let mut v = 0u32;
-                for (i, &b) in chunk.iter().enumerate() {
-                    let shift = if be { 8 * (size - 1 - i) } else { 8 * i };
-                    v |= u32::from(b) << shift;
-                }
-                out.push(v);
-            }
-        }
-        out
-    }
-
-    /// Positions of the set bits of the select mask below n, in order.
-    fn selected_positions(job: &Job, mask: &[u8]) -> Vec<u64> {
-        (0..u64::from(job.num_input_elements))
-            .filter(|&i| mask_bit(job, mask, i))
-            .collect()
-    }
-
-    /// New QPL bug (not in QPL-SEMANTICS; found by this suite): select outputs wrong elements
-    /// for some source elements in `[k·16384, k·16448)`, k ≥ 1 — the tail of a source step
-    /// left over at a mask-step boundary (16448 = 16448 = 2·8224 = 4·4112). Always for bit
-    /// widths 9..=31 (all-ones mask: every element of the window), data-dependent for widths
-    /// ≤ 8, never for width 32. Index lists (bit width 1) show it as wrong indices.
-    /// True when every differing output element comes from such a window.
-    fn select_window_bug(
-        job: &Job,
-        bw: u32,
-        mask: &[u8],
-        sw_bytes: &[u8],
-        ref_bytes: &[u8],
-    ) -> bool {
-        if job.operation != Operation::Select || bw == 32 {
-            return false;
-        }
-        let positions = selected_positions(job, mask);
-        let count = positions.len() as u64;
-        let in_window = |s: u64| {
-            let k = s / MASK_STEP;
-            k > 0 && s < k * 16448
-        };
-        if is_index_list(job, bw) {
-            // Index lists hold the output positions of 1-bits: compare them as sets; every
-            // position in one list only must be a selected element of a window.
-            let a = output_elements(job, bw, sw_bytes, u64::MAX);
-            let b = output_elements(job, bw, ref_bytes, u64::MAX);
-            let (sa, sb): (BTreeSet<u32>, BTreeSet<u32>) =
-                (a.into_iter().collect(), b.into_iter().collect());
-            let odd: Vec<u32> = sa.symmetric_difference(&sb).copied().collect();
-            return !odd.is_empty()
-                && odd
-                    .iter()
-                    .all(|&p| positions.get(p as usize).is_some_and(|&s| in_window(s)));
-        }
-        let a = output_elements(job, bw, sw_bytes, count);
-        let b = output_elements(job, bw, ref_bytes, count);
-        if a.len() != b.len() {
-            return false;
-        }
-        let mut any = false;
-        for (j, (x, y)) in a.iter().zip(&b).enumerate() {
-            if x != y {
-                // The window's garbage is over-wide: in a big-endian packed output its extra
-                // bits spill into the element before it (as in D5).
-                let spill = job.out_bit_width == OutBitWidth::NOMINAL
-                    && positions.get(j + 1).is_some_and(|&s| in_window(s));
-                if !in_window(positions[j]) && !spill {
-                    return false;
-                }
-                any = true;
-            }
-        }
-        any
-    }
-
-    fn is_index_list(job: &Job, bw: u32) -> bool {
-        let nominal = if job.operation.is_scan() { 1 } else { bw };
-        nominal == 1
-            && job.out_bit_width != OutBitWidth::NOMINAL
-            && !job.flags.contains(Flags::FORCE_ARRAY_OUTPUT)
-    }
-
-    /// D16, narrowed to what §7.3 measured: returns whether the aggregate fields `sw` reports
-    /// may differ from the fallback's `fb`.
-    fn aggregates_excused(job: &Job, src1: &[u8], sw: &Completion, fb: &Completion) -> bool {
-        let op = job.operation;
-        if job.flags.contains(Flags::OMIT_AGGREGATES) {
-            return false;
-        }
-        // Select/expand with bw > 1: the fallback reports value aggregates (min, max, sum),
-        // QPL its byte-based "bit aggregates" of the output buffer (§7.3).
-        if op.uses_mask() && nominal_width(job, src1) > 1 {
-            return true;
-        }
-        // Select with bw = 1 over more than one mask step: the byte-based kernel runs on each
-        // step's selected-element buffer, including the window of the select bug (NEW-Q1).
-        if op == Operation::Select && u64::from(job.num_input_elements) > MASK_STEP {
-            return true;
-        }
-        // The 64-multiple step bug (§7.3): only last_index_max_value moves, to the start of a
-        // later step without set bits, after the last set position.
-        sw.first_index_min_value == fb.first_index_min_value
-            && sw.sum_value == fb.sum_value
-            && sw.last_index_max_value > fb.last_index_max_value
-            && fb.sum_value > 0
-            && u64::from(sw.last_index_max_value) < u64::from(job.num_input_elements)
-            && (is_parquet(job) || op.uses_mask() || {
-                // Packed scan/extract: steps of C elements; the bug sets max to the start of a
-                // step whose length is a multiple of 64.
-                let c = step_elements(width_of(job, src1));
-                let base = u64::from(sw.last_index_max_value);
-                let n = u64::from(job.num_input_elements);
-                base % c == 0 && (n - base).min(c) % 64 == 0
-            })
-    }
-
-    /// D18 (§7.2): QPL's last_bit_offset of a nominal 1-bit output of extract/select/expand.
-    fn last_bit_offset_excused(job: &Job, src1: &[u8], sw: &Completion) -> bool {
-        if job.out_bit_width != OutBitWidth::NOMINAL || nominal_width(job, src1) != 1 {
-            return false;
-        }
-        match job.operation {
-            // From the parameters, not from the elements extracted.
-            Operation::Extract => {
-                sw.last_bit_offset == job.param_high.wrapping_sub(job.param_low).wrapping_add(1) % 8
-            }
-            Operation::Select => sw.last_bit_offset == 0,
-            // (n − source elements unpacked so far) mod 8: 0 when all n were unpacked, n mod 8
-            // when a multiple of 8 (whole packed steps) were; Parquet steps vary.
-            Operation::Expand => {
-                sw.last_bit_offset == 0
-                    || sw.last_bit_offset == job.num_input_elements % 8
-                    || is_parquet(job)
-            }
-            _ => false,
-        }
-    }
-
-    /// D4 (§4.3.1): a run header of 5 or more bytes before the fallback has its values: the
-    /// fallback stops with 220, QPL reads 5 bytes and carries on.
-    fn five_byte_header(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> bool {
-        let needed = qpl_fallback::source_values_needed(job, src2);
-        let (runs, _) = parquet_runs(job, src1);
-        runs.iter().any(|r| r.header_len >= 5 && r.start < needed)
-    }
-
-    /// D8 (§4.3.2): a bit-packed run header decoded at the start of a QPL step with fewer than
-    /// 8 values still wanted: QPL 225. Step starts are 0 and, in jobs of more than one step,
-    /// positions QPL's variable Parquet steps may reach.
-    fn bit_packed_at_step_start(job: &Job, src1: &[u8]) -> bool {
-        let n = u64::from(job.num_input_elements);
-        let c = step_elements(width_of(job, src1));
-        let (runs, _) = parquet_runs(job, src1);
-        runs.iter()
-            .any(|r| !r.rle && r.start < n && n - r.start < 8 && (r.start == 0 || n > c))
-    }
-
-    /// D7 (§4.3.2): more than one step, and the stream's last run is an RLE run reaching past
-    /// n (QPL's pending count ≠ values still needed → false 232).
-    fn final_run_overlong(job: &Job, src1: &[u8]) -> bool {
-        let n = u64::from(job.num_input_elements);
-        let c = step_elements(width_of(job, src1));
-        let (runs, clean) = parquet_runs(job, src1);
-        let Some(last) = runs.iter().rev().find(|r| r.count > 0) else {
-            return false;
-        };
-        n > c && clean && last.rle && last.start < n && last.start + last.count > n
-    }
-
-    /// The stream of zeros `gaps::run_width_zero` gives QPL for a width-0 Parquet job.
-    fn width_zero_stand_in(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> Option<Vec<u8>> {
-        let arrays = !job.operation.is_scan() && job.out_bit_width != OutBitWidth::NOMINAL;
-        let drop = job.drop_initial_bytes as usize;
-        let mut zeros = vec![0u8; 1 + drop];
-        zeros[0] = if arrays { 8 } else { 1 };
-        let mut left = qpl_fallback::source_values_needed(job, src2);
-        if src1.len() < 1 + drop {
-            return None;
-        }
-        while left > 0 {
-            let run = left.min(u64::from(qpl_fallback::MAX_RUN_LENGTH));
-            push_varint(&mut zeros, run << 1, 1);
-            zeros.push(0);
-            left -= run;
-        }
-        Some(zeros)
-    }
-
-    /// Names the known divergence that explains why QPL's software path (`software`) and the
-    /// fallback (`fallback`) disagree on this job, or `None` when nothing known does (a bug).
-    ///
-    /// Part I decisions (QPL-SEMANTICS.md), each checked as narrowly as Part II measured it:
-    /// - `D4` (§4.3.1): the fallback stops with 220 at a run header of 5+ bytes (four
-    ///   continuation bits) met before it has its values; QPL reads 5 bytes and goes on.
-    /// - `D5` (§6.6): over-wide RLE values in a nominal packed (or wrapper-widened
-    ///   force-array, bw 1) output of extract/select/expand: only the bytes differ.
-    /// - `D7` (§4.3.2): QPL 232 on a multi-step job (n > C) whose stream parses cleanly to
-    ///   its end with a last RLE run reaching past n.
-    /// - `D8` (§4.3.2): QPL 225 with a bit-packed run starting fewer than 8 values before n, at
-    ///   a step start (value 0, or anywhere in a multi-step job).
-    /// - `D10` (§5.3): select output equal to the fallback's with the mask cleared from the
-    ///   first element the step model drops (packed); Parquet: a strict prefix, n > 16384.
-    /// - `D11` (§5.4): expand output equal to the fallback's for n = W, n < W ≤
-    ///   available_src2·8 (W from the step model, or read from QPL's output); or 225 with a
-    ///   destination too small for available_src2·8 elements; or (force-array, bw 1) only
-    ///   last/sum moved into [n, available_src2·8).
-    /// - `D16` (§7.3): select/expand aggregates with bw > 1 (value vs byte-based); select
-    ///   with bw 1 over more than one mask step; the 64-multiple step bug (only
-    ///   last_index_max_value moves up, to a step start; packed scan/extract: a multiple of C
-    ///   with a step length that is a multiple of 64).
-    /// - `D18` (§7.2): last_bit_offset of a nominal 1-bit extract (from the parameters),
-    ///   select (0) or expand (0 or n mod 8; Parquet: anything).
-    /// - `S5.4 expand parquet wants n values` (§5.4): QPL 232, stream with fewer than n values.
-    /// - `ORDER 225/232`, `ORDER 221/232`: both errors pending (a genuinely short stream).
-    /// - `S3 raw src1_bit_width index pre-check` (§3): QPL 221 from the raw field == 1 on a
-    ///   Parquet stream of another width (arrays, not index lists), n + iidx − 1 > max.
-    ///
-    /// Wrapper-level (qpl/src/gaps.rs):
-    /// - `W0 width-0 stream`: the wrapper runs width-0 Parquet streams (the bare fallback says
-    ///   231); QPL's result must equal the wrapper's fallback path, or the stand-in job's
-    ///   result up to the divergences above.
-    ///
-    /// The wrapper bugs this suite found (force-array reaching QPL on wide elements, expand
-    /// padding before the popcount check, D19's ignored drop, a short width-0 expand stand-in)
-    /// are fixed in gaps.rs and no longer excused.
-    ///
-    /// New QPL behaviour found by this suite (not in QPL-SEMANTICS): `NEW-Q1` (select window
-    /// bug), `NEW-Q2` (expand 8-bit index list past 16384 → 221).
-    pub fn known_divergence(
-        job: &Job,
-        src1: &[u8],
-        src2: Option<&[u8]>,
-        dst_len: usize,
-        software: &Software,
-        fallback: &Fallback,
-    ) -> Option<&'static str> {
-        let op = job.operation;
-        let parquet = is_parquet(job);
-        let sw = sw_status(software);
-        let fb = status_of(&fallback.result);
-        // Wrapper feature (gaps.rs): a Parquet stream of bit width 0 runs on every path as a
-        // stream of zeros, where the bare fallback rejects it (231, D3). The wrapper's own
-        // fallback path must give exactly QPL's answer.
-        if parquet && src1[0] == 0 {
-            let mut dst = vec![0x5Au8; dst_len];
-            let wrapped = Executor::new(Path::Fallback).run(job, src1, src2, &mut dst);
-            let same = match (&software.result, &wrapped) {
-                (Ok(a), Ok(b)) => {
-                    a.completion == b.completion
-                        && software.bytes[..] == dst[..b.completion.total_out as usize]
-                }
-                (Err(a), Err(b)) => a.status == b.status,
-                _ => false,
-            };
-            if fb != Some(Status::BIT_WIDTH_ERR) {
-                return None;
-            }
-            if same {
-                return Some("W0 width-0 stream");
-            }
-            // Otherwise QPL ran the wrapper's stand-in stream: the other divergences apply
-            // to that job (a wrapper bug keeps its own name).
-            if let Some(zeros) = width_zero_stand_in(job, src1, src2) {
-                let stand_in = run_fallback(job, &zeros, src2, dst_len);
-                let mut inner = Software {
-                    result: software.result.clone(),
-                    bytes: software.bytes.clone(),
-                };
-                // The wrapper reports the caller's checksums; the stand-in's differ.
-                if let (Ok(out), Ok(c)) = (&mut inner.result, &stand_in.result) {
-                    out.completion.crc = c.crc;
-                    out.completion.xor_checksum = c.xor_checksum;
-                }
-                if agree(&inner, &stand_in) {
-                    return Some("W0 width-0 stream");
-                }
-                return known_divergence(job, &zeros, src2, dst_len, &inner, &stand_in)
-                    .map(|_| "W0 width-0 stream");
-            }
-            return None;
-        }
-        // D4: 5-byte varints.
-        if parquet
-            && fb == Some(Status::PRLE_FORMAT_ERR)
-            && sw != Some(Status::PRLE_FORMAT_ERR)
-            && five_byte_header(job, src1, src2)
-        {
-            return Some("D4");
-        }
-        let mask = src2.unwrap_or(&[]);
-        match (&software.result, &fallback.result) {
-            (Err(e), Ok(_))
-                if parquet
-                    && e.status == Status::DST_IS_SHORT_ERR
-                    && bit_packed_at_step_start(job, src1) =>
-            {
-                return Some("D8");
-            }
-            // §5.4: expand on Parquet asks for min(C, n) values per step, not popcount(mask)
-            // (the fallback may then also find the destination full: 225).
-            (Err(e), Ok(_) | Err(Status::DST_IS_SHORT_ERR | Status::OUTPUT_OVERFLOW_ERR))
-                if parquet
-                    && e.status == Status::SRC_IS_SHORT_ERR
-                    && op == Operation::Expand
-                    && parquet_values(job, src1) < u64::from(job.num_input_elements) =>
-            {
-                return Some("S5.4 expand parquet wants n values");
-            }
-            (Err(e), Ok(_))
-                if parquet
-                    && e.status == Status::SRC_IS_SHORT_ERR
-                    && final_run_overlong(job, src1) =>
-            {
-                return Some("D7");
-            }
-            _ => {}
-        }
-        // An index past the 8/16-bit limit (221, found by the fallback as it writes) and a
-        // short stream (232, found by QPL when it decodes the step first).
-        if sw == Some(Status::SRC_IS_SHORT_ERR)
-            && fb == Some(Status::OUTPUT_OVERFLOW_ERR)
-            && parquet
-            && parquet_values(job, src1) < qpl_fallback::source_values_needed(job, src2)
-        {
-            return Some("ORDER 221/232");
-        }
-        // Two run-time errors pending (a short stream and a full destination): QPL checks the
-        // destination per step after decoding it, the fallback as it writes.
-        if let (Some(a), Some(b)) = (sw, fb) {
-            let pair = [a, b];
-            if pair.contains(&Status::SRC_IS_SHORT_ERR) && pair.contains(&Status::DST_IS_SHORT_ERR)
-            {
-                let big = run_fallback(job, src1, src2, dst_len * 8 + 4096);
-                if big.result == Err(Status::SRC_IS_SHORT_ERR) {
-                    return Some("ORDER 225/232");
-                }
-                // A 5-byte header further on (D4), behind the full destination.
-                if big.result == Err(Status::PRLE_FORMAT_ERR) && five_byte_header(job, src1, src2) {
-                    return Some("D4");
-                }
-                // A false Parquet decoder error of QPL (D7/D8) on a job whose destination is
-                // also too small for the fallback.
-                if parquet && b == Status::DST_IS_SHORT_ERR && big.result.is_ok() {
-                    if a == Status::SRC_IS_SHORT_ERR && final_run_overlong(job, src1) {
-                        return Some("D7");
-                    }
-                    if a == Status::DST_IS_SHORT_ERR && bit_packed_at_step_start(job, src1) {
-                        return Some("D8");
-                    }
-                }
-            }
-        }
-        // NEW-Q1 in an index list: the window's wrong 1-bits add indices, which may overflow
-        // a destination the fallback's output fits (the window is at most 128 elements).
-        if sw == Some(Status::DST_IS_SHORT_ERR)
-            && op == Operation::Select
-            && is_index_list(job, width_of(job, src1))
-            && u64::from(job.num_input_elements) > MASK_STEP
-        {
-            if let Ok(c) = &fallback.result {
-                let index_bytes = job.out_bit_width.bits().unwrap_or(8) as usize / 8;
-                if dst_len < c.total_out as usize + 128 * index_bytes {
-                    return Some("NEW-Q1 select window");
-                }
-            }
-        }
-        // §3: QPL's index-overflow pre-check of extract/select tests the raw src1_bit_width
-        // field even for Parquet, whose stream may declare another width (then the output is
-        // an array, not an index list): QPL 221 where the fallback checks the stream's width.
-        if sw == Some(Status::OUTPUT_OVERFLOW_ERR)
-            && fb != Some(Status::OUTPUT_OVERFLOW_ERR)
-            && parquet
-            && job.src1_bit_width == 1
-            && src1[0] != 1
-            && matches!(op, Operation::Extract | Operation::Select)
-        {
-            let max = u64::from(u32::MAX >> (32 - job.out_bit_width.bits().unwrap_or(32).max(8)));
-            let n = u64::from(job.num_input_elements);
-            let iidx = if op == Operation::Extract {
-                u64::from(job.initial_output_index)
-            } else {
-                0
-            };
-            if job.out_bit_width != OutBitWidth::NOMINAL && iidx + n - 1 > max {
-                return Some("S3 raw src1_bit_width index pre-check");
-            }
-        }
-        // New QPL behaviour (not in QPL-SEMANTICS; found by this suite): expand to an 8-bit
-        // index list fails with 221 once n passes the first mask step (16384), even when no
-        // index above 255 would be written.
-        if sw == Some(Status::OUTPUT_OVERFLOW_ERR)
-            && op == Operation::Expand
-            && nominal_width(job, src1) == 1
-            && job.out_bit_width == OutBitWidth::W8
-            && !job.flags.contains(Flags::FORCE_ARRAY_OUTPUT)
-            && u64::from(job.num_input_elements) > MASK_STEP
-            && fb != Some(Status::OUTPUT_OVERFLOW_ERR)
-        {
-            return Some("NEW-Q2 expand u8 index list past 16384");
-        }
-        // The reference QPL's result is compared with: the fallback's, adjusted by the
-        // divergences that change the output.
-        let mut id: Option<&'static str> = None;
-        let mut reference = fallback.clone();
-        let bw = width_of(job, src1);
-        // D11 (§5.4): expand overshoots n when source-2 has spare bytes. The wrapper passes
-        // source-2 as is, so QPL writes W > n elements: the fallback's result for n = W.
-        if op == Operation::Expand
-            && !parquet
-            && mask.len() as u64 * 8 > u64::from(job.num_input_elements)
-        {
-            let w = expand_written(job, mask, bw);
-            if w > u64::from(job.num_input_elements) {
-                let longer = Job {
-                    num_input_elements: w as u32,
-                    ..*job
-                };
-                reference = run_fallback(&longer, src1, src2, dst_len);
-                id = Some("D11");
-            }
-        }
-        // D10 (§5.3): select drops the elements after the last fully processed step.
-        if op == Operation::Select && !parquet {
-            let processed = select_processed(u64::from(job.num_input_elements), bw);
-            if processed < u64::from(job.num_input_elements) {
-                let cleared = mask_cleared_from(job, mask, processed);
-                let candidate = run_fallback(job, src1, Some(&cleared), dst_len);
-                if candidate.result.is_ok() && candidate.bytes != fallback.bytes {
-                    reference = candidate;
-                    id = Some("D10");
-                }
-            }
-        }
-        // NEW-Q1 with a destination the fallback's output does not fit but QPL's (with fewer
-        // indices from the window) does: compare with the fallback's full output.
-        if op == Operation::Select
-            && id.is_none()
-            && u64::from(job.num_input_elements) > MASK_STEP
-            && software.result.is_ok()
-            && reference.result == Err(Status::DST_IS_SHORT_ERR)
-        {
-            let big = run_fallback(job, src1, src2, dst_len * 2 + 4096);
-            if big.result.is_ok() {
-                reference = big;
-            }
-        }
-        // D10 on Parquet sources, whose steps end early at bit-packed runs and are not
-        // modelled: QPL's output must be a strict prefix of the fallback's (up to the last,
-        // partial byte of a packed output), on a job of more than one mask step. (With the
-        // select window bug, NEW-Q1, only the output up to the first window is checked.)
-        if op == Operation::Select && parquet && u64::from(job.num_input_elements) > MASK_STEP {
-            // The fallback's whole output, also when it does not fit the destination.
-            let full = if fallback.result == Err(Status::DST_IS_SHORT_ERR) {
-                run_fallback(job, src1, src2, dst_len * 2 + 4096)
-            } else {
-                fallback.clone()
-            };
-            if let (Ok(out), Ok(c)) = (&software.result, &full.result) {
-                let (a, b) = (out.completion.total_out as usize, c.total_out as usize);
-                let whole = a.saturating_sub(1);
-                if a < b
-                    && (software.bytes[..whole] == full.bytes[..whole]
-                        || select_window_bug(job, bw, mask, &software.bytes, &full.bytes[..a]))
-                {
-                    return Some("D10");
-                }
-            }
-        }
-        // D11 where the step model above does not apply (Parquet steps end early at
-        // bit-packed runs; the wrapper pads short packed sources): the count W is read from
-        // QPL's output (a packed output may hide extra elements in the padding of its last
-        // byte), and QPL's output must be exactly the fallback's for n = W, n < W ≤
-        // available_src2·8 — or a full destination too small for available_src2·8 elements.
-        let n = u64::from(job.num_input_elements);
-        let mask_bits = mask.len() as u64 * 8;
-        let elem_bits = u64::from(job.out_bit_width.bits().unwrap_or(0).max(bw));
-        if op == Operation::Expand && mask_bits > n {
-            match &software.result {
-                Ok(out)
-                    if out.completion.total_out != reference.result.map_or(0, |c| c.total_out)
-                        || software.bytes != reference.bytes =>
-                {
-                    reference = fallback.clone();
-                    id = None;
-                    // The wrapper pads a short packed source to n elements' bytes for QPL.
-                    let needed = (n * u64::from(bw)).div_ceil(8) as usize;
-                    let mut padded = src1.to_vec();
-                    if !parquet && padded.len() < needed {
-                        padded.resize(needed, 0);
-                    }
-                    let w_max =
-                        (u64::from(out.completion.total_out) * 8 / elem_bits).min(mask_bits);
-                    let mut candidates: Vec<u64> = ((n + 1).max(w_max.saturating_sub(8))..=w_max)
-                        .rev()
-                        .collect();
-                    if is_index_list(job, bw) {
-                        // An index list shows only the 1-bits: W = the last index + 1 gives
-                        // the same list as any longer count.
-                        let list = output_elements(job, 1, &software.bytes, u64::MAX);
-                        candidates = list
-                            .last()
-                            .map(|&last| u64::from(last) + 1)
-                            .filter(|&w| w > n && w <= mask_bits)
-                            .into_iter()
-                            .collect();
-                    }
-                    for w in candidates {
-                        let longer = Job {
-                            num_input_elements: w as u32,
-                            ..*job
-                        };
-                        let mut candidate = run_fallback(&longer, &padded, src2, dst_len);
-                        if let (Ok(c), Ok(f)) = (&mut candidate.result, &fallback.result) {
-                            (c.crc, c.xor_checksum) = (f.crc, f.xor_checksum);
-                        }
-                        if candidate
-                            .result
-                            .is_ok_and(|c| c.total_out == out.completion.total_out)
-                            && candidate.bytes == software.bytes
-                        {
-                            reference = candidate;
-                            id = Some("D11");
-                            break;
-                        }
-                    }
-                }
-                Err(e)
-                    if e.status == Status::DST_IS_SHORT_ERR
-                        && fallback.result.is_ok()
-                        && (dst_len as u64) * 8 < mask_bits * elem_bits =>
-                {
-                    return Some("D11");
-                }
-                _ => {}
-            }
-        }
-        match (&software.result, &reference.result) {
-            (Err(a), Err(b)) => (a.status == *b).then_some(id).flatten(),
-            (Ok(out), Ok(r)) => {
-                let c = &out.completion;
-                let mut diff = Diff::of(c, &software.bytes, r, &reference.bytes);
-                let mut bytes_ok = !diff.bytes;
-                // D5 (§6.6): over-wide RLE values packed at the nominal width — also when the
-                // wrapper widens QPL's nominal bit vector for FORCE_ARRAY_OUTPUT (bw 1).
-                let forced = job.flags.contains(Flags::FORCE_ARRAY_OUTPUT) && bw == 1;
-                if !bytes_ok
-                    && parquet
-                    && !op.is_scan()
-                    && (job.out_bit_width == OutBitWidth::NOMINAL || forced)
-                    && !matches!(bw, 8 | 16 | 32)
-                    && !diff.total_out
-                {
-                    let (runs, _) = parquet_runs(job, src1);
-                    if runs
-                        .iter()
-                        .any(|r| r.rle && r.count > 0 && r.value > width_mask(bw))
-                    {
-                        bytes_ok = true;
-                        id = id.or(Some("D5"));
-                    }
-                }
-                // An index list's length changes with the wrong elements of NEW-Q1.
-                if !bytes_ok
-                    && (!diff.total_out || is_index_list(job, bw))
-                    && select_window_bug(job, bw, mask, &software.bytes, &reference.bytes)
-                {
-                    bytes_ok = true;
-                    diff.total_out = false;
-                    id = id.or(Some("NEW-Q1 select window"));
-                }
-                if diff.total_out || !bytes_ok || diff.checksums {
-                    return None;
-                }
-                if diff.last_bit_offset {
-                    if !last_bit_offset_excused(job, src1, c) {
-                        return None;
-                    }
-                    id = id.or(Some("D18"));
-                }
-                if diff.aggregates() {
-                    // D11 seen in the aggregates only: the overshoot elements were counted
-                    // but not output (the wrapper widens n elements for FORCE_ARRAY_OUTPUT).
-                    let last = u64::from(c.last_index_max_value);
-                    let overshoot = op == Operation::Expand
-                        && mask_bits > n
-                        && c.first_index_min_value == r.first_index_min_value
-                        && last >= n
-                        && last < mask_bits;
-                    if overshoot {
-                        id = id.or(Some("D11"));
-                    } else if !aggregates_excused(job, src1, c, r) {
-                        return None;
-                    }
-                    id = id.or(Some("D16"));
-                }
-                id
-            }
-            _ => None,
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // Random jobs.
-
-    /// xorshift64*.
-    pub struct Rng(u64);
-
-    impl Rng {
-        pub fn new(seed: u64) -> Rng {
-            Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-        }
-        pub fn next(&mut self) -> u64 {
-            let mut x = self.0;
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            self.0 = x;
-            x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-        /// Uniform in `lo..=hi`.
-        pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-            lo + self.next() % (hi - lo + 1)
-        }
-        pub fn chance(&mut self, percent: u64) -> bool {
-            self.next() % 100 < percent
-        }
-        pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-            items[self.next() as usize % items.len()]
-        }
-    }
-
-    fn width_mask(bw: u32) -> u32 {
-        if bw >= 32 {
-            u32::MAX
-        } else {
-            (1 << bw) - 1
-        }
-    }
-
-    /// `n` values of `bw` bits: uniform, runs, a small alphabet, or constant.
-    fn gen_values(rng: &mut Rng, n: usize, bw: u32) -> Vec<u32> {
-        let mask = width_mask(bw);
-        let mut out = Vec::with_capacity(n);
-        match rng.range(0, 4) {
-            0 => out.extend((0..n).map(|_| rng.next() as u32 & mask)),
-            1 => {
-                while out.len() < n {
-                    let v = rng.next() as u32 & mask;
-                    let len = match rng.range(0, 3) {
-                        0 => rng.range(1, 8),
-                        1 => rng.range(8, 100),
-                        2 => rng.range(100, 3000),
-                        _ => rng.range(1, 20000),
-                    } as usize;
-                    out.extend(std::iter::repeat_n(v, len.min(n - out.len())));
-                }
-            }
-            2 => {
-                let alphabet: Vec<u32> = (0..4).map(|_| rng.next() as u32 & mask).collect();
-                out.extend((0..n).map(|_| rng.pick(&alphabet)));
-            }
-            3 => {
-                // Sparse: mostly 0 with a few others (scan aggregates at step boundaries).
-                out.extend((0..n).map(|_| {
-                    if rng.chance(1) {
-                        rng.next() as u32 & mask
-                    } else {
-                        0
-                    }
-                }));
-            }
-            _ => {
-                let v = rng.next() as u32 & mask;
-                out.resize(n, v);
-            }
-        }
-        out
-    }
-
-    fn push_varint(out: &mut Vec<u8>, mut v: u64, min_len: usize) {
-        let mut len = 0;
-        loop {
-            let byte = (v & 0x7F) as u8;
-            v >>= 7;
-            len += 1;
-            if v == 0 && len >= min_len {
-                out.push(byte);
-                break;
-            }
-            out.push(byte | 0x80);
-        }
-    }
-
-    /// A hand-made Parquet stream of about `target` values of width `bw`: RLE and bit-packed
-    /// runs with zero-length runs, padded (up to 5-byte) varints, over-wide RLE values,
-    /// truncation and trailing junk now and then.
-    fn gen_parquet(rng: &mut Rng, target: u64, bw: u32) -> Vec<u8> {
-        let mask = width_mask(bw);
-        let value_bytes = bw.div_ceil(8) as usize;
-        let mut out = vec![bw as u8];
-        let mut produced = 0u64;
-        let padded = rng.chance(20);
-        let five = rng.chance(8);
-        let overwide = rng.chance(10);
-        let zero_runs = rng.chance(20);
-        while produced < target {
-            let min_len = if five && rng.chance(10) {
-                5
-            } else if padded && rng.chance(30) {
-                rng.range(1, 4) as usize
-            } else {
-                1
-            };
-            if zero_runs && rng.chance(10) {
-                if rng.chance(50) {
-                    push_varint(&mut out, 0, min_len);
-                    out.extend(std::iter::repeat_n(rng.next() as u8, value_bytes));
-                } else {
-                    push_varint(&mut out, 1, min_len);
-                }
-                continue;
-            }
-            let left = target - produced;
-            if rng.chance(50) {
-                let count = match rng.range(0, 3) {
-                    0 => rng.range(1, 8),
-                    1 => rng.range(1, 300),
-                    2 => rng.range(1, left.max(1)),
-                    _ => left,
-                };
-                let mut value = rng.next() as u32 & mask;
-                if overwide && rng.chance(30) {
-                    value = rng.next() as u32;
-                }
-                push_varint(&mut out, count << 1, min_len);
-                out.extend_from_slice(&value.to_le_bytes()[..value_bytes]);
-                produced += count;
-            } else {
-                let groups = match rng.range(0, 2) {
-                    0 => rng.range(1, 2),
-                    1 => rng.range(1, 40),
-                    _ => rng.range(1, left.div_ceil(8).max(1)),
-                };
-                push_varint(&mut out, (groups << 1) | 1, min_len);
-                let values = gen_values(rng, groups as usize * 8, bw);
-                out.extend(pack_le(&values, bw).unwrap());
-                produced += groups * 8;
-            }
-        }
-        if rng.chance(10) {
-            let cut = rng.range(1, 6) as usize;
-            out.truncate(out.len().saturating_sub(cut).max(1));
-        }
-        if rng.chance(10) {
-            for _ in 0..rng.range(1, 4) {
-                out.push(rng.next() as u8);
-            }
-        }
-        out
-    }
-
-    fn gen_n(rng: &mut Rng) -> u64 {
-        match rng.range(0, 99) {
-            0..=44 => rng.range(1, 64),
-            45..=74 => rng.range(65, 3000),
-            75..=89 => rng.range(3000, 16000),
-            90..=94 => {
-                let edge = rng.pick(&[4112u64, 8224, 16384, 16448, 16512, 32768, 32896]);
-                (edge as i64 + rng.range(0, 130) as i64 - 65).max(1) as u64
-            }
-            _ => rng.range(16000, 40000),
-        }
-    }
-
-    fn gen_mask(rng: &mut Rng, n: u64) -> Vec<u8> {
-        let mut len = n.div_ceil(8) as usize;
-        match rng.range(0, 9) {
-            0 => len = len.saturating_sub(1),
-            1 | 2 => len += rng.range(1, 300) as usize,
-            _ => {}
-        }
-        let len = len.max(1);
-        match rng.range(0, 5) {
-            0 => vec![0xFF; len],
-            1 => vec![0; len],
-            2 => (0..len)
-                .map(|_| if rng.chance(3) { rng.next() as u8 } else { 0 })
-                .collect(),
-            3 => (0..len)
-                .map(|_| {
-                    if rng.chance(90) {
-                        0xFF
-                    } else {
-                        rng.next() as u8
-                    }
-                })
-                .collect(),
-            _ => (0..len).map(|_| rng.next() as u8).collect(),
-        }
-    }
-
-    fn gen_flags(rng: &mut Rng) -> Flags {
-        let mut flags = Flags::NONE;
-        for (flag, percent) in [
-            (Flags::OUT_BE, 30),
-            (Flags::SRC2_BE, 30),
-            (Flags::CRC32C, 30),
-            (Flags::OMIT_CHECKSUMS, 15),
-            (Flags::OMIT_AGGREGATES, 15),
-            (Flags::FORCE_ARRAY_OUTPUT, 5),
-        ] {
-            if rng.chance(percent) {
-                flags |= flag;
-            }
-        }
-        flags
-    }
-
-    /// A random job with its buffers. The destination length is chosen after a first run of
-    /// the fallback into a large buffer: exact, short or large.
-    pub fn gen_case(rng: &mut Rng) -> Case {
-        let operation = rng.pick(&Operation::ALL);
-        let parser = match rng.range(0, 9) {
-            0..=3 => Parser::LE_PACKED,
-            4..=5 => Parser::BE_PACKED,
-            _ => Parser::PARQUET_RLE,
-        };
-        let bw = if rng.chance(30) {
-            rng.pick(&[1u32, 2, 3, 7, 8, 9, 15, 16, 17, 24, 25, 31, 32])
-        } else {
-            rng.range(1, 32) as u32
-        };
-        let n = gen_n(rng);
-        let mut job = Job {
-            operation,
-            parser,
-            src1_bit_width: bw,
-            src2_bit_width: if rng.chance(2) { 2 } else { 1 },
-            num_input_elements: n as u32,
-            flags: gen_flags(rng),
-            out_bit_width: OutBitWidth(rng.range(0, 3) as u32),
-            ..Job::new(operation)
-        };
-        if parser == Parser::PARQUET_RLE && rng.chance(20) {
-            // The raw field is ignored by Parquet except in the index-overflow pre-checks.
-            job.src1_bit_width = rng.pick(&[0u32, 1, 5, 40]);
-        }
-        // Parameters.
-        let mask = width_mask(bw);
-        if operation == Operation::Extract {
-            let low = match rng.range(0, 4) {
-                0 => 0,
-                1 => rng.range(0, n + 10),
-                _ => rng.range(0, n.saturating_sub(1)),
-            };
-            let high = match rng.range(0, 5) {
-                0 => u32::MAX as u64,
-                1 => n - 1,
-                2 => rng.range(0, n + 10),
-                _ => rng.range(low, n.max(low)),
-            };
-            job.param_low = low as u32;
-            job.param_high = high as u32;
-        } else {
-            job.param_low = if rng.chance(10) {
-                rng.next() as u32
-            } else {
-                rng.next() as u32 & mask
-            };
-            job.param_high = if rng.chance(10) {
-                rng.next() as u32
-            } else {
-                rng.next() as u32 & mask
-            };
-        }
-        // Index lists.
-        if rng.chance(15) {
-            job.initial_output_index = match rng.range(0, 2) {
-                0 => rng.range(1, 100) as u32,
-                1 => rng.pick(&[200u32, 255, 65000, 65535]),
-                _ => rng.next() as u32,
-            };
-        }
-        // Source-1.
-        let values_wanted = if operation == Operation::Expand {
-            n.min(rng.range(0, n))
-        } else {
-            n
-        };
-        let mut src1 = if parser == Parser::PARQUET_RLE {
-            let target = match rng.range(0, 9) {
-                0 => values_wanted.saturating_sub(rng.range(1, 10)),
-                1 => values_wanted + rng.range(1, 100),
-                2 => n,
-                _ => values_wanted,
-            };
-            if rng.chance(50) && target > 0 {
-                let values = gen_values(rng, target as usize, bw);
-                encode_parquet_rle(&values, bw).unwrap()
-            } else {
-                gen_parquet(rng, target, bw)
-            }
-        } else {
-            let count = match rng.range(0, 9) {
-                0 => values_wanted.saturating_sub(rng.range(1, 10)),
-                1 => values_wanted + rng.range(1, 100),
-                _ => n,
-            };
-            let values = gen_values(rng, count as usize, bw);
-            let mut bytes = if parser == Parser::LE_PACKED {
-                pack_le(&values, bw).unwrap()
-            } else {
-                pack_be(&values, bw).unwrap()
-            };
-            if rng.chance(10) {
-                bytes.pop();
-            }
-            bytes
-        };
-        if src1.is_empty() {
-            src1.push(rng.next() as u8);
-        }
-        if parser == Parser::PARQUET_RLE && rng.chance(3) {
-            src1[0] = rng.pick(&[0u8, 33, 255]);
-        }
-        // Dropped bytes: a prologue inserted in front (after the Parquet bit-width byte).
-        if rng.chance(if operation.uses_mask() { 2 } else { 15 }) {
-            let drop = rng.range(1, 12) as usize;
-            let at = usize::from(parser == Parser::PARQUET_RLE);
-            let prologue: Vec<u8> = (0..drop).map(|_| rng.next() as u8).collect();
-            src1.splice(at..at, prologue);
-            job.drop_initial_bytes = drop as u32;
-        }
-        let src2 = if operation.uses_mask() || rng.chance(5) {
-            Some(gen_mask(rng, n))
-        } else {
-            None
-        };
-        // Destination: sized from a first run into a large buffer.
-        let big = (n.max(src2.as_ref().map_or(0, |m| m.len() as u64 * 8)) * 4 + 64) as usize;
-        let probe = run_fallback(&job, &src1, src2.as_deref(), big);
-        let total = probe.result.map_or(big as u64, |c| u64::from(c.total_out));
-        let dst_len = match rng.range(0, 9) {
-            0..=3 => total,
-            4 => total.saturating_sub(1),
-            5 => total / 2,
-            6 => total + rng.range(1, 64),
-            _ => big as u64,
-        }
-        .max(1) as usize;
-        Case {
-            job,
-            src1,
-            src2,
-            dst_len,
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // Reporting.
-
-    fn hex(bytes: &[u8]) -> String {
-        let mut s = String::with_capacity(bytes.len() * 2);
-        for b in bytes {
-            let _ = write!(s, "{b:02x}");
-        }
-        s
-    }
-
-    fn describe(case: &Case, sw: &Software, fb: &Fallback) -> String {
-        let mut s = String::new();
-        let _ = writeln!(s, "  job: {:?}", case.job);
-        let _ = writeln!(s, "  src1 ({} bytes): {}", case.src1.len(), hex(&case.src1));
-        if let Some(m) = &case.src2 {
-            let _ = writeln!(s, "  src2 ({} bytes): {}", m.len(), hex(m));
-        }
-        let _ = writeln!(s, "  dst_len: {}", case.dst_len);
-        let _ = writeln!(s, "  software: {:?}", sw.result);
-        let _ = writeln!(s, "  fallback: {:?}", fb.result);
-        if sw.bytes != fb.bytes {
-            let at = sw
-                .bytes
-                .iter()
-                .zip(&fb.bytes)
-                .position(|(a, b)| a != b)
-                .unwrap_or(sw.bytes.len().min(fb.bytes.len()));
-            let from = at.saturating_sub(8);
-            let _ = writeln!(
-                s,
-                "  bytes differ from {at}: software {} / fallback {}",
-                hex(&sw.bytes[from.min(sw.bytes.len())..(at + 24).min(sw.bytes.len())]),
-                hex(&fb.bytes[from.min(fb.bytes.len())..(at + 24).min(fb.bytes.len())]),
-            );
-        }
-        s
-    }
-
-    /// Counts of the cases compared and of each divergence that excused one.
-    #[derive(Default)]
-    pub struct Tally {
-        pub compared: usize,
-        pub identical: usize,
-        pub on_qpl: usize,
-        pub excused: BTreeMap<&'static str, usize>,
-        pub failures: Vec<String>,
-    }
-
-    impl Tally {
-        pub fn check(&mut self, label: &str, case: &Case) {
-            let sw = run_software(case);
-            let fb = run_fallback(&case.job, &case.src1, case.src2.as_deref(), case.dst_len);
-            self.compared += 1;
-            let ran = match &sw.result {
-                Ok(out) => out.path,
-                Err(e) => e.path,
-            };
-            if ran == Path::Software {
-                self.on_qpl += 1;
-            }
-            if agree(&sw, &fb) {
-                self.identical += 1;
-                return;
-            }
-            match known_divergence(
-                &case.job,
-                &case.src1,
-                case.src2.as_deref(),
-                case.dst_len,
-                &sw,
-                &fb,
-            ) {
-                Some(id) => *self.excused.entry(id).or_default() += 1,
-                None => self.failures.push(format!(
-                    "{label}: unexplained difference\n{}",
-                    describe(case, &sw, &fb)
-                )),
-            }
-        }
-
-        pub fn finish(&self, name: &str) {
-            eprintln!(
-                "{name}: {} jobs compared ({} reached QPL), {} identical, {} excused",
-                self.compared,
-                self.on_qpl,
-                self.identical,
-                self.excused.values().sum::<usize>()
-            );
-            for (id, count) in &self.excused {
-                eprintln!("  {id}: {count} cases");
-            }
-            for f in self.failures.iter().take(12) {
-                eprintln!("{f}");
-            }
-            assert!(
-                self.failures.is_empty(),
-                "{} unexplained differences between QPL's software path and the fallback",
-                self.failures.len()
-            );
-        }
-    }
+    use qpl_rs::{
+        encode_parquet_rle, pack_be, pack_le, Executor, Flags, Job, Operation, OutBitWidth, Parser,
+        Path, Status,
+    };
 
     // ---------------------------------------------------------------------------------------
     // Tests.
@@ -1415,7 +35,7 @@ mod linked {
         const { assert!(qpl_rs::QPL_LINKED) };
         eprintln!(
             "QPL linked (version {}): differential tests against QPL's software path run",
-            qpl_sys::QPL_VERSION.unwrap_or("unknown")
+            qpl_difftest::qpl_version().unwrap_or("unknown")
         );
     }
 
@@ -1509,7 +129,7 @@ mod linked {
         let n = 100_000usize;
         for bw in [1u32, 8, 13, 32] {
             let mut rng = Rng::new(u64::from(bw));
-            let values: Vec<u32> = (0..n).map(|_| rng.next() as u32 & width_mask(bw)).collect();
+            let values: Vec<u32> = (0..n).map(|_| rng.word() & width_mask(bw)).collect();
             let half = width_mask(bw) / 2;
             for (parser, src1) in [
                 (Parser::LE_PACKED, pack_le(&values, bw).unwrap()),
@@ -1570,5 +190,223 @@ mod linked {
             tally.check(&format!("case {i} (seed {seed} + {i})"), &case);
         }
         tally.finish("random jobs");
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Findings of the `differential` fuzz target, each kept as a regression test.
+
+    /// Runs `case` on both paths and requires the difference to be excused as `id`, with the
+    /// statuses given (`None`: success): the divergence is still there and still named.
+    fn assert_excused(
+        label: &str,
+        case: &Case,
+        id: &'static str,
+        software: Option<Status>,
+        fallback: Option<Status>,
+    ) {
+        let comparison = compare(case);
+        let details = describe(case, &comparison.software, &comparison.fallback);
+        assert_eq!(
+            comparison.software.result.as_ref().err().map(|e| e.status),
+            software,
+            "{label}: QPL's status\n{details}"
+        );
+        assert_eq!(
+            comparison.fallback.result.err(),
+            fallback,
+            "{label}: the fallback's status\n{details}"
+        );
+        assert_eq!(
+            comparison.verdict,
+            Verdict::Excused(id),
+            "{label}: verdict\n{details}"
+        );
+    }
+
+    /// A Parquet stream of width 1 made of `groups` bit-packed runs of one group of zeros.
+    fn zero_groups(groups: usize) -> Vec<u8> {
+        let mut stream = vec![1u8];
+        for _ in 0..groups {
+            stream.extend([0x03, 0x00]);
+        }
+        stream
+    }
+
+    /// A job over a Parquet stream of width 1 whose ignored `src1_bit_width` field is 5 (so
+    /// no §3 index pre-check applies), to an index list of `out_bit_width`.
+    fn index_list_job(operation: Operation, n: u32, out_bit_width: OutBitWidth) -> Job {
+        Job {
+            parser: Parser::PARQUET_RLE,
+            src1_bit_width: 5,
+            src2_bit_width: 1,
+            num_input_elements: n,
+            out_bit_width,
+            ..Job::new(operation)
+        }
+    }
+
+    /// NEW-Q3, as the fuzz target found it: extract of elements 611..=1209 from a Parquet
+    /// stream of width 1 to an 8-bit index list. All values are 0, so no index is written and
+    /// the fallback succeeds; QPL fails with 221 because the 599 elements' indices would pass
+    /// 255. The same job with 256 elements agrees exactly. Select and expand (to a 16-bit
+    /// list, with a step starting past 65535) do the same.
+    #[test]
+    fn fuzz_finding_index_range_past_max_is_new_q3() {
+        const NEW_Q3: &str = "NEW-Q3 index list range past the width's max";
+        let overflow = Some(Status::OUTPUT_OVERFLOW_ERR);
+        let found = Case {
+            job: Job {
+                param_low: 611,
+                param_high: 1209,
+                flags: Flags::OUT_BE | Flags::CRC32C,
+                ..index_list_job(Operation::Extract, 1210, OutBitWidth::W8)
+            },
+            src1: zero_groups(152),
+            src2: None,
+            dst_len: 1,
+        };
+        assert_excused("fuzz finding", &found, NEW_Q3, overflow, None);
+        let fits = Case {
+            job: Job {
+                param_low: 0,
+                param_high: 255,
+                ..index_list_job(Operation::Extract, 256, OutBitWidth::W8)
+            },
+            src1: zero_groups(32),
+            src2: None,
+            dst_len: 1,
+        };
+        assert_identical("256 elements", &fits);
+        let select = Case {
+            job: index_list_job(Operation::Select, 300, OutBitWidth::W8),
+            src1: zero_groups(38),
+            src2: Some(vec![0xFF; 38]),
+            dst_len: 64,
+        };
+        assert_excused("select of 300", &select, NEW_Q3, overflow, None);
+        let n: usize = 65537;
+        let expand = Case {
+            job: index_list_job(Operation::Expand, n as u32, OutBitWidth::W16),
+            src1: zero_groups(n.div_ceil(8)),
+            src2: Some(vec![0xFF; n.div_ceil(8)]),
+            dst_len: 64,
+        };
+        assert_excused("expand of 65537 to u16", &expand, NEW_Q3, overflow, None);
+    }
+
+    /// D7 behind a full destination, as the fuzz target found it: a scan of 3 276 801
+    /// elements to a 32-bit index list over one RLE run of 63 963 137 zeros (a 4-byte header)
+    /// with a 64-byte destination. QPL's false 232 (the step that reads the stream's last
+    /// byte is not the last step, §4.3.2) comes before its destination check; the fallback
+    /// finds the destination full (225). The output (13 MB) is too large to rerun the
+    /// fallback with a destination that fits, so the predicate counts the stream's values.
+    /// Within one step (n = 16448, destination large enough) the paths agree exactly.
+    #[test]
+    fn fuzz_finding_d7_behind_a_full_destination() {
+        let job = Job {
+            parser: Parser::PARQUET_RLE,
+            src1_bit_width: 0,
+            src2_bit_width: 0,
+            num_input_elements: 3_276_801,
+            param_low: 6,
+            out_bit_width: OutBitWidth::W32,
+            ..Job::new(Operation::ScanLt)
+        };
+        let found = Case {
+            job,
+            src1: vec![3, 0x82, 0x80, 0x80, 0x3D, 0x00],
+            src2: None,
+            dst_len: 64,
+        };
+        assert_excused(
+            "fuzz finding",
+            &found,
+            "D7",
+            Some(Status::SRC_IS_SHORT_ERR),
+            Some(Status::DST_IS_SHORT_ERR),
+        );
+        let one_step = Case {
+            job: Job {
+                num_input_elements: 16448,
+                ..job
+            },
+            dst_len: 16448 * 4,
+            ..found
+        };
+        assert_identical("one step", &one_step);
+    }
+
+    /// A wrapper bug the fuzz target found (fixed in gaps.rs): select of 16447 1-bit
+    /// elements (all-ones mask) with `FORCE_ARRAY_OUTPUT` to u16. QPL's software path drops
+    /// the tail after element 16384 (D10) from the nominal bit vector the wrapper asks it
+    /// for; the wrapper widened the fallback's count of elements anyway, padding zeros and
+    /// reporting the full total_out. Now it widens the 16384 elements QPL wrote, which is D10.
+    #[test]
+    fn fuzz_finding_forced_array_widens_only_what_qpl_wrote() {
+        let n = 16447usize;
+        let mut src1 = vec![0xFFu8; 2056];
+        src1[2055] = 0x7F;
+        let found = Case {
+            job: Job {
+                src1_bit_width: 1,
+                src2_bit_width: 1,
+                num_input_elements: n as u32,
+                param_low: 2_004_318_071,
+                param_high: 1,
+                flags: Flags::OMIT_CHECKSUMS | Flags::OMIT_AGGREGATES | Flags::FORCE_ARRAY_OUTPUT,
+                out_bit_width: OutBitWidth::W16,
+                ..Job::new(Operation::Select)
+            },
+            src1,
+            src2: Some(vec![0xFF; 2056]),
+            dst_len: n * 2,
+        };
+        assert_excused("fuzz finding", &found, "D10", None, None);
+        let software = run_software(&found);
+        let written = software.result.map(|out| out.completion.total_out);
+        assert_eq!(
+            written,
+            Ok(16384 * 2),
+            "the 16384 elements QPL wrote, widened"
+        );
+    }
+
+    /// QPL's false decoder errors before the fallback's 221, as the fuzz target found the
+    /// first: extract of element 2 of a 3-element stream that starts with a bit-packed run of
+    /// ones, to a u16 index list from initial_output_index 3267543746. QPL stops at the run
+    /// header with 225 (D8: fewer than 8 values wanted); the fallback decodes the value and
+    /// fails writing its index (221). Then D7: an RLE run of 20001 ones with n = 20000
+    /// extracted to u8, where QPL's false 232 comes before the fallback's 221 at index 256.
+    #[test]
+    fn fuzz_finding_d7_d8_before_an_index_overflow() {
+        let d8 = Case {
+            job: Job {
+                param_low: 2,
+                param_high: 12,
+                flags: Flags::OMIT_CHECKSUMS
+                    | Flags::OMIT_AGGREGATES
+                    | Flags::OUT_BE
+                    | Flags::SRC2_BE
+                    | Flags::CRC32C,
+                initial_output_index: 3_267_543_746,
+                ..index_list_job(Operation::Extract, 3, OutBitWidth::W16)
+            },
+            src1: vec![0x01, 0x03, 0xFF],
+            src2: None,
+            dst_len: 76,
+        };
+        let overflow = Some(Status::OUTPUT_OVERFLOW_ERR);
+        assert_excused("D8", &d8, "D8", Some(Status::DST_IS_SHORT_ERR), overflow);
+        let d7 = Case {
+            job: Job {
+                param_high: 19999,
+                ..index_list_job(Operation::Extract, 20000, OutBitWidth::W8)
+            },
+            // Width 1, one RLE run: header 20001 << 1 = 40002 as a varint, value 1.
+            src1: vec![0x01, 0xC2, 0xB8, 0x02, 0x01],
+            src2: None,
+            dst_len: 100_000,
+        };
+        assert_excused("D7", &d7, "D7", Some(Status::SRC_IS_SHORT_ERR), overflow);
     }
 }
