@@ -455,45 +455,22 @@ mod avx512 {
         }
     }
 
-    /// The lanes of `$x` (lanes of `$bits` bits) that satisfy comparison `$op` with `$l`;
+    /// The lanes of `$x` that satisfy comparison `$op` with `$l`, through `$cmp`/`$sub` (the
+    /// unsigned compare and subtract of the lane size);
     /// `$op` is a const generic, so each kernel compiles with its comparison fixed. Range uses
     /// one unsigned comparison: `low <= x <= high` ⇔ `x - low <= high - low` (`$span`) when
     /// `low <= high` (the caller maps `low > high` to a constant answer).
     macro_rules! compare_lanes {
-        (32, $op:expr, $x:expr, $l:expr, $span:expr) => {
+        ($op:expr, $x:expr, $l:expr, $span:expr, $cmp:ident, $sub:ident) => {
             match $op {
-                EQ => _mm512_cmpeq_epu32_mask($x, $l),
-                NE => _mm512_cmpneq_epu32_mask($x, $l),
-                LT => _mm512_cmplt_epu32_mask($x, $l),
-                LE => _mm512_cmple_epu32_mask($x, $l),
-                GT => _mm512_cmpgt_epu32_mask($x, $l),
-                GE => _mm512_cmpge_epu32_mask($x, $l),
-                RANGE => _mm512_cmple_epu32_mask(_mm512_sub_epi32($x, $l), $span),
-                _ => _mm512_cmpgt_epu32_mask(_mm512_sub_epi32($x, $l), $span),
-            }
-        };
-        (8, $op:expr, $x:expr, $l:expr, $span:expr) => {
-            match $op {
-                EQ => _mm512_cmpeq_epu8_mask($x, $l),
-                NE => _mm512_cmpneq_epu8_mask($x, $l),
-                LT => _mm512_cmplt_epu8_mask($x, $l),
-                LE => _mm512_cmple_epu8_mask($x, $l),
-                GT => _mm512_cmpgt_epu8_mask($x, $l),
-                GE => _mm512_cmpge_epu8_mask($x, $l),
-                RANGE => _mm512_cmple_epu8_mask(_mm512_sub_epi8($x, $l), $span),
-                _ => _mm512_cmpgt_epu8_mask(_mm512_sub_epi8($x, $l), $span),
-            }
-        };
-        (16, $op:expr, $x:expr, $l:expr, $span:expr) => {
-            match $op {
-                EQ => _mm512_cmpeq_epu16_mask($x, $l),
-                NE => _mm512_cmpneq_epu16_mask($x, $l),
-                LT => _mm512_cmplt_epu16_mask($x, $l),
-                LE => _mm512_cmple_epu16_mask($x, $l),
-                GT => _mm512_cmpgt_epu16_mask($x, $l),
-                GE => _mm512_cmpge_epu16_mask($x, $l),
-                RANGE => _mm512_cmple_epu16_mask(_mm512_sub_epi16($x, $l), $span),
-                _ => _mm512_cmpgt_epu16_mask(_mm512_sub_epi16($x, $l), $span),
+                EQ => $cmp::<_MM_CMPINT_EQ>($x, $l),
+                NE => $cmp::<_MM_CMPINT_NE>($x, $l),
+                LT => $cmp::<_MM_CMPINT_LT>($x, $l),
+                LE => $cmp::<_MM_CMPINT_LE>($x, $l),
+                GT => $cmp::<_MM_CMPINT_NLE>($x, $l),
+                GE => $cmp::<_MM_CMPINT_NLT>($x, $l),
+                RANGE => $cmp::<_MM_CMPINT_LE>($sub($x, $l), $span),
+                _ => $cmp::<_MM_CMPINT_NLE>($sub($x, $l), $span),
             }
         };
     }
@@ -582,7 +559,7 @@ mod avx512 {
         while done + 16 <= count && at + 64 <= src.len() {
             // SAFETY: bytes at..at+64 are inside `src`.
             let x = decoder.decode(unsafe { _mm512_loadu_si512(src.as_ptr().add(at).cast()) });
-            let hits: u16 = compare_lanes!(32, OP, x, l, s);
+            let hits: u16 = compare_lanes!(OP, x, l, s, _mm512_cmp_epu32_mask, _mm512_sub_epi32);
             let byte = done / 8;
             // `bits` holds ⌈count/8⌉ ≥ byte + 2 bytes here.
             bits[byte..byte + 2].copy_from_slice(&hits.to_le_bytes());
@@ -597,7 +574,8 @@ mod avx512 {
             } else {
                 (1u16 << left) - 1
             };
-            let hits: u16 = compare_lanes!(32, OP, x, l, s) & lanes;
+            let hits: u16 =
+                compare_lanes!(OP, x, l, s, _mm512_cmp_epu32_mask, _mm512_sub_epi32) & lanes;
             let out = hits.to_le_bytes();
             bits[done / 8] = out[0];
             if left > 8 {
@@ -618,14 +596,21 @@ mod avx512 {
         while done + 64 <= count {
             // SAFETY: `src` holds `count` bytes, so done..done+64 is inside it.
             let x = unsafe { _mm512_loadu_si512(src.as_ptr().add(done).cast()) };
-            let hits: u64 = compare_lanes!(8, OP, x, l, s);
+            let hits: u64 = compare_lanes!(OP, x, l, s, _mm512_cmp_epu8_mask, _mm512_sub_epi8);
             // A fixed-size store (a runtime-length copy would be a memcpy call).
             bits[done / 8..done / 8 + 8].copy_from_slice(&hits.to_le_bytes());
             done += 64;
         }
         if done < count {
             let left = count - done;
-            let hits: u64 = compare_lanes!(8, OP, window(src, done), l, s) & ((1u64 << left) - 1);
+            let hits: u64 = compare_lanes!(
+                OP,
+                window(src, done),
+                l,
+                s,
+                _mm512_cmp_epu8_mask,
+                _mm512_sub_epi8
+            ) & ((1u64 << left) - 1);
             for (j, b) in bits[done / 8..].iter_mut().enumerate() {
                 *b = (hits >> (8 * j)) as u8;
             }
@@ -669,7 +654,7 @@ mod avx512 {
         while done + 32 <= count && at + 64 <= src.len() {
             // SAFETY: bytes at..at+64 are inside `src`.
             let x = decode(unsafe { _mm512_loadu_si512(src.as_ptr().add(at).cast()) });
-            let hits: u32 = compare_lanes!(16, OP, x, l, s);
+            let hits: u32 = compare_lanes!(OP, x, l, s, _mm512_cmp_epu16_mask, _mm512_sub_epi16);
             let byte = done / 8;
             // `bits` holds ⌈count/8⌉ ≥ byte + 4 bytes here.
             bits[byte..byte + 4].copy_from_slice(&hits.to_le_bytes());
@@ -684,7 +669,8 @@ mod avx512 {
             } else {
                 (1u32 << left) - 1
             };
-            let hits: u32 = compare_lanes!(16, OP, x, l, s) & lanes;
+            let hits: u32 =
+                compare_lanes!(OP, x, l, s, _mm512_cmp_epu16_mask, _mm512_sub_epi16) & lanes;
             let bytes = left.div_ceil(8);
             bits[done / 8..done / 8 + bytes].copy_from_slice(&hits.to_le_bytes()[..bytes]);
             done += left;
