@@ -321,16 +321,17 @@ fn run(
             };
             let same_order = (job.parser == Parser::BE_PACKED) == big_endian;
             let width = plan.width.get();
+            // Bits of an output element holding the value itself (not an index list).
             let element_bits = match plan.format {
-                Format::Packed { width } => width,
-                Format::Array { bytes } | Format::Index { bytes, .. } => 8 * bytes as u32,
+                Format::Packed { width } => Some(width),
+                Format::Array { bytes } => Some(8 * bytes as u32),
+                Format::Index { .. } => None,
             };
             if job.parser == Parser::PARQUET_RLE {
                 decode(job, plan, src1, 0, n, &mut extract)?;
             } else if low <= high
                 && same_order
-                && element_bits == width
-                && !matches!(plan.format, Format::Index { .. })
+                && element_bits == Some(width)
                 && aggregate == AggregateKind::Omitted
             {
                 // The output is the input's bits from element `low` on: copy them.
@@ -455,17 +456,7 @@ impl Mask<'_> {
         let whole_end = end / 8 * 8;
         if i < whole_end {
             let bytes = &self.bytes[(i / 8) as usize..(whole_end / 8) as usize];
-            // Eight bytes a word: the popcount of a word costs about what a byte's does.
-            let mut words = bytes.chunks_exact(8);
-            for w in &mut words {
-                let word = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-                count += u64::from(word.count_ones());
-            }
-            count += words
-                .remainder()
-                .iter()
-                .map(|b| u64::from(b.count_ones()))
-                .sum::<u64>();
+            count += simd::count_ones(simd::kernels(), bytes);
             i = whole_end;
         }
         while i < end {

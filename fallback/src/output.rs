@@ -48,9 +48,7 @@ impl Aggregates {
 /// Adds the bit aggregates of a bit vector starting at element `position`, whose bits above
 /// its element count are zero.
 fn add_bit_aggregates(a: &mut Aggregates, position: u64, bits: &[u8]) {
-    let set = simd::count_ones(simd::kernels(), bits)
-        .unwrap_or_else(|| bits.iter().map(|b| u64::from(b.count_ones())).sum())
-        as u32;
+    let set = simd::count_ones(simd::kernels(), bits) as u32;
     if set == 0 {
         return;
     }
