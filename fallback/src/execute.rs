@@ -3,6 +3,7 @@
 
 use crate::checksum::checksums;
 use crate::job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
+use crate::lane::{uses_byte_lanes, Lane};
 use crate::output::{AggregateKind, Format, Writer};
 use crate::simd::{self, Compare};
 use crate::source::{decode_hybrid, decode_packed, Consumer, BLOCK};
@@ -351,13 +352,11 @@ fn run(
             }
         }
         (Operation::Select, Some(mask)) => {
-            let mut select = Select {
-                index: 0,
-                mask,
-                selected: [0; BLOCK],
-                out: &mut writer,
-            };
-            decode(job, plan, src1, 0, n, &mut select)?;
+            if uses_byte_lanes(plan.width.get()) {
+                select::<u8>(job, plan, src1, mask, &mut writer)?;
+            } else {
+                select::<u32>(job, plan, src1, mask, &mut writer)?;
+            }
         }
         (Operation::Expand, Some(mask)) => {
             let wanted = mask.count_ones(0, n);
@@ -366,18 +365,12 @@ fn run(
             {
                 return Err(Status::SRC_IS_SHORT_ERR);
             }
-            let mut expand = Expand {
-                position: 0,
-                end: n,
-                mask,
-                expanded: [0; BLOCK],
-                filled: 0,
-                out: &mut writer,
+            let position = if uses_byte_lanes(plan.width.get()) {
+                expand::<u8>(job, plan, src1, mask, wanted, &mut writer)?
+            } else {
+                expand::<u32>(job, plan, src1, mask, wanted, &mut writer)?
             };
-            decode(job, plan, src1, 0, wanted, &mut expand)?;
-            expand.flush()?;
-            let rest = n - expand.position;
-            writer.run(0, rest)?;
+            writer.run(0, n - position)?;
         }
         (Operation::Select | Operation::Expand, None) => return Err(Status::NULL_PTR_ERR),
         (scan, _) => {
@@ -397,6 +390,52 @@ fn run(
         _ => 0,
     };
     Ok((total_out, aggregates, last_bit_offset))
+}
+
+/// Runs select over the whole source in lanes of `T`.
+fn select<T: Lane>(
+    job: &Job,
+    plan: &Plan,
+    src1: &[u8],
+    mask: Mask,
+    writer: &mut Writer,
+) -> Result<(), Status> {
+    let mut select = Select {
+        selector: Selector {
+            index: 0,
+            mask,
+            selected: [T::default(); BLOCK],
+            out: writer,
+        },
+        bytes: [0; BLOCK],
+    };
+    decode(job, plan, src1, 0, plan.n, &mut select)
+}
+
+/// Runs expand over the `wanted` source values in lanes of `T`; returns the output position
+/// after the last of them (the zeros after it are the caller's).
+fn expand<T: Lane>(
+    job: &Job,
+    plan: &Plan,
+    src1: &[u8],
+    mask: Mask,
+    wanted: u64,
+    writer: &mut Writer,
+) -> Result<u64, Status> {
+    let mut expand = Expand {
+        spreader: Spreader {
+            position: 0,
+            end: plan.n,
+            mask,
+            expanded: [T::default(); BLOCK],
+            filled: 0,
+            out: writer,
+        },
+        bytes: [0; BLOCK],
+    };
+    decode(job, plan, src1, 0, wanted, &mut expand)?;
+    expand.spreader.flush()?;
+    Ok(expand.spreader.position)
 }
 
 /// The source-2 bit vector.
@@ -670,56 +709,84 @@ fn low_bits(count: u64) -> u64 {
     u64::MAX.checked_shr(64 - count as u32).unwrap_or(0)
 }
 
-struct Select<'m, 'w, 'd> {
+/// Select's state apart from its unpacking buffer, so the two can be borrowed apart.
+struct Selector<'m, 'w, 'd, T> {
     index: u64,
     mask: Mask<'m>,
-    selected: [u32; BLOCK],
+    selected: [T; BLOCK],
     out: &'w mut Writer<'d>,
 }
 
-impl Consumer for Select<'_, '_, '_> {
-    fn values(&mut self, values: &[u32]) -> Result<(), Status> {
-        // Driven by the mask's set bits, 64 elements per word.
+impl<T: Lane> Selector<'_, '_, '_, T> {
+    /// Writes the values whose mask bit is set, driven by the mask's words, 64 elements each.
+    fn take(&mut self, values: &[T]) -> Result<(), Status> {
         let mut words = [0u64; BLOCK / 64];
         for (word, chunk) in words.iter_mut().zip(values.chunks(64)) {
             *word = self.mask.word(self.index) & low_bits(chunk.len() as u64);
             self.index += chunk.len() as u64;
         }
-        let kept = match simd::compress(simd::kernels(), values, &words, &mut self.selected) {
-            Some(kept) => kept,
-            None => {
-                let mut kept = 0;
-                for (&word, chunk) in words.iter().zip(values.chunks(64)) {
-                    let mut word = word;
-                    while word != 0 {
-                        self.selected[kept] = chunk[word.trailing_zeros() as usize];
-                        kept += 1;
-                        word &= word - 1;
-                    }
-                }
-                kept
-            }
-        };
-        self.out.values(&self.selected[..kept])
+        let kept = T::compress(values, &words, &mut self.selected);
+        T::write(self.out, &self.selected[..kept])
+    }
+}
+
+struct Select<'m, 'w, 'd, T> {
+    selector: Selector<'m, 'w, 'd, T>,
+    bytes: [u8; BLOCK],
+}
+
+/// Converts `values` to lanes in `buffer`, a block at a time, for `take`: the path of values
+/// a decoder hands over already unpacked (not taken by today's decoders, which hand select
+/// and expand packed blocks and runs).
+fn take_values<T: Lane>(
+    values: &[u32],
+    buffer: &mut [T; BLOCK],
+    mut take: impl FnMut(&[T]) -> Result<(), Status>,
+) -> Result<(), Status> {
+    for chunk in values.chunks(BLOCK) {
+        for (b, &v) in buffer.iter_mut().zip(chunk) {
+            *b = T::from_u32(v);
+        }
+        take(&buffer[..chunk.len()])?;
+    }
+    Ok(())
+}
+
+impl<T: Lane> Consumer for Select<'_, '_, '_, T> {
+    fn values(&mut self, values: &[u32]) -> Result<(), Status> {
+        let mut buffer = [T::default(); BLOCK];
+        take_values(values, &mut buffer, |lanes| self.selector.take(lanes))
     }
 
     fn run(&mut self, value: u32, count: u64) -> Result<(), Status> {
-        let kept = self.mask.count_ones(self.index, self.index + count);
-        self.index += count;
-        self.out.run(value, kept)
+        let s = &mut self.selector;
+        let kept = s.mask.count_ones(s.index, s.index + count);
+        s.index += count;
+        s.out.run(value, kept)
+    }
+
+    fn packed(
+        &mut self,
+        src: &[u8],
+        width: BitWidth,
+        big_endian: bool,
+        scratch: &mut [u32],
+    ) -> Result<(), Status> {
+        let lanes = T::unpack(width, big_endian, src, scratch, &mut self.bytes);
+        self.selector.take(lanes)
     }
 }
 
 /// Where expand takes its source values from.
 #[derive(Clone, Copy)]
-enum Source<'a> {
+enum Source<'a, T> {
     /// Decoded values, used in order.
-    Values(&'a [u32]),
+    Values(&'a [T]),
     /// `count` copies of one value (an RLE run).
-    Run { value: u32, count: u64 },
+    Run { value: T, count: u64 },
 }
 
-impl Source<'_> {
+impl<T: Lane> Source<'_, T> {
     fn len(&self) -> u64 {
         match *self {
             Source::Values(v) => v.len() as u64,
@@ -727,78 +794,74 @@ impl Source<'_> {
         }
     }
 
-    /// Spreads the next `word.count_ones()` values (at most `len()`) over the set bits of
-    /// `word` into `out` (zeros elsewhere), and drops them from the source.
-    fn expand_into(&mut self, word: u64, out: &mut [u32; 64]) {
-        let used = u64::from(word.count_ones());
+    /// [`simd::expand_words`] from this source into `out`, dropping the values used; returns
+    /// the positions passed.
+    fn expand_into(&mut self, words: &[u64], out: &mut [T]) -> u64 {
         match self {
             Source::Values(values) => {
-                if !simd::expand64(simd::kernels(), values, word, out) {
-                    let mut next = 0usize;
-                    for (j, slot) in out.iter_mut().enumerate() {
-                        let set = (word >> j) & 1 == 1;
-                        *slot = if set { values[next] } else { 0 };
-                        next += usize::from(set);
-                    }
-                }
-                *values = &values[used as usize..];
+                let (used, positions) = T::expand(values, words, out);
+                *values = &values[used..];
+                positions as u64
             }
             Source::Run { value, count } => {
-                for (j, slot) in out.iter_mut().enumerate() {
-                    *slot = if (word >> j) & 1 == 1 { *value } else { 0 };
-                }
-                *count -= used;
+                let available = usize::try_from(*count).unwrap_or(usize::MAX);
+                let (used, positions) = simd::expand_words(words, available, |i, word, _| {
+                    for (j, slot) in out[64 * i..64 * i + 64].iter_mut().enumerate() {
+                        *slot = if (word >> j) & 1 == 1 {
+                            *value
+                        } else {
+                            T::default()
+                        };
+                    }
+                });
+                *count -= used as u64;
+                positions as u64
             }
         }
     }
 }
 
-struct Expand<'m, 'w, 'd> {
+/// Expand's state apart from its unpacking buffer, so the two can be borrowed apart.
+struct Spreader<'m, 'w, 'd, T> {
     /// Next output position (mask bit).
     position: u64,
     /// n: the mask bits from here on are not used.
     end: u64,
     mask: Mask<'m>,
-    expanded: [u32; BLOCK],
+    expanded: [T; BLOCK],
     filled: usize,
     out: &'w mut Writer<'d>,
 }
 
-impl Expand<'_, '_, '_> {
+impl<T: Lane> Spreader<'_, '_, '_, T> {
     fn flush(&mut self) -> Result<(), Status> {
         let filled = std::mem::take(&mut self.filled);
-        self.out.values(&self.expanded[..filled])
+        T::write(self.out, &self.expanded[..filled])
     }
 
-    /// Places every value of `source` at the next set mask bits, zeros before them, 64
-    /// positions at a time. The decoder delivers exactly popcount(mask bits below n) values,
-    /// so a set bit below n always exists for each.
-    fn place(&mut self, mut source: Source) -> Result<(), Status> {
+    /// Places every value of `source` at the next set mask bits, zeros before them, as many
+    /// mask words at a time as the buffer holds. The decoder delivers exactly
+    /// popcount(mask bits below n) values, so a set bit below n always exists for each.
+    fn place(&mut self, mut source: Source<T>) -> Result<(), Status> {
         while source.len() > 0 {
             if self.filled + 64 > BLOCK {
                 self.flush()?;
             }
-            let span = (self.end - self.position).min(64);
-            if span == 0 {
+            let left = self.end - self.position;
+            if left == 0 {
                 // More values than set mask bits below n: the decoder broke its contract.
                 return Err(Status::LIBRARY_INTERNAL_ERR);
             }
-            let mut word = self.mask.word(self.position) & low_bits(span);
-            let mut emitted = span;
-            if u64::from(word.count_ones()) > source.len() {
-                // The source ends inside this word: stop after its last value's position.
-                let mut rest = word;
-                for _ in 1..source.len() {
-                    rest &= rest - 1;
-                }
-                emitted = u64::from(rest.trailing_zeros()) + 1;
-                word &= low_bits(emitted);
+            let count = ((BLOCK - self.filled) / 64).min(left.div_ceil(64) as usize);
+            let mut words = [0u64; BLOCK / 64];
+            for (i, word) in words[..count].iter_mut().enumerate() {
+                let at = 64 * i as u64;
+                *word = self.mask.word(self.position + at) & low_bits((left - at).min(64));
             }
-            let out: &mut [u32; 64] = (&mut self.expanded[self.filled..self.filled + 64])
-                .try_into()
-                .map_err(|_| Status::LIBRARY_INTERNAL_ERR)?;
-            source.expand_into(word, out);
-            // Positions past `emitted` were written as scratch; the next word overwrites them.
+            let out = &mut self.expanded[self.filled..self.filled + 64 * count];
+            // Positions past n (or past the last value) were written as scratch; the next
+            // words overwrite them.
+            let emitted = source.expand_into(&words[..count], out).min(left);
             self.filled += emitted as usize;
             self.position += emitted;
         }
@@ -806,12 +869,34 @@ impl Expand<'_, '_, '_> {
     }
 }
 
-impl Consumer for Expand<'_, '_, '_> {
+struct Expand<'m, 'w, 'd, T> {
+    spreader: Spreader<'m, 'w, 'd, T>,
+    bytes: [u8; BLOCK],
+}
+
+impl<T: Lane> Consumer for Expand<'_, '_, '_, T> {
     fn values(&mut self, values: &[u32]) -> Result<(), Status> {
-        self.place(Source::Values(values))
+        let mut buffer = [T::default(); BLOCK];
+        take_values(values, &mut buffer, |lanes| {
+            self.spreader.place(Source::Values(lanes))
+        })
     }
 
     fn run(&mut self, value: u32, count: u64) -> Result<(), Status> {
-        self.place(Source::Run { value, count })
+        self.spreader.place(Source::Run {
+            value: T::from_u32(value),
+            count,
+        })
+    }
+
+    fn packed(
+        &mut self,
+        src: &[u8],
+        width: BitWidth,
+        big_endian: bool,
+        scratch: &mut [u32],
+    ) -> Result<(), Status> {
+        let lanes = T::unpack(width, big_endian, src, scratch, &mut self.bytes);
+        self.spreader.place(Source::Values(lanes))
     }
 }

@@ -28,6 +28,7 @@ mod checksum;
 mod encode;
 mod execute;
 mod job;
+mod lane;
 mod output;
 mod simd;
 mod source;

@@ -3,6 +3,7 @@
 //! an element that does not fit whole is status 225 (D14), an index above the format's
 //! maximum 221.
 
+use crate::lane::Lane;
 use crate::simd;
 use crate::status::Status;
 use crate::unpack::{pack, unpack, BitWidth};
@@ -117,19 +118,12 @@ impl<'d> Writer<'d> {
         self.position
     }
 
-    fn aggregate_values(&mut self, values: &[u32]) {
+    fn aggregate_values<T: Lane>(&mut self, values: &[T]) {
         match self.aggregate {
             AggregateKind::Omitted => {}
             AggregateKind::Values => {
                 let a = &mut self.aggregates;
-                let (min, max, sum) =
-                    simd::min_max_sum(simd::kernels(), values).unwrap_or_else(|| {
-                        values
-                            .iter()
-                            .fold((u32::MAX, 0, 0u32), |(min, max, sum), &v| {
-                                (min.min(v), max.max(v), sum.wrapping_add(v))
-                            })
-                    });
+                let (min, max, sum) = T::min_max_sum(values);
                 *a = Aggregates {
                     first_or_min: a.first_or_min.min(min),
                     last_or_max: a.last_or_max.max(max),
@@ -137,10 +131,11 @@ impl<'d> Writer<'d> {
                 };
             }
             AggregateKind::Bits => {
-                let set = values.iter().filter(|&&v| v != 0).count() as u32;
+                let zero = T::default();
+                let set = values.iter().filter(|&&v| v != zero).count() as u32;
                 if set > 0 {
-                    let first = values.iter().position(|&v| v != 0).unwrap_or(0);
-                    let last = values.iter().rposition(|&v| v != 0).unwrap_or(0);
+                    let first = values.iter().position(|&v| v != zero).unwrap_or(0);
+                    let last = values.iter().rposition(|&v| v != zero).unwrap_or(0);
                     let a = &mut self.aggregates;
                     if a.first_or_min == u32::MAX {
                         a.first_or_min = (self.position + first as u64) as u32;
@@ -306,6 +301,63 @@ impl<'d> Writer<'d> {
                 for &v in rest {
                     self.put_packed(v, width);
                 }
+            }
+        }
+        self.aggregate_values(values);
+        self.position += values.len() as u64;
+        Ok(())
+    }
+
+    /// Appends `values` given one byte each (select and expand of sources of up to 8 bits):
+    /// packed straight from the bytes for little-endian nominal output, copied for 8-bit
+    /// arrays, through [`Writer::values`] otherwise.
+    pub(crate) fn bytes(&mut self, values: &[u8]) -> Result<(), Status> {
+        let width = match self.format {
+            Format::Packed { width } if !self.big_endian => width,
+            Format::Array { bytes: 1 } => 8,
+            _ => {
+                for chunk in values.chunks(64) {
+                    let mut wide = [0u32; 64];
+                    for (w, &v) in wide.iter_mut().zip(chunk) {
+                        *w = u32::from(v);
+                    }
+                    self.values(&wide[..chunk.len()])?;
+                }
+                return Ok(());
+            }
+        };
+        if self.bytes_after(values.len() as u64) > self.dst.len() as u64 {
+            return Err(Status::DST_IS_SHORT_ERR);
+        }
+        let mask = self.value_mask as u8;
+        if width == 8 {
+            let out = &mut self.dst[self.written..self.written + values.len()];
+            for (o, &v) in out.iter_mut().zip(values) {
+                *o = v & mask;
+            }
+            self.written += values.len();
+        } else {
+            // As in `values`: single values up to a group boundary, whole groups, the rest.
+            let lead = ((8 - self.position % 8) % 8).min(values.len() as u64) as usize;
+            for &v in &values[..lead] {
+                self.put_packed(u32::from(v), width);
+            }
+            let groups = (values.len() - lead) / 8;
+            let body = &values[lead..lead + 8 * groups];
+            let out = &mut self.dst[self.written..self.written + groups * width as usize];
+            if !simd::pack_bytes_le(simd::kernels(), width, mask, body, out) {
+                let bit_width = BitWidth::new(width).ok_or(Status::LIBRARY_INTERNAL_ERR)?;
+                for (chunk, out) in body.chunks(64).zip(out.chunks_mut(8 * width as usize)) {
+                    let mut wide = [0u32; 64];
+                    for (w, &v) in wide.iter_mut().zip(chunk) {
+                        *w = u32::from(v);
+                    }
+                    pack(bit_width, false, self.value_mask, &wide[..chunk.len()], out);
+                }
+            }
+            self.written += groups * width as usize;
+            for &v in &values[lead + 8 * groups..] {
+                self.put_packed(u32::from(v), width);
             }
         }
         self.aggregate_values(values);

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 pub(crate) enum Kernels {
     /// Plain Rust, every target.
     Portable,
-    /// AVX-512 F/BW/VBMI and POPCNT (Ice Lake, Sapphire Rapids, Zen 4 and later).
+    /// AVX-512 F/BW/VBMI/VBMI2 and POPCNT (Ice Lake, Sapphire Rapids, Zen 4 and later).
     #[cfg(target_arch = "x86_64")]
     Avx512Vbmi,
 }
@@ -25,6 +25,7 @@ pub(crate) fn kernels() -> Kernels {
         if is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("avx512bw")
             && is_x86_feature_detected!("avx512vbmi")
+            && is_x86_feature_detected!("avx512vbmi2")
             && is_x86_feature_detected!("popcnt")
         {
             return Kernels::Avx512Vbmi;
@@ -244,18 +245,142 @@ pub(crate) fn compress(
     }
 }
 
-/// Expand's inner step: for each of the 64 positions j, `out[j]` = the next unused value of
-/// `values` when bit j of `word` is set, 0 otherwise; `values.len()` is at least
-/// `word.count_ones()`. `false` when the caller must do it.
+/// Expand's inner loop over mask words: for word i, calls `spread(i, word, used)` to place the
+/// next `word.count_ones()` values (from index `used` of the `available` ones) at the
+/// positions 64·i + j of its set bits j. Stops when the values run out: after the last word
+/// they fill, whose set bits past the values are cleared. Returns (values used, positions
+/// passed: 64 per word, up to the last value's position + 1 in a word it ends inside).
+#[inline(always)]
+pub(crate) fn expand_words(
+    words: &[u64],
+    available: usize,
+    mut spread: impl FnMut(usize, u64, usize),
+) -> (usize, usize) {
+    let mut used = 0usize;
+    for (i, &word) in words.iter().enumerate() {
+        let left = available - used;
+        if left == 0 {
+            return (used, 64 * i);
+        }
+        let ones = word.count_ones() as usize;
+        if ones > left {
+            // Keep the lowest `left` set bits; the last value lands at the highest of them.
+            let mut rest = word;
+            for _ in 0..left {
+                rest &= rest - 1;
+            }
+            let word = word & !rest;
+            spread(i, word, used);
+            return (available, 64 * i + 64 - word.leading_zeros() as usize);
+        }
+        spread(i, word, used);
+        used += ones;
+    }
+    (used, 64 * words.len())
+}
+
+/// [`expand_words`] with the values in `values` and the output in `out` (64 positions per
+/// word, zeros at clear bits). `None` when the caller must do it.
 #[inline]
-pub(crate) fn expand64(kernels: Kernels, values: &[u32], word: u64, out: &mut [u32; 64]) -> bool {
+pub(crate) fn expand(
+    kernels: Kernels,
+    values: &[u32],
+    words: &[u64],
+    out: &mut [u32],
+) -> Option<(usize, usize)> {
     match kernels {
-        Kernels::Portable => false,
+        Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F and POPCNT were detected; the function checks the lengths it
             // relies on.
-            unsafe { avx512::expand64(values, word, out) };
+            Some(unsafe { avx512::expand(values, words, out) })
+        }
+    }
+}
+
+/// Unpacks `out.len()` elements of `width` (1..=8) bits into one byte each: select and
+/// expand carry narrow values in byte lanes. `src` holds ⌈len·width/8⌉ bytes. `false` when the
+/// caller must do it.
+#[inline]
+pub(crate) fn unpack_bytes(
+    kernels: Kernels,
+    width: u32,
+    big_endian: bool,
+    src: &[u8],
+    out: &mut [u8],
+) -> bool {
+    match kernels {
+        Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: AVX-512 F/BW/VBMI and POPCNT were detected; the function checks the
+            // lengths it relies on.
+            unsafe { avx512::unpack_bytes(width, big_endian, src, out) };
+            true
+        }
+    }
+}
+
+/// [`compress`] on byte lanes: `out` has room for `values.len()` rounded up to 64.
+#[inline]
+pub(crate) fn compress_bytes(
+    kernels: Kernels,
+    values: &[u8],
+    words: &[u64],
+    out: &mut [u8],
+) -> Option<usize> {
+    match kernels {
+        Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: AVX-512 F/BW/VBMI2 and POPCNT were detected; the function checks the
+            // lengths it relies on.
+            Some(unsafe { avx512::compress_bytes(values, words, out) })
+        }
+    }
+}
+
+/// [`expand`] on byte lanes.
+#[inline]
+pub(crate) fn expand_bytes(
+    kernels: Kernels,
+    values: &[u8],
+    words: &[u64],
+    out: &mut [u8],
+) -> Option<(usize, usize)> {
+    match kernels {
+        Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: AVX-512 F/BW/VBMI2 and POPCNT were detected; the function checks the
+            // lengths it relies on.
+            Some(unsafe { avx512::expand_bytes(values, words, out) })
+        }
+    }
+}
+
+/// [`pack_le`] from byte lanes, for widths 1..=7: `values` (a multiple of 8 of them), each
+/// masked by `mask`, into `out` (`values.len() / 8 · width` bytes). `false` when the caller
+/// must do it.
+#[inline]
+pub(crate) fn pack_bytes_le(
+    kernels: Kernels,
+    width: u32,
+    mask: u8,
+    values: &[u8],
+    out: &mut [u8],
+) -> bool {
+    match kernels {
+        Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            if !(1..=7).contains(&width) {
+                return false;
+            }
+            // SAFETY: AVX-512 F/BW/VBMI were detected; the function checks the lengths it
+            // relies on.
+            unsafe { avx512::pack_bytes_le(width, mask, values, out) };
             true
         }
     }
@@ -926,18 +1051,218 @@ mod avx512 {
     /// # Safety
     /// The CPU supports AVX-512 F and POPCNT.
     #[target_feature(enable = "avx512f,popcnt")]
-    pub(super) unsafe fn expand64(values: &[u32], word: u64, out: &mut [u32; 64]) {
-        assert!(values.len() >= word.count_ones() as usize);
-        let mut used = 0usize;
-        for quarter in 0..4 {
-            let m = (word >> (quarter * 16)) as u16;
-            // SAFETY: reads popcount(m) u32s from `used`; used + popcount(m) <= popcount(word)
-            // <= values.len(). Writes 16 u32s inside `out`.
-            unsafe {
-                let x = _mm512_maskz_expandloadu_epi32(m, values.as_ptr().add(used).cast());
-                _mm512_storeu_si512(out.as_mut_ptr().add(quarter * 16).cast(), x);
+    pub(super) unsafe fn expand(values: &[u32], words: &[u64], out: &mut [u32]) -> (usize, usize) {
+        assert!(out.len() >= 64 * words.len());
+        super::expand_words(words, values.len(), |i, word, used| {
+            let mut used = used;
+            for quarter in 0..4 {
+                let m = (word >> (quarter * 16)) as u16;
+                // SAFETY: reads popcount(m) u32s from `used`: expand_words hands out at most
+                // the `values.len()` values. Writes 16 u32s inside out[64·i..64·i + 64].
+                unsafe {
+                    let x = _mm512_maskz_expandloadu_epi32(m, values.as_ptr().add(used).cast());
+                    _mm512_storeu_si512(out.as_mut_ptr().add(64 * i + quarter * 16).cast(), x);
+                }
+                used += m.count_ones() as usize;
             }
-            used += m.count_ones() as usize;
+        })
+    }
+
+    /// Controls that decode 64 elements of `width` (1..=8) bits, 8·width bytes, into one byte
+    /// each: `gather` gives 64-bit lane k the bytes of elements 8k..8k+8 (reversed for
+    /// MSB-first, so the lane reads as the big-endian stream), `offsets` byte j of each lane
+    /// the bit offset of element j in it, for `vpmultishiftqb`.
+    struct BytePlan {
+        gather: [u8; 64],
+        offsets: [u8; 64],
+    }
+
+    fn byte_plan(width: usize, big_endian: bool) -> BytePlan {
+        let mut p = BytePlan {
+            gather: [0; 64],
+            offsets: [0; 64],
+        };
+        for k in 0..8 {
+            for j in 0..8 {
+                let (byte, offset) = if big_endian {
+                    (k * width + 7 - j, 64 - (j + 1) * width)
+                } else {
+                    (k * width + j, j * width)
+                };
+                p.gather[8 * k + j] = byte as u8;
+                p.offsets[8 * k + j] = offset as u8;
+            }
+        }
+        p
+    }
+
+    fn cached_byte_plan(width: u32, big_endian: bool) -> &'static BytePlan {
+        static PLANS: std::sync::OnceLock<Vec<BytePlan>> = std::sync::OnceLock::new();
+        let plans = PLANS.get_or_init(|| {
+            (1..=8)
+                .flat_map(|w| [byte_plan(w, false), byte_plan(w, true)])
+                .collect()
+        });
+        &plans[2 * (width as usize - 1) + usize::from(big_endian)]
+    }
+
+    /// The mask of the first `count` (≤ 64) lanes of a vector of bytes.
+    #[inline]
+    fn low_bytes(count: usize) -> u64 {
+        u64::MAX.checked_shr(64 - count as u32).unwrap_or(0)
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI and POPCNT.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    pub(super) unsafe fn unpack_bytes(width: u32, big_endian: bool, src: &[u8], out: &mut [u8]) {
+        let count = out.len();
+        assert!((1..=8).contains(&width) && src.len() >= (count * width as usize).div_ceil(8));
+        let p = cached_byte_plan(width, big_endian);
+        // SAFETY: each load reads 64 bytes of a 64-byte array.
+        let (gather, offsets) = unsafe {
+            (
+                _mm512_loadu_si512(p.gather.as_ptr().cast()),
+                _mm512_loadu_si512(p.offsets.as_ptr().cast()),
+            )
+        };
+        let value_mask = _mm512_set1_epi8(((1u32 << width) - 1) as i8);
+        let step = 8 * width as usize;
+        let mut done = 0usize;
+        let mut at = 0usize;
+        while done < count {
+            let lanes = _mm512_permutexvar_epi8(gather, window(src, at));
+            let v = _mm512_and_si512(_mm512_multishift_epi64_epi8(offsets, lanes), value_mask);
+            let left = (count - done).min(64);
+            // SAFETY: writes `left` bytes from `done`, inside `out`.
+            unsafe {
+                _mm512_mask_storeu_epi8(out.as_mut_ptr().add(done).cast(), low_bytes(left), v)
+            };
+            done += left;
+            at += step;
+        }
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI2 and POPCNT.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+    pub(super) unsafe fn compress_bytes(values: &[u8], words: &[u64], out: &mut [u8]) -> usize {
+        // Whole-vector stores: the 64 bytes stored at `kept` (at most 64·i for chunk i) end by
+        // values.len() rounded up to 64.
+        assert!(
+            out.len() >= values.len().next_multiple_of(64)
+                && words.len() >= values.len().div_ceil(64)
+        );
+        let mut kept = 0usize;
+        for (chunk, &word) in values.chunks(64).zip(words) {
+            let lanes = low_bytes(chunk.len());
+            let m = word & lanes;
+            // SAFETY: reads the bytes of `chunk`; writes 64 bytes from `kept` inside `out`
+            // (see above).
+            unsafe {
+                let x = _mm512_maskz_loadu_epi8(lanes, chunk.as_ptr().cast());
+                let packed = _mm512_maskz_compress_epi8(m, x);
+                _mm512_storeu_si512(out.as_mut_ptr().add(kept).cast(), packed);
+            }
+            kept += m.count_ones() as usize;
+        }
+        kept
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI2 and POPCNT.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+    pub(super) unsafe fn expand_bytes(
+        values: &[u8],
+        words: &[u64],
+        out: &mut [u8],
+    ) -> (usize, usize) {
+        assert!(out.len() >= 64 * words.len());
+        super::expand_words(words, values.len(), |i, word, used| {
+            // SAFETY: reads popcount(word) bytes from `used`: expand_words hands out at most
+            // the `values.len()` values. Writes the 64 bytes of out[64·i..64·i + 64].
+            unsafe {
+                let x = _mm512_maskz_expandloadu_epi8(word, values.as_ptr().add(used).cast());
+                _mm512_storeu_si512(out.as_mut_ptr().add(64 * i).cast(), x);
+            }
+        })
+    }
+
+    /// Byte permutation taking the low `width` bytes of each 64-bit lane, lane after lane.
+    fn pack_bytes_gather(width: usize) -> [u8; 64] {
+        let mut g = [0u8; 64];
+        for (o, slot) in g.iter_mut().enumerate().take(8 * width) {
+            *slot = (8 * (o / width) + o % width) as u8;
+        }
+        g
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI; `width` is 1..=7.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    pub(super) unsafe fn pack_bytes_le(width: u32, mask: u8, values: &[u8], out: &mut [u8]) {
+        let w = width as usize;
+        assert!(
+            (1..=7).contains(&width)
+                && values.len().is_multiple_of(8)
+                && out.len() >= values.len() / 8 * w
+        );
+        static GATHERS: std::sync::OnceLock<Vec<[u8; 64]>> = std::sync::OnceLock::new();
+        let g = &GATHERS.get_or_init(|| (1..=7).map(pack_bytes_gather).collect())[w - 1];
+        // SAFETY: reads the 64 bytes of a 64-byte array.
+        let gather = unsafe { _mm512_loadu_si512(g.as_ptr().cast()) };
+        let value_mask = _mm512_set1_epi8((mask & ((1u8 << width) - 1)) as i8);
+        let (w16, w32, w64) = (
+            _mm512_set1_epi16(width as i16),
+            _mm512_set1_epi32(2 * width as i32),
+            _mm512_set1_epi64(4 * width as i64),
+        );
+        let (low8, low16, low32) = (
+            _mm512_set1_epi16(0xFF),
+            _mm512_set1_epi32(0xFFFF),
+            _mm512_set1_epi64(0xFFFF_FFFF),
+        );
+        let mut done = 0usize;
+        let mut at = 0usize;
+        while done < values.len() {
+            let left = (values.len() - done).min(64);
+            // SAFETY: reads `left` bytes from `done`, inside `values`.
+            let x = unsafe {
+                _mm512_maskz_loadu_epi8(low_bytes(left), values.as_ptr().add(done).cast())
+            };
+            let x = _mm512_and_si512(x, value_mask);
+            let len = left / 8 * w;
+            if width == 1 {
+                // One bit per byte: the nonzero bytes' mask is the packed output.
+                let bits = _mm512_test_epi8_mask(x, x).to_le_bytes();
+                out[at..at + len].copy_from_slice(&bits[..len]);
+            } else {
+                // Merge neighbours: pairs in 16-bit lanes, fours in 32-bit lanes, eights in
+                // 64-bit lanes (`(low & keep) | high << shift` is ternary-logic 0xEA).
+                let x = _mm512_ternarylogic_epi32::<0xEA>(
+                    x,
+                    low8,
+                    _mm512_sllv_epi16(_mm512_srli_epi16::<8>(x), w16),
+                );
+                let x = _mm512_ternarylogic_epi32::<0xEA>(
+                    x,
+                    low16,
+                    _mm512_sllv_epi32(_mm512_srli_epi32::<16>(x), w32),
+                );
+                let x = _mm512_ternarylogic_epi32::<0xEA>(
+                    x,
+                    low32,
+                    _mm512_sllv_epi64(_mm512_srli_epi64::<32>(x), w64),
+                );
+                let bytes = _mm512_permutexvar_epi8(gather, x);
+                // SAFETY: writes `len` bytes from `at`; at + len <= values.len() / 8 · w <=
+                // out.len().
+                unsafe {
+                    _mm512_mask_storeu_epi8(out.as_mut_ptr().add(at).cast(), low_bytes(len), bytes)
+                };
+            }
+            done += left;
+            at += len;
         }
     }
 }
@@ -1019,41 +1344,158 @@ mod tests {
         }
     }
 
+    /// Mask words with every shape the kernels treat apart: empty, full, single bits, 16-bit
+    /// quarters, bits at both ends.
+    const WORDS: [u64; 6] = [
+        0u64,
+        1,
+        u64::MAX,
+        0x8000_0000_0000_0001,
+        0x0123_4567_89AB_CDEF,
+        0xFFFF_0000_FFFF_0000,
+    ];
+
     #[test]
-    fn simd_compress_and_expand_match_plain_loops() {
+    fn simd_compress_matches_a_plain_loop_in_both_lane_types() {
         if kernels() == Kernels::Portable {
             return;
         }
         let values: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
-        let words = [
-            0u64,
-            1,
-            u64::MAX,
-            0x8000_0000_0000_0001,
-            0x0123_4567_89AB_CDEF,
-            0xFFFF_0000_FFFF_0000,
-        ];
-        for word in words {
-            for len in [1usize, 15, 16, 17, 33, 64] {
+        let bytes: Vec<u8> = values.iter().map(|&v| (v >> 24) as u8).collect();
+        for word in WORDS {
+            for len in [1usize, 15, 16, 17, 33, 63, 64] {
                 let word = word & (u64::MAX >> (64 - len));
-                let plain: Vec<u32> = (0..len)
-                    .filter(|&j| (word >> j) & 1 == 1)
-                    .map(|j| values[j])
-                    .collect();
+                let kept: Vec<usize> = (0..len).filter(|&j| (word >> j) & 1 == 1).collect();
                 let room = len.next_multiple_of(16);
                 let mut out = vec![0xDEAD_BEEFu32; room + 1];
                 let k = compress(kernels(), &values[..len], &[word], &mut out[..room]);
-                assert_eq!(k, Some(plain.len()));
-                assert_eq!(out[..plain.len()], plain[..], "compress {word:x} {len}");
+                assert_eq!(k, Some(kept.len()));
+                for (o, &j) in out.iter().zip(&kept) {
+                    assert_eq!(*o, values[j], "compress {word:x} {len}");
+                }
                 assert_eq!(out[room], 0xDEAD_BEEF);
 
-                // Expand reads exactly popcount values: give it exactly that many.
-                let source = &plain[..];
-                let mut expanded = [0xDEAD_BEEFu32; 64];
-                assert!(expand64(kernels(), source, word, &mut expanded));
-                for j in 0..64 {
-                    let expected = if (word >> j) & 1 == 1 { values[j] } else { 0 };
-                    assert_eq!(expanded[j], expected, "expand {word:x} {j}");
+                let room = len.next_multiple_of(64);
+                let mut out = vec![0xA5u8; room + 1];
+                let k = compress_bytes(kernels(), &bytes[..len], &[word], &mut out[..room]);
+                assert_eq!(k, Some(kept.len()));
+                for (o, &j) in out.iter().zip(&kept) {
+                    assert_eq!(*o, bytes[j], "compress_bytes {word:x} {len}");
+                }
+                assert_eq!(out[room], 0xA5);
+            }
+        }
+    }
+
+    /// What `expand_words` promises, one position at a time: (output, values used, positions
+    /// passed).
+    fn plain_expand(values: &[u32], words: &[u64]) -> (Vec<u32>, usize, usize) {
+        let mut out = vec![0u32; 64 * words.len()];
+        let mut used = 0;
+        for (i, &word) in words.iter().enumerate() {
+            if used == values.len() {
+                return (out, used, 64 * i);
+            }
+            for j in 0..64 {
+                if (word >> j) & 1 == 1 {
+                    out[64 * i + j] = values[used];
+                    used += 1;
+                    if used == values.len() && word >> j >> 1 != 0 {
+                        return (out, used, 64 * i + j + 1);
+                    }
+                }
+            }
+        }
+        (out, used, 64 * words.len())
+    }
+
+    #[test]
+    fn simd_expand_matches_a_plain_loop_in_both_lane_types() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        let values: Vec<u32> = (0..300u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+        let bytes: Vec<u8> = values.iter().map(|&v| (v >> 24) as u8).collect();
+        // Every pair of word shapes, with values running out everywhere (and lasting).
+        for a in WORDS {
+            for b in WORDS {
+                let words = [a, b, a & !b];
+                let ones: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+                for available in [0, 1, 2, 15, 16, 17, 33, 63, 64, 65, 100, 129, ones, 300] {
+                    let available = available.min(ones + 10);
+                    let (plain, used, passed) = plain_expand(&values[..available], &words);
+                    let mut out = vec![0xDEAD_BEEFu32; 64 * words.len() + 1];
+                    let (u, p) =
+                        expand(kernels(), &values[..available], &words, &mut out[..192]).unwrap();
+                    assert_eq!((u, p), (used, passed), "{words:x?} {available}");
+                    assert_eq!(out[..passed], plain[..passed], "{words:x?} {available}");
+                    assert_eq!(out[192], 0xDEAD_BEEF);
+
+                    let mut out = vec![0xA5u8; 64 * words.len() + 1];
+                    let (u, p) =
+                        expand_bytes(kernels(), &bytes[..available], &words, &mut out[..192])
+                            .unwrap();
+                    assert_eq!((u, p), (used, passed), "bytes {words:x?} {available}");
+                    for (k, (&o, &v)) in out[..passed].iter().zip(&plain).enumerate() {
+                        let expected = if v == 0 { 0 } else { (v >> 24) as u8 };
+                        assert_eq!(o, expected, "bytes {words:x?} {available} {k}");
+                    }
+                    assert_eq!(out[192], 0xA5);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn simd_byte_lanes_unpack_and_pack_like_the_portable_kernels() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        let src = noise(600, 3);
+        for width in 1..=8u32 {
+            let bw = BitWidth::new(width).unwrap();
+            for be in [false, true] {
+                for count in [0usize, 1, 7, 8, 63, 64, 65, 128, 200, 513] {
+                    let bytes = (count * width as usize).div_ceil(8);
+                    let mut plain = vec![0u32; count];
+                    unpack_portable(bw, be, &src, &mut plain);
+                    let mut out = vec![0xA5u8; count + 1];
+                    assert!(unpack_bytes(
+                        kernels(),
+                        width,
+                        be,
+                        &src[..bytes],
+                        &mut out[..count]
+                    ));
+                    for (i, (&o, &v)) in out.iter().zip(&plain).enumerate() {
+                        assert_eq!(u32::from(o), v, "unpack w{width} be{be} n{count} i{i}");
+                    }
+                    assert_eq!(out[count], 0xA5);
+                }
+            }
+            if width == 8 {
+                continue;
+            }
+            // Packing: unmasked noise bytes; the writer's masks (the width's, and a forced
+            // 0/1 array's 1) and one in between.
+            let full = (1u8 << width) - 1;
+            for mask in [full, 1, 0x05 & full] {
+                for count in [0usize, 8, 16, 56, 64, 72, 200] {
+                    let values = &src[..count];
+                    let wide: Vec<u32> = values.iter().map(|&v| u32::from(v)).collect();
+                    let len = count / 8 * width as usize;
+                    let mut plain = vec![0u8; len];
+                    crate::unpack::pack_portable(bw, false, u32::from(mask), &wide, &mut plain);
+                    let mut out = vec![0xA5u8; len + 1];
+                    assert!(pack_bytes_le(
+                        kernels(),
+                        width,
+                        mask,
+                        values,
+                        &mut out[..len]
+                    ));
+                    assert_eq!(out[..len], plain[..], "pack w{width} mask{mask:x} n{count}");
+                    assert_eq!(out[len], 0xA5);
                 }
             }
         }
