@@ -890,13 +890,8 @@ mod avx512 {
         let value_mask = _mm512_set1_epi32((mask & (u32::MAX >> (32 - width))) as i32);
         let low_half = _mm512_set1_epi64(0xFFFF_FFFF);
         let pair_shift = _mm512_set1_epi64(i64::from(width));
-        let mut done = 0usize;
-        let mut at = 0usize;
-        while done < values.len() {
-            let left = (values.len() - done).min(16);
-            let lanes: u16 = if left == 16 { u16::MAX } else { 0xFF };
-            // SAFETY: reads `left` u32s from `done`, inside `values`.
-            let x = unsafe { _mm512_maskz_loadu_epi32(lanes, values.as_ptr().add(done).cast()) };
+        // 16 values to their 2·width output bytes, at the bottom of the vector.
+        let pack16 = |x: __m512i| {
             let x = _mm512_and_si512(x, value_mask);
             // Two elements per 64-bit lane, then each lane at its bit offset in its byte.
             let pairs = _mm512_or_si512(
@@ -904,21 +899,32 @@ mod avx512 {
                 _mm512_sllv_epi64(_mm512_srli_epi64::<32>(x), pair_shift),
             );
             let placed = _mm512_sllv_epi64(pairs, shifts);
-            let bytes = _mm512_or_si512(
+            _mm512_or_si512(
                 _mm512_maskz_permutexvar_epi8(p.first_lanes, first, placed),
                 _mm512_maskz_permutexvar_epi8(p.second_lanes, second, placed),
-            );
-            let len = left / 8 * w;
-            // SAFETY: writes `len` bytes from `at`; at + len <= values.len() / 8 · w <= out.len().
+            )
+        };
+        let whole = values.len() / 16;
+        let store = u64::MAX >> (64 - 2 * w);
+        for (i, chunk) in values.chunks_exact(16).enumerate() {
+            // SAFETY: reads the 16 u32s of `chunk`; writes 2·w bytes from 2·w·i, which end
+            // by values.len() / 8 · w <= out.len().
             unsafe {
+                let bytes = pack16(_mm512_loadu_si512(chunk.as_ptr().cast()));
+                _mm512_mask_storeu_epi8(out.as_mut_ptr().add(2 * w * i).cast(), store, bytes);
+            }
+        }
+        if values.len() % 16 == 8 {
+            // SAFETY: reads the last 8 u32s of `values`; writes w bytes from 2·w·whole, the
+            // last w of the values.len() / 8 · w <= out.len().
+            unsafe {
+                let x = _mm512_maskz_loadu_epi32(0xFF, values.as_ptr().add(16 * whole).cast());
                 _mm512_mask_storeu_epi8(
-                    out.as_mut_ptr().add(at).cast(),
-                    u64::MAX >> (64 - len),
-                    bytes,
-                )
-            };
-            done += left;
-            at += len;
+                    out.as_mut_ptr().add(2 * w * whole).cast(),
+                    store >> w,
+                    pack16(x),
+                );
+            }
         }
     }
 
@@ -1235,7 +1241,11 @@ mod avx512 {
             if width == 1 {
                 // One bit per byte: the nonzero bytes' mask is the packed output.
                 let bits = _mm512_test_epi8_mask(x, x).to_le_bytes();
-                out[at..at + len].copy_from_slice(&bits[..len]);
+                match out.get_mut(at..at + 8) {
+                    // A fixed-size copy is one store, a sized one a memcpy call.
+                    Some(whole) if len == 8 => whole.copy_from_slice(&bits),
+                    _ => out[at..at + len].copy_from_slice(&bits[..len]),
+                }
             } else {
                 // Merge neighbours: pairs in 16-bit lanes, fours in 32-bit lanes, eights in
                 // 64-bit lanes (`(low & keep) | high << shift` is ternary-logic 0xEA).
