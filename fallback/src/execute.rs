@@ -3,7 +3,7 @@
 
 use crate::checksum::checksums;
 use crate::job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
-use crate::lane::{uses_byte_lanes, Lane};
+use crate::lane::{lane_bits, Lane};
 use crate::output::{AggregateKind, Format, Writer};
 use crate::simd::{self, Compare};
 use crate::source::{decode_hybrid, decode_packed, Consumer, BLOCK};
@@ -351,13 +351,11 @@ fn run(
                 )?;
             }
         }
-        (Operation::Select, Some(mask)) => {
-            if uses_byte_lanes(plan.width.get()) {
-                select::<u8>(job, plan, src1, mask, &mut writer)?;
-            } else {
-                select::<u32>(job, plan, src1, mask, &mut writer)?;
-            }
-        }
+        (Operation::Select, Some(mask)) => match lane_bits(plan.width.get()) {
+            8 => select::<u8>(job, plan, src1, mask, &mut writer)?,
+            16 => select::<u16>(job, plan, src1, mask, &mut writer)?,
+            _ => select::<u32>(job, plan, src1, mask, &mut writer)?,
+        },
         (Operation::Expand, Some(mask)) => {
             let wanted = mask.count_ones(0, n);
             if job.parser != Parser::PARQUET_RLE
@@ -365,10 +363,10 @@ fn run(
             {
                 return Err(Status::SRC_IS_SHORT_ERR);
             }
-            let position = if uses_byte_lanes(plan.width.get()) {
-                expand::<u8>(job, plan, src1, mask, wanted, &mut writer)?
-            } else {
-                expand::<u32>(job, plan, src1, mask, wanted, &mut writer)?
+            let position = match lane_bits(plan.width.get()) {
+                8 => expand::<u8>(job, plan, src1, mask, wanted, &mut writer)?,
+                16 => expand::<u16>(job, plan, src1, mask, wanted, &mut writer)?,
+                _ => expand::<u32>(job, plan, src1, mask, wanted, &mut writer)?,
             };
             writer.run(0, n - position)?;
         }
@@ -407,7 +405,7 @@ fn select<T: Lane>(
             selected: [T::default(); BLOCK],
             out: writer,
         },
-        bytes: [0; BLOCK],
+        unpacked: [T::default(); BLOCK],
     };
     decode(job, plan, src1, 0, plan.n, &mut select)
 }
@@ -431,7 +429,7 @@ fn expand<T: Lane>(
             filled: 0,
             out: writer,
         },
-        bytes: [0; BLOCK],
+        unpacked: [T::default(); BLOCK],
     };
     decode(job, plan, src1, 0, wanted, &mut expand)?;
     expand.spreader.flush()?;
@@ -732,7 +730,8 @@ impl<T: Lane> Selector<'_, '_, '_, T> {
 
 struct Select<'m, 'w, 'd, T> {
     selector: Selector<'m, 'w, 'd, T>,
-    bytes: [u8; BLOCK],
+    /// Narrow lanes' unpacking buffer (`u32` lanes unpack into the decoder's block).
+    unpacked: [T; BLOCK],
 }
 
 /// Converts `values` to lanes in `buffer`, a block at a time, for `take`: the path of values
@@ -772,7 +771,7 @@ impl<T: Lane> Consumer for Select<'_, '_, '_, T> {
         big_endian: bool,
         scratch: &mut [u32],
     ) -> Result<(), Status> {
-        let lanes = T::unpack(width, big_endian, src, scratch, &mut self.bytes);
+        let lanes = T::unpack(width, big_endian, src, scratch, &mut self.unpacked);
         self.selector.take(lanes)
     }
 }
@@ -871,7 +870,8 @@ impl<T: Lane> Spreader<'_, '_, '_, T> {
 
 struct Expand<'m, 'w, 'd, T> {
     spreader: Spreader<'m, 'w, 'd, T>,
-    bytes: [u8; BLOCK],
+    /// Narrow lanes' unpacking buffer (`u32` lanes unpack into the decoder's block).
+    unpacked: [T; BLOCK],
 }
 
 impl<T: Lane> Consumer for Expand<'_, '_, '_, T> {
@@ -896,7 +896,7 @@ impl<T: Lane> Consumer for Expand<'_, '_, '_, T> {
         big_endian: bool,
         scratch: &mut [u32],
     ) -> Result<(), Status> {
-        let lanes = T::unpack(width, big_endian, src, scratch, &mut self.bytes);
+        let lanes = T::unpack(width, big_endian, src, scratch, &mut self.unpacked);
         self.spreader.place(Source::Values(lanes))
     }
 }

@@ -1,6 +1,6 @@
 //! The element types select and expand carry values in between the decoder and the writer:
 //! one byte each for sources of up to 8 bits (64 values per AVX-512 instruction rather than
-//! 16), `u32` otherwise.
+//! 16), a `u16` for up to 16 bits (32), `u32` otherwise.
 
 use crate::output::Writer;
 use crate::simd;
@@ -8,20 +8,20 @@ use crate::source::BLOCK;
 use crate::status::Status;
 use crate::unpack::{unpack, BitWidth};
 
-/// A lane type; [`uses_byte_lanes`] says which one a job uses.
+/// A lane type; [`lane_bits`] says which one a job uses.
 pub(crate) trait Lane: Copy + Default + PartialEq + Into<u32> {
-    /// `value` in this lane. Callers use byte lanes only for sources of up to 8 bits, whose
-    /// values (packed elements, Parquet RLE run values of ⌈width/8⌉ bytes) all fit.
+    /// `value` in this lane. Callers choose lanes by [`lane_bits`], so that the values
+    /// (packed elements, Parquet RLE run values of ⌈width/8⌉ bytes) all fit.
     fn from_u32(value: u32) -> Self;
 
     /// The `scratch.len()` elements packed at `width` bits from the start of `src`, unpacked
-    /// into `scratch` or `bytes` (whichever the lane uses), or found in `src` itself.
+    /// into `scratch` or `lanes` (whichever the lane type uses), or found in `src` itself.
     fn unpack<'a>(
         width: BitWidth,
         big_endian: bool,
         src: &'a [u8],
         scratch: &'a mut [u32],
-        bytes: &'a mut [u8; BLOCK],
+        lanes: &'a mut [Self; BLOCK],
     ) -> &'a [Self];
 
     /// Appends `values[j]` for every set bit j of the mask words (bit j of `words[j / 64]`,
@@ -35,13 +35,36 @@ pub(crate) trait Lane: Copy + Default + PartialEq + Into<u32> {
     /// Appends `values` to the output.
     fn write(out: &mut Writer, values: &[Self]) -> Result<(), Status>;
 
+    /// Packs `values` (a multiple of 8 of them), each masked by `mask`, at `width` bits LSB
+    /// first into `out` (`values.len() / 8 · width` bytes) with a SIMD kernel; `false` when
+    /// there is none for this width (or no SIMD), and the caller must do it.
+    fn pack_le(width: u32, mask: u32, values: &[Self], out: &mut [u8]) -> bool;
+
     /// The minimum, maximum and wrapping sum of `values` (`u32::MAX`, 0, 0 when empty).
     fn min_max_sum(values: &[Self]) -> (u32, u32, u32);
 }
 
-/// Whether a job whose source elements have `width` bits moves them in byte lanes.
-pub(crate) fn uses_byte_lanes(width: u32) -> bool {
-    width <= 8
+/// The lane size (8, 16 or 32 bits) for source elements of `width` bits.
+pub(crate) fn lane_bits(width: u32) -> u32 {
+    match width {
+        0..=8 => 8,
+        9..=16 => 16,
+        _ => 32,
+    }
+}
+
+/// Unpacks through the portable kernel into `scratch`, then narrows into `out`.
+fn unpack_narrowing<T: Lane>(
+    width: BitWidth,
+    big_endian: bool,
+    src: &[u8],
+    scratch: &mut [u32],
+    out: &mut [T],
+) {
+    unpack(width, big_endian, src, scratch);
+    for (o, &v) in out.iter_mut().zip(scratch.iter()) {
+        *o = T::from_u32(v);
+    }
 }
 
 fn compress_portable<T: Copy>(values: &[T], words: &[u64], out: &mut [T]) -> usize {
@@ -72,6 +95,19 @@ fn expand_portable<T: Copy + Default>(
     })
 }
 
+/// Separate reductions, which the compiler vectorises for narrow lanes.
+fn min_max_sum_narrow<T: Copy + Ord + Into<u32>>(values: &[T]) -> (u32, u32, u32) {
+    match (values.iter().min(), values.iter().max()) {
+        (Some(&min), Some(&max)) => {
+            let sum = values
+                .iter()
+                .fold(0u32, |sum, &v| sum.wrapping_add(v.into()));
+            (min.into(), max.into(), sum)
+        }
+        _ => (u32::MAX, 0, 0),
+    }
+}
+
 fn min_max_sum_portable<T: Copy + Into<u32>>(values: &[T]) -> (u32, u32, u32) {
     values
         .iter()
@@ -93,7 +129,7 @@ impl Lane for u32 {
         big_endian: bool,
         src: &'a [u8],
         scratch: &'a mut [u32],
-        _bytes: &'a mut [u8; BLOCK],
+        _lanes: &'a mut [u32; BLOCK],
     ) -> &'a [u32] {
         unpack(width, big_endian, src, scratch);
         scratch
@@ -113,6 +149,10 @@ impl Lane for u32 {
 
     fn write(out: &mut Writer, values: &[u32]) -> Result<(), Status> {
         out.values(values)
+    }
+
+    fn pack_le(width: u32, mask: u32, values: &[u32], out: &mut [u8]) -> bool {
+        simd::pack_le(simd::kernels(), width, mask, values, out)
     }
 
     fn min_max_sum(values: &[u32]) -> (u32, u32, u32) {
@@ -141,10 +181,7 @@ impl Lane for u8 {
         }
         let out = &mut bytes[..count];
         if !simd::unpack_bytes(simd::kernels(), width.get(), big_endian, src, out) {
-            unpack(width, big_endian, src, scratch);
-            for (o, &v) in out.iter_mut().zip(scratch.iter()) {
-                *o = v as u8;
-            }
+            unpack_narrowing(width, big_endian, src, scratch, out);
         }
         out
     }
@@ -162,19 +199,60 @@ impl Lane for u8 {
     }
 
     fn write(out: &mut Writer, values: &[u8]) -> Result<(), Status> {
-        out.bytes(values)
+        out.narrow(values)
+    }
+
+    fn pack_le(width: u32, mask: u32, values: &[u8], out: &mut [u8]) -> bool {
+        simd::pack_bytes_le(simd::kernels(), width, mask as u8, values, out)
     }
 
     fn min_max_sum(values: &[u8]) -> (u32, u32, u32) {
-        if values.is_empty() {
-            return (u32::MAX, 0, 0);
+        min_max_sum_narrow(values)
+    }
+}
+
+impl Lane for u16 {
+    #[inline]
+    fn from_u32(value: u32) -> u16 {
+        value as u16
+    }
+
+    #[inline]
+    fn unpack<'a>(
+        width: BitWidth,
+        big_endian: bool,
+        src: &'a [u8],
+        scratch: &'a mut [u32],
+        halves: &'a mut [u16; BLOCK],
+    ) -> &'a [u16] {
+        let out = &mut halves[..scratch.len()];
+        if !simd::unpack_halves(simd::kernels(), width.get(), big_endian, src, out) {
+            unpack_narrowing(width, big_endian, src, scratch, out);
         }
-        // Separate byte reductions, which the compiler vectorises.
-        let min = values.iter().copied().min().unwrap_or(0);
-        let max = values.iter().copied().max().unwrap_or(0);
-        let sum = values
-            .iter()
-            .fold(0u32, |sum, &v| sum.wrapping_add(u32::from(v)));
-        (u32::from(min), u32::from(max), sum)
+        out
+    }
+
+    #[inline]
+    fn compress(values: &[u16], words: &[u64], out: &mut [u16; BLOCK]) -> usize {
+        simd::compress_halves(simd::kernels(), values, words, out)
+            .unwrap_or_else(|| compress_portable(values, words, out))
+    }
+
+    #[inline]
+    fn expand(values: &[u16], words: &[u64], out: &mut [u16]) -> (usize, usize) {
+        simd::expand_halves(simd::kernels(), values, words, out)
+            .unwrap_or_else(|| expand_portable(values, words, out))
+    }
+
+    fn write(out: &mut Writer, values: &[u16]) -> Result<(), Status> {
+        out.narrow(values)
+    }
+
+    fn pack_le(width: u32, mask: u32, values: &[u16], out: &mut [u8]) -> bool {
+        simd::pack_halves_le(simd::kernels(), width, mask as u16, values, out)
+    }
+
+    fn min_max_sum(values: &[u16]) -> (u32, u32, u32) {
+        min_max_sum_narrow(values)
     }
 }

@@ -308,18 +308,19 @@ impl<'d> Writer<'d> {
         Ok(())
     }
 
-    /// Appends `values` given one byte each (select and expand of sources of up to 8 bits):
-    /// packed straight from the bytes for little-endian nominal output, copied for 8-bit
-    /// arrays, through [`Writer::values`] otherwise.
-    pub(crate) fn bytes(&mut self, values: &[u8]) -> Result<(), Status> {
+    /// Appends `values` given in narrow lanes (select and expand of sources of up to 16
+    /// bits): packed straight from the lanes for little-endian nominal output, copied for
+    /// arrays of the lane's size, through [`Writer::values`] otherwise.
+    pub(crate) fn narrow<T: Lane>(&mut self, values: &[T]) -> Result<(), Status> {
+        let lane_bytes = std::mem::size_of::<T>();
         let width = match self.format {
             Format::Packed { width } if !self.big_endian => width,
-            Format::Array { bytes: 1 } => 8,
+            Format::Array { bytes } if bytes == lane_bytes && bytes <= 2 => 8 * bytes as u32,
             _ => {
                 for chunk in values.chunks(64) {
                     let mut wide = [0u32; 64];
                     for (w, &v) in wide.iter_mut().zip(chunk) {
-                        *w = u32::from(v);
+                        *w = v.into();
                     }
                     self.values(&wide[..chunk.len()])?;
                 }
@@ -329,35 +330,47 @@ impl<'d> Writer<'d> {
         if self.bytes_after(values.len() as u64) > self.dst.len() as u64 {
             return Err(Status::DST_IS_SHORT_ERR);
         }
-        let mask = self.value_mask as u8;
-        if width == 8 {
-            let out = &mut self.dst[self.written..self.written + values.len()];
-            for (o, &v) in out.iter_mut().zip(values) {
-                *o = v & mask;
+        let mask = self.value_mask;
+        if width == 8 * lane_bytes as u32 {
+            let out = &mut self.dst[self.written..self.written + std::mem::size_of_val(values)];
+            if lane_bytes == 1 {
+                for (o, &v) in out.iter_mut().zip(values) {
+                    *o = (v.into() & mask) as u8;
+                }
+            } else {
+                for (o, &v) in out.chunks_exact_mut(2).zip(values) {
+                    let x = (v.into() & mask) as u16;
+                    let x = if self.big_endian {
+                        x.to_be_bytes()
+                    } else {
+                        x.to_le_bytes()
+                    };
+                    o.copy_from_slice(&x);
+                }
             }
-            self.written += values.len();
+            self.written += out.len();
         } else {
             // As in `values`: single values up to a group boundary, whole groups, the rest.
             let lead = ((8 - self.position % 8) % 8).min(values.len() as u64) as usize;
             for &v in &values[..lead] {
-                self.put_packed(u32::from(v), width);
+                self.put_packed(v.into(), width);
             }
             let groups = (values.len() - lead) / 8;
             let body = &values[lead..lead + 8 * groups];
             let out = &mut self.dst[self.written..self.written + groups * width as usize];
-            if !simd::pack_bytes_le(simd::kernels(), width, mask, body, out) {
+            if !T::pack_le(width, mask, body, out) {
                 let bit_width = BitWidth::new(width).ok_or(Status::LIBRARY_INTERNAL_ERR)?;
                 for (chunk, out) in body.chunks(64).zip(out.chunks_mut(8 * width as usize)) {
                     let mut wide = [0u32; 64];
                     for (w, &v) in wide.iter_mut().zip(chunk) {
-                        *w = u32::from(v);
+                        *w = v.into();
                     }
-                    pack(bit_width, false, self.value_mask, &wide[..chunk.len()], out);
+                    pack(bit_width, false, mask, &wide[..chunk.len()], out);
                 }
             }
             self.written += groups * width as usize;
             for &v in &values[lead + 8 * groups..] {
-                self.put_packed(u32::from(v), width);
+                self.put_packed(v.into(), width);
             }
         }
         self.aggregate_values(values);

@@ -386,6 +386,89 @@ pub(crate) fn pack_bytes_le(
     }
 }
 
+/// [`unpack_bytes`] for widths 9..=16, one `u16` each.
+#[inline]
+pub(crate) fn unpack_halves(
+    kernels: Kernels,
+    width: u32,
+    big_endian: bool,
+    src: &[u8],
+    out: &mut [u16],
+) -> bool {
+    match kernels {
+        Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: AVX-512 F/BW/VBMI and POPCNT were detected; the function checks the
+            // lengths it relies on.
+            unsafe { avx512::unpack_halves(width, big_endian, src, out) };
+            true
+        }
+    }
+}
+
+/// [`compress`] on 16-bit lanes: `out` has room for `values.len()` rounded up to 32.
+#[inline]
+pub(crate) fn compress_halves(
+    kernels: Kernels,
+    values: &[u16],
+    words: &[u64],
+    out: &mut [u16],
+) -> Option<usize> {
+    match kernels {
+        Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: AVX-512 F/BW/VBMI2 and POPCNT were detected; the function checks the
+            // lengths it relies on.
+            Some(unsafe { avx512::compress_halves(values, words, out) })
+        }
+    }
+}
+
+/// [`expand`] on 16-bit lanes.
+#[inline]
+pub(crate) fn expand_halves(
+    kernels: Kernels,
+    values: &[u16],
+    words: &[u64],
+    out: &mut [u16],
+) -> Option<(usize, usize)> {
+    match kernels {
+        Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            // SAFETY: AVX-512 F/BW/VBMI2 and POPCNT were detected; the function checks the
+            // lengths it relies on.
+            Some(unsafe { avx512::expand_halves(values, words, out) })
+        }
+    }
+}
+
+/// [`pack_le`] from 16-bit lanes, for widths 9..=15. `false` when the caller must do it.
+#[inline]
+pub(crate) fn pack_halves_le(
+    kernels: Kernels,
+    width: u32,
+    mask: u16,
+    values: &[u16],
+    out: &mut [u8],
+) -> bool {
+    match kernels {
+        Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            if !(9..=15).contains(&width) {
+                return false;
+            }
+            // SAFETY: AVX-512 F/BW/VBMI were detected; the function checks the lengths it
+            // relies on.
+            unsafe { avx512::pack_halves_le(width, mask, values, out) };
+            true
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use std::arch::x86_64::*;
@@ -819,8 +902,9 @@ mod avx512 {
         }
     }
 
-    /// Byte permutations that assemble packed output from 64-bit lanes each holding two
-    /// elements (2·width bits) shifted left by their bit offset within their first byte:
+    /// Byte permutations that assemble packed output from 64-bit lanes each holding
+    /// `lane_bits` bits (two elements of 32-bit lanes, four of 16-bit ones) shifted left by
+    /// their bit offset within their first byte:
     /// output byte j takes its low contributor (the lane holding bit 8j) and its high one
     /// (the lane holding bit 8j + 7, if another); with width ≥ 4 a byte spans at most two.
     struct PackPlan {
@@ -831,8 +915,8 @@ mod avx512 {
         shifts: [u64; 8],
     }
 
-    fn pack_plan(width: u32) -> PackPlan {
-        let pair = 2 * width as usize;
+    fn pack_plan(lane_bits: usize) -> PackPlan {
+        let pair = lane_bits;
         let mut p = PackPlan {
             first: [0; 64],
             second: [0; 64],
@@ -862,10 +946,11 @@ mod avx512 {
         p
     }
 
-    fn cached_pack_plan(width: u32) -> &'static PackPlan {
+    /// The plan for lanes of `lane_bits` (8..=64) bits.
+    fn cached_pack_plan(lane_bits: usize) -> &'static PackPlan {
         static PLANS: std::sync::OnceLock<Vec<PackPlan>> = std::sync::OnceLock::new();
-        let plans = PLANS.get_or_init(|| (1..=32).map(pack_plan).collect());
-        &plans[width as usize - 1]
+        let plans = PLANS.get_or_init(|| (1..=64).map(pack_plan).collect());
+        &plans[lane_bits - 1]
     }
 
     /// # Safety
@@ -878,7 +963,7 @@ mod avx512 {
                 && values.len().is_multiple_of(8)
                 && out.len() >= values.len() / 8 * w
         );
-        let p = cached_pack_plan(width);
+        let p = cached_pack_plan(2 * w);
         // SAFETY: each load reads 64 bytes of a 64-byte array.
         let (first, second, shifts) = unsafe {
             (
@@ -1074,39 +1159,52 @@ mod avx512 {
         })
     }
 
-    /// Controls that decode 64 elements of `width` (1..=8) bits, 8·width bytes, into one byte
-    /// each: `gather` gives 64-bit lane k the bytes of elements 8k..8k+8 (reversed for
-    /// MSB-first, so the lane reads as the big-endian stream), `offsets` byte j of each lane
-    /// the bit offset of element j in it, for `vpmultishiftqb`.
-    struct BytePlan {
+    /// Controls that decode 8 / `lane_bytes` elements of `width` bits into each 64-bit lane,
+    /// one element per `lane_bytes` (1 or 2) bytes, from 8·width (bytes) or 4·width (16-bit
+    /// lanes) source bytes: `gather` gives lane k the 8 source bytes from the one holding its
+    /// first element (reversed for MSB-first, so the lane reads as the big-endian stream),
+    /// `offsets` each byte of each element the bit offset it takes 8 bits from, for
+    /// `vpmultishiftqb` (4 elements of ≤ 16 bits at a bit offset of 0 or 4 fit 64 bits).
+    struct ShiftPlan {
         gather: [u8; 64],
         offsets: [u8; 64],
     }
 
-    fn byte_plan(width: usize, big_endian: bool) -> BytePlan {
-        let mut p = BytePlan {
+    fn shift_plan(width: usize, big_endian: bool, lane_bytes: usize) -> ShiftPlan {
+        let mut p = ShiftPlan {
             gather: [0; 64],
             offsets: [0; 64],
         };
+        let per_lane = 8 / lane_bytes;
         for k in 0..8 {
-            for j in 0..8 {
-                let (byte, offset) = if big_endian {
-                    (k * width + 7 - j, 64 - (j + 1) * width)
+            let start = per_lane * width * k;
+            let (first, off) = (start / 8, start % 8);
+            for i in 0..8 {
+                p.gather[8 * k + i] = if big_endian { first + 7 - i } else { first + i } as u8;
+            }
+            for j in 0..per_lane {
+                let low = if big_endian {
+                    64 - off - (j + 1) * width
                 } else {
-                    (k * width + j, j * width)
+                    off + j * width
                 };
-                p.gather[8 * k + j] = byte as u8;
-                p.offsets[8 * k + j] = offset as u8;
+                for t in 0..lane_bytes {
+                    p.offsets[8 * k + j * lane_bytes + t] = ((low + 8 * t) % 64) as u8;
+                }
             }
         }
         p
     }
 
-    fn cached_byte_plan(width: u32, big_endian: bool) -> &'static BytePlan {
-        static PLANS: std::sync::OnceLock<Vec<BytePlan>> = std::sync::OnceLock::new();
+    /// The plan for `width` (1..=8 with byte lanes, 9..=16 with 16-bit ones) and order.
+    fn cached_shift_plan(width: u32, big_endian: bool) -> &'static ShiftPlan {
+        static PLANS: std::sync::OnceLock<Vec<ShiftPlan>> = std::sync::OnceLock::new();
         let plans = PLANS.get_or_init(|| {
-            (1..=8)
-                .flat_map(|w| [byte_plan(w, false), byte_plan(w, true)])
+            (1..=16)
+                .flat_map(|w| {
+                    let lane_bytes = if w <= 8 { 1 } else { 2 };
+                    [false, true].map(|be| shift_plan(w, be, lane_bytes))
+                })
                 .collect()
         });
         &plans[2 * (width as usize - 1) + usize::from(big_endian)]
@@ -1124,7 +1222,7 @@ mod avx512 {
     pub(super) unsafe fn unpack_bytes(width: u32, big_endian: bool, src: &[u8], out: &mut [u8]) {
         let count = out.len();
         assert!((1..=8).contains(&width) && src.len() >= (count * width as usize).div_ceil(8));
-        let p = cached_byte_plan(width, big_endian);
+        let p = cached_shift_plan(width, big_endian);
         // SAFETY: each load reads 64 bytes of a 64-byte array.
         let (gather, offsets) = unsafe {
             (
@@ -1275,6 +1373,156 @@ mod avx512 {
             at += len;
         }
     }
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI and POPCNT.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    pub(super) unsafe fn unpack_halves(width: u32, big_endian: bool, src: &[u8], out: &mut [u16]) {
+        let count = out.len();
+        assert!((9..=16).contains(&width) && src.len() >= (count * width as usize).div_ceil(8));
+        let p = cached_shift_plan(width, big_endian);
+        // SAFETY: each load reads 64 bytes of a 64-byte array.
+        let (gather, offsets) = unsafe {
+            (
+                _mm512_loadu_si512(p.gather.as_ptr().cast()),
+                _mm512_loadu_si512(p.offsets.as_ptr().cast()),
+            )
+        };
+        let value_mask = _mm512_set1_epi16((u32::MAX >> (32 - width)) as i16);
+        let step = 4 * width as usize;
+        let mut done = 0usize;
+        let mut at = 0usize;
+        while done < count {
+            let lanes = _mm512_permutexvar_epi8(gather, window(src, at));
+            let v = _mm512_and_si512(_mm512_multishift_epi64_epi8(offsets, lanes), value_mask);
+            let left = (count - done).min(32);
+            // SAFETY: writes `left` u16s from `done`, inside `out`.
+            unsafe {
+                _mm512_mask_storeu_epi16(out.as_mut_ptr().add(done).cast(), low_lanes32(left), v)
+            };
+            done += left;
+            at += step;
+        }
+    }
+
+    /// The mask of the first `count` (≤ 32) lanes of a vector of 16-bit lanes.
+    #[inline]
+    fn low_lanes32(count: usize) -> u32 {
+        u32::MAX.checked_shr(32 - count as u32).unwrap_or(0)
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI2 and POPCNT.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+    pub(super) unsafe fn compress_halves(values: &[u16], words: &[u64], out: &mut [u16]) -> usize {
+        // Whole-vector stores: the 32 lanes stored at `kept` (at most 32·i for chunk i) end by
+        // values.len() rounded up to 32.
+        assert!(
+            out.len() >= values.len().next_multiple_of(32)
+                && words.len() >= values.len().div_ceil(64)
+        );
+        let mut kept = 0usize;
+        for (i, chunk) in values.chunks(32).enumerate() {
+            let lanes = low_lanes32(chunk.len());
+            let m = (words[i / 2] >> (i % 2 * 32)) as u32 & lanes;
+            // SAFETY: reads the u16s of `chunk`; writes 32 u16s from `kept` inside `out`
+            // (see above).
+            unsafe {
+                let x = _mm512_maskz_loadu_epi16(lanes, chunk.as_ptr().cast());
+                let packed = _mm512_maskz_compress_epi16(m, x);
+                _mm512_storeu_si512(out.as_mut_ptr().add(kept).cast(), packed);
+            }
+            kept += m.count_ones() as usize;
+        }
+        kept
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI2 and POPCNT.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+    pub(super) unsafe fn expand_halves(
+        values: &[u16],
+        words: &[u64],
+        out: &mut [u16],
+    ) -> (usize, usize) {
+        assert!(out.len() >= 64 * words.len());
+        super::expand_words(words, values.len(), |i, word, used| {
+            let low = word as u32;
+            let used_high = used + low.count_ones() as usize;
+            // SAFETY: reads popcount(word) u16s from `used`: expand_words hands out at most
+            // the `values.len()` values. Writes the 64 u16s of out[64·i..64·i + 64].
+            unsafe {
+                let a = _mm512_maskz_expandloadu_epi16(low, values.as_ptr().add(used).cast());
+                let b = _mm512_maskz_expandloadu_epi16(
+                    (word >> 32) as u32,
+                    values.as_ptr().add(used_high).cast(),
+                );
+                _mm512_storeu_si512(out.as_mut_ptr().add(64 * i).cast(), a);
+                _mm512_storeu_si512(out.as_mut_ptr().add(64 * i + 32).cast(), b);
+            }
+        })
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI; `width` is 9..=15.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    pub(super) unsafe fn pack_halves_le(width: u32, mask: u16, values: &[u16], out: &mut [u8]) {
+        let w = width as usize;
+        assert!(
+            (9..=15).contains(&width)
+                && values.len().is_multiple_of(8)
+                && out.len() >= values.len() / 8 * w
+        );
+        let p = cached_pack_plan(4 * w);
+        // SAFETY: each load reads 64 bytes of a 64-byte array.
+        let (first, second, shifts) = unsafe {
+            (
+                _mm512_loadu_si512(p.first.as_ptr().cast()),
+                _mm512_loadu_si512(p.second.as_ptr().cast()),
+                _mm512_loadu_si512(p.shifts.as_ptr().cast()),
+            )
+        };
+        let value_mask = _mm512_set1_epi16((mask & (u16::MAX >> (16 - width))) as i16);
+        let (w32, w64) = (
+            _mm512_set1_epi32(width as i32),
+            _mm512_set1_epi64(2 * width as i64),
+        );
+        let (low16, low32) = (_mm512_set1_epi32(0xFFFF), _mm512_set1_epi64(0xFFFF_FFFF));
+        let mut done = 0usize;
+        let mut at = 0usize;
+        while done < values.len() {
+            let left = (values.len() - done).min(32);
+            // SAFETY: reads `left` u16s from `done`, inside `values`.
+            let x = unsafe {
+                _mm512_maskz_loadu_epi16(low_lanes32(left), values.as_ptr().add(done).cast())
+            };
+            let x = _mm512_and_si512(x, value_mask);
+            // Pairs in 32-bit lanes, fours in 64-bit lanes (`(low & keep) | high << shift`
+            // is ternary-logic 0xEA), each lane at its bit offset in its byte.
+            let x = _mm512_ternarylogic_epi32::<0xEA>(
+                x,
+                low16,
+                _mm512_sllv_epi32(_mm512_srli_epi32::<16>(x), w32),
+            );
+            let x = _mm512_ternarylogic_epi32::<0xEA>(
+                x,
+                low32,
+                _mm512_sllv_epi64(_mm512_srli_epi64::<32>(x), w64),
+            );
+            let placed = _mm512_sllv_epi64(x, shifts);
+            let bytes = _mm512_or_si512(
+                _mm512_maskz_permutexvar_epi8(p.first_lanes, first, placed),
+                _mm512_maskz_permutexvar_epi8(p.second_lanes, second, placed),
+            );
+            let len = left / 8 * w;
+            // SAFETY: writes `len` bytes from `at`; at + len <= values.len() / 8 · w <=
+            // out.len().
+            unsafe {
+                _mm512_mask_storeu_epi8(out.as_mut_ptr().add(at).cast(), low_bytes(len), bytes)
+            };
+            done += left;
+            at += len;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1366,12 +1614,13 @@ mod tests {
     ];
 
     #[test]
-    fn simd_compress_matches_a_plain_loop_in_both_lane_types() {
+    fn simd_compress_matches_a_plain_loop_in_every_lane_type() {
         if kernels() == Kernels::Portable {
             return;
         }
         let values: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
         let bytes: Vec<u8> = values.iter().map(|&v| (v >> 24) as u8).collect();
+        let halves: Vec<u16> = values.iter().map(|&v| (v >> 16) as u16).collect();
         for word in WORDS {
             for len in [1usize, 15, 16, 17, 33, 63, 64] {
                 let word = word & (u64::MAX >> (64 - len));
@@ -1393,6 +1642,15 @@ mod tests {
                     assert_eq!(*o, bytes[j], "compress_bytes {word:x} {len}");
                 }
                 assert_eq!(out[room], 0xA5);
+
+                let room = len.next_multiple_of(32);
+                let mut out = vec![0xA5A5u16; room + 1];
+                let k = compress_halves(kernels(), &halves[..len], &[word], &mut out[..room]);
+                assert_eq!(k, Some(kept.len()));
+                for (o, &j) in out.iter().zip(&kept) {
+                    assert_eq!(*o, halves[j], "compress_halves {word:x} {len}");
+                }
+                assert_eq!(out[room], 0xA5A5);
             }
         }
     }
@@ -1420,12 +1678,13 @@ mod tests {
     }
 
     #[test]
-    fn simd_expand_matches_a_plain_loop_in_both_lane_types() {
+    fn simd_expand_matches_a_plain_loop_in_every_lane_type() {
         if kernels() == Kernels::Portable {
             return;
         }
         let values: Vec<u32> = (0..300u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
         let bytes: Vec<u8> = values.iter().map(|&v| (v >> 24) as u8).collect();
+        let halves: Vec<u16> = values.iter().map(|&v| (v >> 16) as u16).collect();
         // Every pair of word shapes, with values running out everywhere (and lasting).
         for a in WORDS {
             for b in WORDS {
@@ -1451,59 +1710,99 @@ mod tests {
                         assert_eq!(o, expected, "bytes {words:x?} {available} {k}");
                     }
                     assert_eq!(out[192], 0xA5);
+
+                    let mut out = vec![0xA5A5u16; 64 * words.len() + 1];
+                    let (u, p) =
+                        expand_halves(kernels(), &halves[..available], &words, &mut out[..192])
+                            .unwrap();
+                    assert_eq!((u, p), (used, passed), "halves {words:x?} {available}");
+                    for (k, (&o, &v)) in out[..passed].iter().zip(&plain).enumerate() {
+                        let expected = if v == 0 { 0 } else { (v >> 16) as u16 };
+                        assert_eq!(o, expected, "halves {words:x?} {available} {k}");
+                    }
+                    assert_eq!(out[192], 0xA5A5);
                 }
             }
         }
     }
 
     #[test]
-    fn simd_byte_lanes_unpack_and_pack_like_the_portable_kernels() {
+    fn simd_narrow_lanes_unpack_and_pack_like_the_portable_kernels() {
         if kernels() == Kernels::Portable {
             return;
         }
-        let src = noise(600, 3);
-        for width in 1..=8u32 {
+        let src = noise(1200, 3);
+        for width in 1..=16u32 {
             let bw = BitWidth::new(width).unwrap();
             for be in [false, true] {
-                for count in [0usize, 1, 7, 8, 63, 64, 65, 128, 200, 513] {
+                for count in [0usize, 1, 7, 8, 31, 32, 33, 63, 64, 65, 128, 200, 513] {
                     let bytes = (count * width as usize).div_ceil(8);
                     let mut plain = vec![0u32; count];
                     unpack_portable(bw, be, &src, &mut plain);
-                    let mut out = vec![0xA5u8; count + 1];
-                    assert!(unpack_bytes(
-                        kernels(),
-                        width,
-                        be,
-                        &src[..bytes],
-                        &mut out[..count]
-                    ));
-                    for (i, (&o, &v)) in out.iter().zip(&plain).enumerate() {
-                        assert_eq!(u32::from(o), v, "unpack w{width} be{be} n{count} i{i}");
-                    }
-                    assert_eq!(out[count], 0xA5);
+                    let unpacked: Vec<u32> = if width <= 8 {
+                        let mut out = vec![0xA5u8; count + 1];
+                        assert!(unpack_bytes(
+                            kernels(),
+                            width,
+                            be,
+                            &src[..bytes],
+                            &mut out[..count]
+                        ));
+                        assert_eq!(out[count], 0xA5);
+                        out[..count].iter().map(|&v| u32::from(v)).collect()
+                    } else {
+                        let mut out = vec![0xA5A5u16; count + 1];
+                        assert!(unpack_halves(
+                            kernels(),
+                            width,
+                            be,
+                            &src[..bytes],
+                            &mut out[..count]
+                        ));
+                        assert_eq!(out[count], 0xA5A5);
+                        out[..count].iter().map(|&v| u32::from(v)).collect()
+                    };
+                    assert_eq!(unpacked, plain, "unpack w{width} be{be} n{count}");
                 }
             }
-            if width == 8 {
+            if width == 8 || width == 16 {
                 continue;
             }
-            // Packing: unmasked noise bytes; the writer's masks (the width's, and a forced
-            // 0/1 array's 1) and one in between.
-            let full = (1u8 << width) - 1;
-            for mask in [full, 1, 0x05 & full] {
-                for count in [0usize, 8, 16, 56, 64, 72, 200] {
-                    let values = &src[..count];
-                    let wide: Vec<u32> = values.iter().map(|&v| u32::from(v)).collect();
+            // Packing: unmasked noise; the writer's masks (the width's, and a forced 0/1
+            // array's 1) and one in between.
+            let full = u32::MAX >> (32 - width);
+            for mask in [full, 1, 0x1A5 & full] {
+                for count in [0usize, 8, 16, 24, 32, 56, 64, 72, 200] {
+                    let halves: Vec<u16> = src[..2 * count]
+                        .chunks(2)
+                        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                        .collect();
+                    let wide: Vec<u32> = if width <= 8 {
+                        src[..count].iter().map(|&v| u32::from(v)).collect()
+                    } else {
+                        halves.iter().map(|&v| u32::from(v)).collect()
+                    };
                     let len = count / 8 * width as usize;
                     let mut plain = vec![0u8; len];
-                    crate::unpack::pack_portable(bw, false, u32::from(mask), &wide, &mut plain);
+                    crate::unpack::pack_portable(bw, false, mask, &wide, &mut plain);
                     let mut out = vec![0xA5u8; len + 1];
-                    assert!(pack_bytes_le(
-                        kernels(),
-                        width,
-                        mask,
-                        values,
-                        &mut out[..len]
-                    ));
+                    if width <= 8 {
+                        assert!(pack_bytes_le(
+                            kernels(),
+                            width,
+                            mask as u8,
+                            &src[..count],
+                            &mut out[..len]
+                        ));
+                    } else {
+                        assert!(pack_halves_le(
+                            kernels(),
+                            width,
+                            mask as u16,
+                            &halves,
+                            &mut out[..len]
+                        ));
+                    }
                     assert_eq!(out[..len], plain[..], "pack w{width} mask{mask:x} n{count}");
                     assert_eq!(out[len], 0xA5);
                 }
