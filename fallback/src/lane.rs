@@ -53,20 +53,6 @@ pub(crate) fn lane_bits(width: u32) -> u32 {
     }
 }
 
-/// Unpacks through the portable kernel into `scratch`, then narrows into `out`.
-fn unpack_narrowing<T: Lane>(
-    width: BitWidth,
-    big_endian: bool,
-    src: &[u8],
-    scratch: &mut [u32],
-    out: &mut [T],
-) {
-    unpack(width, big_endian, src, scratch);
-    for (o, &v) in out.iter_mut().zip(scratch.iter()) {
-        *o = T::from_u32(v);
-    }
-}
-
 fn compress_portable<T: Copy>(values: &[T], words: &[u64], out: &mut [T]) -> usize {
     let mut kept = 0;
     for (&word, chunk) in words.iter().zip(values.chunks(64)) {
@@ -160,99 +146,109 @@ impl Lane for u32 {
     }
 }
 
-impl Lane for u8 {
-    #[inline]
-    fn from_u32(value: u32) -> u8 {
-        value as u8
-    }
-
-    #[inline]
-    fn unpack<'a>(
-        width: BitWidth,
-        big_endian: bool,
-        src: &'a [u8],
-        scratch: &'a mut [u32],
-        bytes: &'a mut [u8; BLOCK],
-    ) -> &'a [u8] {
-        let count = scratch.len();
-        if width.get() == 8 {
-            // Bytes are the elements, in either bit order.
-            return &src[..count];
+/// Unpacks into narrow lanes with `simd_unpack`, or through the portable kernel into
+/// `scratch` and then narrowing.
+fn unpack_narrow<'a, T: Lane>(
+    simd_unpack: fn(simd::Kernels, u32, bool, &[u8], &mut [T]) -> bool,
+    width: BitWidth,
+    big_endian: bool,
+    src: &[u8],
+    scratch: &mut [u32],
+    lanes: &'a mut [T; BLOCK],
+) -> &'a [T] {
+    let out = &mut lanes[..scratch.len()];
+    if !simd_unpack(simd::kernels(), width.get(), big_endian, src, out) {
+        unpack(width, big_endian, src, scratch);
+        for (o, &v) in out.iter_mut().zip(scratch.iter()) {
+            *o = T::from_u32(v);
         }
-        let out = &mut bytes[..count];
-        if !simd::unpack_bytes(simd::kernels(), width.get(), big_endian, src, out) {
-            unpack_narrowing(width, big_endian, src, scratch, out);
-        }
-        out
     }
-
-    #[inline]
-    fn compress(values: &[u8], words: &[u64], out: &mut [u8; BLOCK]) -> usize {
-        simd::compress_bytes(simd::kernels(), values, words, out)
-            .unwrap_or_else(|| compress_portable(values, words, out))
-    }
-
-    #[inline]
-    fn expand(values: &[u8], words: &[u64], out: &mut [u8]) -> (usize, usize) {
-        simd::expand_bytes(simd::kernels(), values, words, out)
-            .unwrap_or_else(|| expand_portable(values, words, out))
-    }
-
-    fn write(out: &mut Writer, values: &[u8]) -> Result<(), Status> {
-        out.narrow(values)
-    }
-
-    fn pack_le(width: u32, mask: u32, values: &[u8], out: &mut [u8]) -> bool {
-        simd::pack_bytes_le(simd::kernels(), width, mask as u8, values, out)
-    }
-
-    fn min_max_sum(values: &[u8]) -> (u32, u32, u32) {
-        min_max_sum_narrow(values)
-    }
+    out
 }
 
-impl Lane for u16 {
-    #[inline]
-    fn from_u32(value: u32) -> u16 {
-        value as u16
-    }
+/// The byte and 16-bit lanes: the same steps with their own kernels.
+macro_rules! narrow_lane {
+    ($t:ty, $unpack:expr, $compress:path, $expand:path, $pack:path) => {
+        impl Lane for $t {
+            #[inline]
+            fn from_u32(value: u32) -> $t {
+                value as $t
+            }
 
-    #[inline]
-    fn unpack<'a>(
-        width: BitWidth,
-        big_endian: bool,
-        src: &'a [u8],
-        scratch: &'a mut [u32],
-        halves: &'a mut [u16; BLOCK],
-    ) -> &'a [u16] {
-        let out = &mut halves[..scratch.len()];
-        if !simd::unpack_halves(simd::kernels(), width.get(), big_endian, src, out) {
-            unpack_narrowing(width, big_endian, src, scratch, out);
+            #[inline]
+            fn unpack<'a>(
+                width: BitWidth,
+                big_endian: bool,
+                src: &'a [u8],
+                scratch: &'a mut [u32],
+                lanes: &'a mut [$t; BLOCK],
+            ) -> &'a [$t] {
+                $unpack(width, big_endian, src, scratch, lanes)
+            }
+
+            #[inline]
+            fn compress(values: &[$t], words: &[u64], out: &mut [$t; BLOCK]) -> usize {
+                $compress(simd::kernels(), values, words, out)
+                    .unwrap_or_else(|| compress_portable(values, words, out))
+            }
+
+            #[inline]
+            fn expand(values: &[$t], words: &[u64], out: &mut [$t]) -> (usize, usize) {
+                $expand(simd::kernels(), values, words, out)
+                    .unwrap_or_else(|| expand_portable(values, words, out))
+            }
+
+            fn write(out: &mut Writer, values: &[$t]) -> Result<(), Status> {
+                out.narrow(values)
+            }
+
+            fn pack_le(width: u32, mask: u32, values: &[$t], out: &mut [u8]) -> bool {
+                $pack(simd::kernels(), width, mask as $t, values, out)
+            }
+
+            fn min_max_sum(values: &[$t]) -> (u32, u32, u32) {
+                min_max_sum_narrow(values)
+            }
         }
-        out
-    }
-
-    #[inline]
-    fn compress(values: &[u16], words: &[u64], out: &mut [u16; BLOCK]) -> usize {
-        simd::compress_halves(simd::kernels(), values, words, out)
-            .unwrap_or_else(|| compress_portable(values, words, out))
-    }
-
-    #[inline]
-    fn expand(values: &[u16], words: &[u64], out: &mut [u16]) -> (usize, usize) {
-        simd::expand_halves(simd::kernels(), values, words, out)
-            .unwrap_or_else(|| expand_portable(values, words, out))
-    }
-
-    fn write(out: &mut Writer, values: &[u16]) -> Result<(), Status> {
-        out.narrow(values)
-    }
-
-    fn pack_le(width: u32, mask: u32, values: &[u16], out: &mut [u8]) -> bool {
-        simd::pack_halves_le(simd::kernels(), width, mask as u16, values, out)
-    }
-
-    fn min_max_sum(values: &[u16]) -> (u32, u32, u32) {
-        min_max_sum_narrow(values)
-    }
+    };
 }
+
+/// Byte lanes unpack through their kernel, except 8-bit elements, which are the bytes.
+fn unpack_bytes<'a>(
+    width: BitWidth,
+    big_endian: bool,
+    src: &'a [u8],
+    scratch: &mut [u32],
+    lanes: &'a mut [u8; BLOCK],
+) -> &'a [u8] {
+    if width.get() == 8 {
+        return &src[..scratch.len()];
+    }
+    unpack_narrow(simd::unpack_bytes, width, big_endian, src, scratch, lanes)
+}
+
+/// 16-bit lanes unpack through their kernel.
+fn unpack_halves<'a>(
+    width: BitWidth,
+    big_endian: bool,
+    src: &[u8],
+    scratch: &mut [u32],
+    lanes: &'a mut [u16; BLOCK],
+) -> &'a [u16] {
+    unpack_narrow(simd::unpack_halves, width, big_endian, src, scratch, lanes)
+}
+
+narrow_lane!(
+    u8,
+    unpack_bytes,
+    simd::compress_bytes,
+    simd::expand_bytes,
+    simd::pack_bytes_le
+);
+narrow_lane!(
+    u16,
+    unpack_halves,
+    simd::compress_halves,
+    simd::expand_halves,
+    simd::pack_halves_le
+);

@@ -902,6 +902,179 @@ mod avx512 {
         }
     }
 
+    /// Select's kernel for one lane type: per vector of `$lanes` values, their bits of the
+    /// mask words, `vpcompress`, and a whole-vector store at `kept` (so `out` has room for
+    /// `values.len()` rounded up to `$lanes`).
+    macro_rules! compress_kernel {
+        ($name:ident, $t:ty, $lanes:literal, $m:ty, $features:literal, $load:ident, $compress:ident) => {
+            /// # Safety
+            /// The CPU supports the features the function enables.
+            #[target_feature(enable = $features)]
+            pub(super) unsafe fn $name(values: &[$t], words: &[u64], out: &mut [$t]) -> usize {
+                assert!(
+                    out.len() >= values.len().next_multiple_of($lanes)
+                        && words.len() >= values.len().div_ceil(64)
+                );
+                let mut kept = 0usize;
+                for (i, chunk) in values.chunks($lanes).enumerate() {
+                    let lanes = <$m>::MAX >> ($lanes - chunk.len());
+                    let first = i * $lanes;
+                    let m = (words[first / 64] >> (first % 64)) as $m & lanes;
+                    // SAFETY: reads the values of `chunk`; writes `$lanes` values from `kept`,
+                    // at most `first`, inside `out` (see above).
+                    unsafe {
+                        let x = $load(lanes, chunk.as_ptr().cast());
+                        let packed = $compress(m, x);
+                        _mm512_storeu_si512(out.as_mut_ptr().add(kept).cast(), packed);
+                    }
+                    kept += m.count_ones() as usize;
+                }
+                kept
+            }
+        };
+    }
+
+    compress_kernel!(
+        compress,
+        u32,
+        16,
+        u16,
+        "avx512f,popcnt",
+        _mm512_maskz_loadu_epi32,
+        _mm512_maskz_compress_epi32
+    );
+    compress_kernel!(
+        compress_halves,
+        u16,
+        32,
+        u32,
+        "avx512f,avx512bw,avx512vbmi2,popcnt",
+        _mm512_maskz_loadu_epi16,
+        _mm512_maskz_compress_epi16
+    );
+    compress_kernel!(
+        compress_bytes,
+        u8,
+        64,
+        u64,
+        "avx512f,avx512bw,avx512vbmi2,popcnt",
+        _mm512_maskz_loadu_epi8,
+        _mm512_maskz_compress_epi8
+    );
+
+    /// Expand's kernel for one lane type: [`super::expand_words`], each word's 64 positions
+    /// as 64 / `$lanes` `vpexpand` loads of exactly their values.
+    macro_rules! expand_kernel {
+        ($name:ident, $t:ty, $lanes:literal, $m:ty, $features:literal, $expandload:ident) => {
+            /// # Safety
+            /// The CPU supports the features the function enables.
+            #[target_feature(enable = $features)]
+            pub(super) unsafe fn $name(
+                values: &[$t],
+                words: &[u64],
+                out: &mut [$t],
+            ) -> (usize, usize) {
+                assert!(out.len() >= 64 * words.len());
+                super::expand_words(words, values.len(), |i, word, used| {
+                    let mut used = used;
+                    for part in 0..64 / $lanes {
+                        let m = (word >> (part * $lanes)) as $m;
+                        // SAFETY: reads popcount(m) values from `used`: expand_words hands
+                        // out at most the `values.len()` values. Writes `$lanes` values inside
+                        // out[64·i..64·i + 64].
+                        unsafe {
+                            let x = $expandload(m, values.as_ptr().add(used).cast());
+                            let at = out.as_mut_ptr().add(64 * i + part * $lanes);
+                            _mm512_storeu_si512(at.cast(), x);
+                        }
+                        used += m.count_ones() as usize;
+                    }
+                })
+            }
+        };
+    }
+
+    expand_kernel!(
+        expand,
+        u32,
+        16,
+        u16,
+        "avx512f,popcnt",
+        _mm512_maskz_expandloadu_epi32
+    );
+    expand_kernel!(
+        expand_halves,
+        u16,
+        32,
+        u32,
+        "avx512f,avx512bw,avx512vbmi2,popcnt",
+        _mm512_maskz_expandloadu_epi16
+    );
+    expand_kernel!(
+        expand_bytes,
+        u8,
+        64,
+        u64,
+        "avx512f,avx512bw,avx512vbmi2,popcnt",
+        _mm512_maskz_expandloadu_epi8
+    );
+
+    /// The unpacking kernel into narrow lanes (`$lanes` per vector, 8 / `$lanes` · 64 bits
+    /// each): [`cached_shift_plan`]'s gather and `vpmultishiftqb`, masked to the width.
+    macro_rules! unpack_narrow_kernel {
+        ($name:ident, $t:ty, $lanes:literal, $widths:expr, $set1:ident, $store:ident) => {
+            /// # Safety
+            /// The CPU supports AVX-512 F, BW and VBMI and POPCNT.
+            #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+            pub(super) unsafe fn $name(width: u32, big_endian: bool, src: &[u8], out: &mut [$t]) {
+                let count = out.len();
+                assert!(
+                    $widths.contains(&width) && src.len() >= (count * width as usize).div_ceil(8)
+                );
+                let p = cached_shift_plan(width, big_endian);
+                // SAFETY: each load reads 64 bytes of a 64-byte array.
+                let (gather, offsets) = unsafe {
+                    (
+                        _mm512_loadu_si512(p.gather.as_ptr().cast()),
+                        _mm512_loadu_si512(p.offsets.as_ptr().cast()),
+                    )
+                };
+                let value_mask = $set1((u32::MAX >> (32 - width)) as _);
+                let step = $lanes * width as usize / 8;
+                let mut done = 0usize;
+                let mut at = 0usize;
+                while done < count {
+                    let lanes = _mm512_permutexvar_epi8(gather, window(src, at));
+                    let v = _mm512_multishift_epi64_epi8(offsets, lanes);
+                    let v = _mm512_and_si512(v, value_mask);
+                    let left = (count - done).min($lanes);
+                    let stored = u64::MAX >> (64 - left);
+                    // SAFETY: writes `left` values from `done`, inside `out`.
+                    unsafe { $store(out.as_mut_ptr().add(done).cast(), stored as _, v) };
+                    done += left;
+                    at += step;
+                }
+            }
+        };
+    }
+
+    unpack_narrow_kernel!(
+        unpack_bytes,
+        u8,
+        64,
+        1..=8,
+        _mm512_set1_epi8,
+        _mm512_mask_storeu_epi8
+    );
+    unpack_narrow_kernel!(
+        unpack_halves,
+        u16,
+        32,
+        9..=16,
+        _mm512_set1_epi16,
+        _mm512_mask_storeu_epi16
+    );
+
     /// Byte permutations that assemble packed output from 64-bit lanes each holding
     /// `lane_bits` bits (two elements of 32-bit lanes, four of 16-bit ones) shifted left by
     /// their bit offset within their first byte:
@@ -1099,66 +1272,6 @@ mod avx512 {
         unsafe { _mm512_mask_storeu_epi8(rest.as_mut_ptr().cast(), mask, v) };
     }
 
-    /// # Safety
-    /// The CPU supports AVX-512 F and POPCNT.
-    #[target_feature(enable = "avx512f,popcnt")]
-    pub(super) unsafe fn compress(values: &[u32], words: &[u64], out: &mut [u32]) -> usize {
-        // Whole-vector stores: the 16 lanes stored at `kept` (at most 16·i for chunk i) end
-        // by values.len() rounded up to 16.
-        assert!(
-            out.len() >= values.len().next_multiple_of(16)
-                && words.len() >= values.len().div_ceil(64)
-        );
-        let mut kept = 0usize;
-        let mut chunks = values.chunks_exact(16);
-        for (i, chunk) in (&mut chunks).enumerate() {
-            let m = (words[i / 4] >> (i % 4 * 16)) as u16;
-            // SAFETY: reads the 16 u32s of `chunk`; writes 16 u32s from `kept` inside `out`
-            // (see above).
-            unsafe {
-                let x = _mm512_loadu_si512(chunk.as_ptr().cast());
-                let packed = _mm512_maskz_compress_epi32(m, x);
-                _mm512_storeu_si512(out.as_mut_ptr().add(kept).cast(), packed);
-            }
-            kept += m.count_ones() as usize;
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let i = values.len() / 16;
-            let lanes = low_lanes(rest.len());
-            let m = (words[i / 4] >> (i % 4 * 16)) as u16 & lanes;
-            // SAFETY: reads the `rest.len()` u32s of `rest`; writes 16 u32s from `kept`
-            // inside `out` (see above).
-            unsafe {
-                let x = _mm512_maskz_loadu_epi32(lanes, rest.as_ptr().cast());
-                let packed = _mm512_maskz_compress_epi32(m, x);
-                _mm512_storeu_si512(out.as_mut_ptr().add(kept).cast(), packed);
-            }
-            kept += m.count_ones() as usize;
-        }
-        kept
-    }
-
-    /// # Safety
-    /// The CPU supports AVX-512 F and POPCNT.
-    #[target_feature(enable = "avx512f,popcnt")]
-    pub(super) unsafe fn expand(values: &[u32], words: &[u64], out: &mut [u32]) -> (usize, usize) {
-        assert!(out.len() >= 64 * words.len());
-        super::expand_words(words, values.len(), |i, word, used| {
-            let mut used = used;
-            for quarter in 0..4 {
-                let m = (word >> (quarter * 16)) as u16;
-                // SAFETY: reads popcount(m) u32s from `used`: expand_words hands out at most
-                // the `values.len()` values. Writes 16 u32s inside out[64·i..64·i + 64].
-                unsafe {
-                    let x = _mm512_maskz_expandloadu_epi32(m, values.as_ptr().add(used).cast());
-                    _mm512_storeu_si512(out.as_mut_ptr().add(64 * i + quarter * 16).cast(), x);
-                }
-                used += m.count_ones() as usize;
-            }
-        })
-    }
-
     /// Controls that decode 8 / `lane_bytes` elements of `width` bits into each 64-bit lane,
     /// one element per `lane_bytes` (1 or 2) bytes, from 8·width (bytes) or 4·width (16-bit
     /// lanes) source bytes: `gather` gives lane k the 8 source bytes from the one holding its
@@ -1214,82 +1327,6 @@ mod avx512 {
     #[inline]
     fn low_bytes(count: usize) -> u64 {
         u64::MAX.checked_shr(64 - count as u32).unwrap_or(0)
-    }
-
-    /// # Safety
-    /// The CPU supports AVX-512 F, BW and VBMI and POPCNT.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-    pub(super) unsafe fn unpack_bytes(width: u32, big_endian: bool, src: &[u8], out: &mut [u8]) {
-        let count = out.len();
-        assert!((1..=8).contains(&width) && src.len() >= (count * width as usize).div_ceil(8));
-        let p = cached_shift_plan(width, big_endian);
-        // SAFETY: each load reads 64 bytes of a 64-byte array.
-        let (gather, offsets) = unsafe {
-            (
-                _mm512_loadu_si512(p.gather.as_ptr().cast()),
-                _mm512_loadu_si512(p.offsets.as_ptr().cast()),
-            )
-        };
-        let value_mask = _mm512_set1_epi8(((1u32 << width) - 1) as i8);
-        let step = 8 * width as usize;
-        let mut done = 0usize;
-        let mut at = 0usize;
-        while done < count {
-            let lanes = _mm512_permutexvar_epi8(gather, window(src, at));
-            let v = _mm512_and_si512(_mm512_multishift_epi64_epi8(offsets, lanes), value_mask);
-            let left = (count - done).min(64);
-            // SAFETY: writes `left` bytes from `done`, inside `out`.
-            unsafe {
-                _mm512_mask_storeu_epi8(out.as_mut_ptr().add(done).cast(), low_bytes(left), v)
-            };
-            done += left;
-            at += step;
-        }
-    }
-
-    /// # Safety
-    /// The CPU supports AVX-512 F, BW and VBMI2 and POPCNT.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
-    pub(super) unsafe fn compress_bytes(values: &[u8], words: &[u64], out: &mut [u8]) -> usize {
-        // Whole-vector stores: the 64 bytes stored at `kept` (at most 64·i for chunk i) end by
-        // values.len() rounded up to 64.
-        assert!(
-            out.len() >= values.len().next_multiple_of(64)
-                && words.len() >= values.len().div_ceil(64)
-        );
-        let mut kept = 0usize;
-        for (chunk, &word) in values.chunks(64).zip(words) {
-            let lanes = low_bytes(chunk.len());
-            let m = word & lanes;
-            // SAFETY: reads the bytes of `chunk`; writes 64 bytes from `kept` inside `out`
-            // (see above).
-            unsafe {
-                let x = _mm512_maskz_loadu_epi8(lanes, chunk.as_ptr().cast());
-                let packed = _mm512_maskz_compress_epi8(m, x);
-                _mm512_storeu_si512(out.as_mut_ptr().add(kept).cast(), packed);
-            }
-            kept += m.count_ones() as usize;
-        }
-        kept
-    }
-
-    /// # Safety
-    /// The CPU supports AVX-512 F, BW and VBMI2 and POPCNT.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
-    pub(super) unsafe fn expand_bytes(
-        values: &[u8],
-        words: &[u64],
-        out: &mut [u8],
-    ) -> (usize, usize) {
-        assert!(out.len() >= 64 * words.len());
-        super::expand_words(words, values.len(), |i, word, used| {
-            // SAFETY: reads popcount(word) bytes from `used`: expand_words hands out at most
-            // the `values.len()` values. Writes the 64 bytes of out[64·i..64·i + 64].
-            unsafe {
-                let x = _mm512_maskz_expandloadu_epi8(word, values.as_ptr().add(used).cast());
-                _mm512_storeu_si512(out.as_mut_ptr().add(64 * i).cast(), x);
-            }
-        })
     }
 
     /// Byte permutation taking the low `width` bytes of each 64-bit lane, lane after lane.
@@ -1373,93 +1410,11 @@ mod avx512 {
             at += len;
         }
     }
-    /// # Safety
-    /// The CPU supports AVX-512 F, BW and VBMI and POPCNT.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-    pub(super) unsafe fn unpack_halves(width: u32, big_endian: bool, src: &[u8], out: &mut [u16]) {
-        let count = out.len();
-        assert!((9..=16).contains(&width) && src.len() >= (count * width as usize).div_ceil(8));
-        let p = cached_shift_plan(width, big_endian);
-        // SAFETY: each load reads 64 bytes of a 64-byte array.
-        let (gather, offsets) = unsafe {
-            (
-                _mm512_loadu_si512(p.gather.as_ptr().cast()),
-                _mm512_loadu_si512(p.offsets.as_ptr().cast()),
-            )
-        };
-        let value_mask = _mm512_set1_epi16((u32::MAX >> (32 - width)) as i16);
-        let step = 4 * width as usize;
-        let mut done = 0usize;
-        let mut at = 0usize;
-        while done < count {
-            let lanes = _mm512_permutexvar_epi8(gather, window(src, at));
-            let v = _mm512_and_si512(_mm512_multishift_epi64_epi8(offsets, lanes), value_mask);
-            let left = (count - done).min(32);
-            // SAFETY: writes `left` u16s from `done`, inside `out`.
-            unsafe {
-                _mm512_mask_storeu_epi16(out.as_mut_ptr().add(done).cast(), low_lanes32(left), v)
-            };
-            done += left;
-            at += step;
-        }
-    }
 
     /// The mask of the first `count` (≤ 32) lanes of a vector of 16-bit lanes.
     #[inline]
     fn low_lanes32(count: usize) -> u32 {
         u32::MAX.checked_shr(32 - count as u32).unwrap_or(0)
-    }
-
-    /// # Safety
-    /// The CPU supports AVX-512 F, BW and VBMI2 and POPCNT.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
-    pub(super) unsafe fn compress_halves(values: &[u16], words: &[u64], out: &mut [u16]) -> usize {
-        // Whole-vector stores: the 32 lanes stored at `kept` (at most 32·i for chunk i) end by
-        // values.len() rounded up to 32.
-        assert!(
-            out.len() >= values.len().next_multiple_of(32)
-                && words.len() >= values.len().div_ceil(64)
-        );
-        let mut kept = 0usize;
-        for (i, chunk) in values.chunks(32).enumerate() {
-            let lanes = low_lanes32(chunk.len());
-            let m = (words[i / 2] >> (i % 2 * 32)) as u32 & lanes;
-            // SAFETY: reads the u16s of `chunk`; writes 32 u16s from `kept` inside `out`
-            // (see above).
-            unsafe {
-                let x = _mm512_maskz_loadu_epi16(lanes, chunk.as_ptr().cast());
-                let packed = _mm512_maskz_compress_epi16(m, x);
-                _mm512_storeu_si512(out.as_mut_ptr().add(kept).cast(), packed);
-            }
-            kept += m.count_ones() as usize;
-        }
-        kept
-    }
-
-    /// # Safety
-    /// The CPU supports AVX-512 F, BW and VBMI2 and POPCNT.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
-    pub(super) unsafe fn expand_halves(
-        values: &[u16],
-        words: &[u64],
-        out: &mut [u16],
-    ) -> (usize, usize) {
-        assert!(out.len() >= 64 * words.len());
-        super::expand_words(words, values.len(), |i, word, used| {
-            let low = word as u32;
-            let used_high = used + low.count_ones() as usize;
-            // SAFETY: reads popcount(word) u16s from `used`: expand_words hands out at most
-            // the `values.len()` values. Writes the 64 u16s of out[64·i..64·i + 64].
-            unsafe {
-                let a = _mm512_maskz_expandloadu_epi16(low, values.as_ptr().add(used).cast());
-                let b = _mm512_maskz_expandloadu_epi16(
-                    (word >> 32) as u32,
-                    values.as_ptr().add(used_high).cast(),
-                );
-                _mm512_storeu_si512(out.as_mut_ptr().add(64 * i).cast(), a);
-                _mm512_storeu_si512(out.as_mut_ptr().add(64 * i + 32).cast(), b);
-            }
-        })
     }
 
     /// # Safety
