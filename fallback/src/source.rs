@@ -3,6 +3,7 @@
 //! in place or unpacks them), Parquet RLE runs as `(value, count)` fills (never expanded into
 //! a buffer here).
 
+use crate::simd;
 use crate::status::Status;
 use crate::unpack::{unpack, BitWidth};
 
@@ -30,6 +31,18 @@ pub(crate) trait Consumer {
         unpack(width, big_endian, src, scratch);
         self.values(scratch)
     }
+    /// Where the next `count` values go when the consumer wants them all, unchanged, as
+    /// little-endian 32-bit array elements straight in its destination (a whole extract into
+    /// such an array), which has room for them: those `4·count` bytes, and the mask to apply
+    /// to each value. The decoder writes a prefix of them and reports how many with
+    /// [`Consumer::wrote_u32`]. `None` when the values must come through the other methods.
+    #[inline]
+    fn u32_in_place(&mut self, _count: u64) -> Option<(&mut [u8], u32)> {
+        None
+    }
+    /// Accounts for `count` values written through [`Consumer::u32_in_place`].
+    #[inline]
+    fn wrote_u32(&mut self, _count: u64) {}
 }
 
 /// Decodes elements `start..end` of a packed array (`start` a multiple of 8). The caller has
@@ -43,12 +56,24 @@ pub(crate) fn decode_packed<C: Consumer>(
     consumer: &mut C,
 ) -> Result<(), Status> {
     debug_assert_eq!(start % 8, 0);
+    // Exact: `index` is a multiple of 8, so it starts at byte index·width/8.
+    let first_byte = |index: u64| (index * u64::from(width.get()) / 8) as usize;
+    // All of them straight into the destination in one kernel call when the consumer can
+    // take them so (unpacked values need no masking when the mask keeps the width's bits).
+    if let Some((out, mask)) = consumer.u32_in_place(end - start) {
+        let src = data.get(first_byte(start)..).unwrap_or(&[]);
+        if mask & width.mask() == width.mask()
+            && simd::unpack_to_le_bytes(simd::kernels(), width.get(), big_endian, src, out)
+        {
+            consumer.wrote_u32(end - start);
+            return Ok(());
+        }
+    }
     let mut block = [0u32; BLOCK];
     let mut index = start;
     while index < end {
         let len = (end - index).min(BLOCK as u64) as usize;
-        // Exact: `index` is a multiple of 8, so it starts at byte index·width/8.
-        let first_byte = (index * u64::from(width.get()) / 8) as usize;
+        let first_byte = first_byte(index);
         consumer.packed(
             data.get(first_byte..).unwrap_or(&[]),
             width,
