@@ -79,6 +79,33 @@ pub(crate) fn unpack_to_le_bytes(
     }
 }
 
+/// Decodes the first `out.len() / 4` values of a Parquet RLE/bit-packed hybrid stream (no
+/// bit-width byte) of `width` (1..=32) bits as little-endian `u32`s straight into `out`, RLE
+/// values masked by `mask` (which keeps every bit of the width: bit-packed values are not
+/// masked), as far as [`crate::source::HybridRuns`] goes: `Some((values, bytes))` decoded
+/// and consumed. `None` when the caller must do it.
+#[inline]
+pub(crate) fn hybrid_to_le_bytes(
+    kernels: Kernels,
+    width: u32,
+    data: &[u8],
+    mask: u32,
+    out: &mut [u8],
+) -> Option<(usize, usize)> {
+    match kernels {
+        Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            if !(1..=32).contains(&width) {
+                return None;
+            }
+            // SAFETY: `Avx512Vbmi` is chosen only after its features were detected; the
+            // width was just checked.
+            Some(unsafe { avx512::hybrid_to_le_bytes(width, data, mask, out) })
+        }
+    }
+}
+
 /// Packs `values` (a multiple of 8 of them) at `width` bits, LSB first, each masked by
 /// `mask`, into `out` (`values.len() / 8 · width` bytes): the nominal output of select and
 /// expand. `false` when the caller must do it (other widths, MSB-first order, no SIMD).
@@ -266,6 +293,7 @@ mod avx512 {
     use std::arch::x86_64::*;
 
     use super::Compare;
+    use crate::source::{HybridRuns, Piece};
 
     /// Byte-permutation and shift vectors for one width, bit order and first bit. A 64-byte
     /// window holds 16 whole elements starting at bit `first` (0..8) of its first byte
@@ -726,6 +754,41 @@ mod avx512 {
                 done += left;
             }
         }
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI and POPCNT; `width` is 1..=32.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    pub(super) unsafe fn hybrid_to_le_bytes(
+        width: u32,
+        data: &[u8],
+        mask: u32,
+        out: &mut [u8],
+    ) -> (usize, usize) {
+        // One decoder for every short bit-packed run (most are a group or two).
+        let decoder = Decoder16::new(width, false);
+        let mut runs = HybridRuns::new(data, width, out.len() / 4);
+        for (done, piece) in &mut runs {
+            match piece {
+                Piece::Fill { value, count } => {
+                    let to = &mut out[done * 4..(done + count) * 4];
+                    // SAFETY: this kernel's CPU features; writes the bytes of `to`.
+                    unsafe { fill_pattern(value & mask, to.as_mut_ptr(), to.len()) }
+                }
+                Piece::Packed { src, count } => {
+                    let to = &mut out[done * 4..(done + count) * 4];
+                    // SAFETY: this kernel's CPU features and width; `to` holds `count` u32s.
+                    unsafe {
+                        if count < 64 {
+                            unpack_from(&decoder, src, count, to.as_mut_ptr());
+                        } else {
+                            unpack(width, false, src, count, to.as_mut_ptr());
+                        }
+                    }
+                }
+            }
+        }
+        runs.walked()
     }
 
     /// The lanes of `$x` that satisfy comparison `$op` with `$l`, through `$cmp`/`$sub` (the
@@ -1508,6 +1571,80 @@ mod tests {
                             assert!(buffer[..at].iter().all(|&b| b == 0xA5), "wrote before");
                             assert!(buffer[end..].iter().all(|&b| b == 0xA5), "wrote past");
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn simd_hybrid_decoding_matches_the_checking_decoder() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        // Runs of every kind: long and short repeats (RLE runs, or bit-packed when they do
+        // not start a group), single values, a long bit-packed stretch.
+        let mut lengths = vec![1usize, 8, 9, 3, 200, 7, 16, 1, 1, 1, 64, 130, 5, 8, 300, 2];
+        lengths.extend(std::iter::repeat_n(1, 150));
+        lengths.extend([40, 8, 12]);
+        let mut buffer = vec![0u8; 4 * 2000 + 256];
+        for width in 1..=32u32 {
+            let max = u32::MAX >> (32 - width);
+            let mut values = Vec::new();
+            for (i, &length) in lengths.iter().enumerate() {
+                let v = (i as u32).wrapping_mul(0x9E37_79B9) & max;
+                values.extend(std::iter::repeat_n(v, length));
+            }
+            let stream = crate::encode_hybrid(&values, width).unwrap();
+            // RLE runs whose value bytes have bits above the width (kept unless masked),
+            // then a 5-byte header: the kernel stops before it.
+            let mut dirty = stream.clone();
+            let value_bytes = width.div_ceil(8) as usize;
+            dirty.push(10 << 1);
+            dirty.extend(std::iter::repeat_n(0xFF, value_bytes));
+            dirty.extend([0x80, 0x80, 0x80, 0x80, 0x00]);
+            let total = values.len() + 10;
+            let masks = [u32::MAX, max];
+            for (data, count) in [
+                (&stream[..], values.len()),
+                (&stream[..], values.len() - 5),
+                (&stream[..], 17),
+                (&stream[..stream.len() / 2], values.len()),
+                (&stream[..3], values.len()),
+                (&dirty[..], total + 7),
+            ] {
+                for mask in masks {
+                    for at in [line_offsets(&buffer)[0], line_offsets(&buffer)[3]] {
+                        buffer.fill(0xA5);
+                        let end = at + 4 * count;
+                        let out = &mut buffer[at..end];
+                        let (done, used) =
+                            hybrid_to_le_bytes(kernels(), width, data, mask, out).unwrap();
+                        // The checking decoder agrees on the values decoded, and goes on
+                        // from `used` with the rest (or the error).
+                        let mut expected = vec![0u32; count];
+                        let whole = crate::decode_hybrid(data, width, &mut expected);
+                        let prefix = crate::decode_hybrid(data, width, &mut expected[..done]);
+                        assert_eq!(prefix, Ok(()), "w{width} prefix of {done}");
+                        let mut rest = vec![0u32; count - done];
+                        let after = crate::decode_hybrid(&data[used..], width, &mut rest);
+                        assert_eq!(after, whole, "w{width} n{count}: resumed at {used}");
+                        if whole.is_ok() {
+                            assert_eq!(done, count, "w{width}: stopped early");
+                            assert_eq!(expected[done..], rest[..]);
+                        }
+                        let got: Vec<u32> = out[..4 * done]
+                            .chunks_exact(4)
+                            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                            .collect();
+                        let want: Vec<u32> = expected[..done].iter().map(|v| v & mask).collect();
+                        assert_eq!(got, want, "w{width} n{count} mask{mask:x}");
+                        assert!(
+                            out[4 * done..].iter().all(|&b| b == 0xA5),
+                            "wrote past done"
+                        );
+                        assert!(buffer[..at].iter().all(|&b| b == 0xA5), "wrote before");
+                        assert!(buffer[end..].iter().all(|&b| b == 0xA5), "wrote past");
                     }
                 }
             }
