@@ -662,9 +662,51 @@ mod avx512 {
         }
     }
 
+    /// Turns the 64-byte window holding 64 1-bit elements from bit `first` (0..8) of its
+    /// first byte into a 64-bit mask, bit j = element j: lane j of a byte permutation takes
+    /// the byte holding element j, and a test against its bit (bit (first + j) % 8, counted
+    /// from the top when MSB first) sets mask bit j. Two instructions per 64 elements, in
+    /// either bit order.
+    #[derive(Clone, Copy)]
+    struct Bits64 {
+        index: __m512i,
+        select: __m512i,
+    }
+
+    impl Bits64 {
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+        fn new(first: usize, big_endian: bool) -> Bits64 {
+            let mut index = [0u8; 64];
+            let mut select = [0u8; 64];
+            for (j, (i, b)) in index.iter_mut().zip(&mut select).enumerate() {
+                let bit = first + j;
+                *i = (bit / 8) as u8;
+                *b = if big_endian {
+                    0x80 >> (bit % 8)
+                } else {
+                    1 << (bit % 8)
+                };
+            }
+            // SAFETY: each load reads a 64-byte array.
+            unsafe {
+                Bits64 {
+                    index: _mm512_loadu_si512(index.as_ptr().cast()),
+                    select: _mm512_loadu_si512(select.as_ptr().cast()),
+                }
+            }
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+        fn mask(&self, window: __m512i) -> u64 {
+            _mm512_test_epi8_mask(_mm512_permutexvar_epi8(self.index, window), self.select)
+        }
+    }
+
     /// Width 1: element i is bit i of `src` (bit i % 8 of byte i / 8 when LSB first, bit
-    /// 7 - i % 8 when MSB first), and 16 of them are a mask register: each 16 bits become
-    /// 16 lanes of 0 or 1 with one masked move, no permutation or shift.
+    /// 7 - i % 8 when MSB first). 64 of them become a mask ([`Bits64`]), and each 16 bits of
+    /// it 16 lanes of 0 or 1 with one masked move.
     ///
     /// # Safety
     /// As [`unpack`] with `width` 1.
@@ -672,52 +714,26 @@ mod avx512 {
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
     unsafe fn unpack_bits(big_endian: bool, src: &[u8], count: usize, out: *mut u8) {
         let one = _mm512_set1_epi32(1);
-        // Up to 64 elements from element `e` as a word, bit j = element e + j: from the 9
-        // bytes from e / 8 (zeros past the end of `src`), bytes in element order.
-        let bits_at = |e: usize| {
-            let first = e / 8;
-            let raw = match src.get(first..first + 9) {
-                // Fixed-size reads: a runtime-length copy here would be a memcpy call.
-                Some(&[b0, b1, b2, b3, b4, b5, b6, b7, b8]) => [b0, b1, b2, b3, b4, b5, b6, b7, b8],
-                _ => {
-                    let mut raw = [0u8; 9];
-                    let rest = src.get(first..).unwrap_or(&[]);
-                    let available = rest.len().min(9);
-                    raw[..available].copy_from_slice(&rest[..available]);
-                    raw
-                }
-            };
-            let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = raw;
-            let (low, next) = (u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]), b8);
-            let (low, next) = if big_endian {
-                (low.reverse_bits().swap_bytes(), next.reverse_bits())
-            } else {
-                (low, next)
-            };
-            let shift = (e % 8) as u32;
-            if shift == 0 {
-                low
-            } else {
-                (low >> shift) | (u64::from(next) << (64 - shift))
-            }
-        };
         // The elements before the first 64-byte boundary of `out` alone; then every store
-        // is aligned.
-        let mut done = lanes_to_boundary(out).min(count);
-        if done > 0 {
-            let lanes = low_lanes(done);
-            // SAFETY: writes the first `done` (≤ count) u32s of `out`.
+        // is aligned, and every word of 64 elements starts at bit head % 8 of a byte.
+        let head = lanes_to_boundary(out).min(count);
+        if head > 0 {
+            let lanes = low_lanes(head);
+            let word = Bits64::new(0, big_endian).mask(window(src, 0));
+            // SAFETY: writes the first `head` (≤ count) u32s of `out`.
             unsafe {
                 _mm512_mask_storeu_epi32(
                     out.cast(),
                     lanes,
-                    _mm512_maskz_mov_epi32(lanes & bits_at(0) as u16, one),
+                    _mm512_maskz_mov_epi32(lanes & word as u16, one),
                 )
             };
         }
-        // 64 elements (one word, four stores) per iteration.
+        let bits = Bits64::new(head % 8, big_endian);
+        let mut done = head;
+        // 64 elements (one mask, four stores) per iteration.
         while done + 64 <= count {
-            let word = bits_at(done);
+            let word = bits.mask(window(src, done / 8));
             // SAFETY: the 64 u32s from `done` are inside `out`'s `count`.
             unsafe {
                 let to = out.add(done * 4);
@@ -738,7 +754,7 @@ mod avx512 {
             done += 64;
         }
         if done < count {
-            let mut word = bits_at(done);
+            let mut word = bits.mask(window(src, done / 8));
             while done < count {
                 let left = (count - done).min(16);
                 let lanes = low_lanes(left);
@@ -772,23 +788,74 @@ mod avx512 {
             match piece {
                 Piece::Fill { value, count } => {
                     let to = &mut out[done * 4..(done + count) * 4];
-                    // SAFETY: this kernel's CPU features; writes the bytes of `to`.
-                    unsafe { fill_pattern(value & mask, to.as_mut_ptr(), to.len()) }
+                    // SAFETY: this kernel's CPU features; writes the bytes of `to`, which
+                    // has the done·4 bytes of `out` before it.
+                    unsafe { fill_pattern(value & mask, to.as_mut_ptr(), to.len(), done * 4) }
+                }
+                Piece::Packed { src, count } if count < 64 => {
+                    // Short runs (most are a group or two): 16 values a window, each stored
+                    // into the lines it covers.
+                    let mut k = 0;
+                    while k < count {
+                        let left = (count - k).min(16);
+                        let to = &mut out[(done + k) * 4..(done + k + left) * 4];
+                        let values = decoder.decode(window(src, k / 16 * decoder.step));
+                        // SAFETY: this kernel's CPU features; `to` holds `left` u32s and has
+                        // the (done + k)·4 bytes of `out` before it.
+                        unsafe { store_lanes(values, to.as_mut_ptr(), left, (done + k) * 4) };
+                        k += left;
+                    }
                 }
                 Piece::Packed { src, count } => {
                     let to = &mut out[done * 4..(done + count) * 4];
                     // SAFETY: this kernel's CPU features and width; `to` holds `count` u32s.
-                    unsafe {
-                        if count < 64 {
-                            unpack_from(&decoder, src, count, to.as_mut_ptr());
-                        } else {
-                            unpack(width, false, src, count, to.as_mut_ptr());
-                        }
-                    }
+                    unsafe { unpack(width, false, src, count, to.as_mut_ptr()) };
                 }
             }
         }
         runs.walked()
+    }
+
+    /// Stores the first `count` (≤ 16) lanes of `values` at `out`, as stores to the 64-byte
+    /// lines they cover (one or two, masked) when `out` is 4-byte aligned and the `before`
+    /// bytes of the same buffer before it reach back to its line's start (a store that
+    /// straddles two lines costs two); as one masked store otherwise.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512 F; `out` is valid for `count · 4` byte writes, and the
+    /// `before` bytes before it are inside the same buffer.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn store_lanes(values: __m512i, out: *mut u8, count: usize, before: usize) {
+        let into_line = out as usize % 64;
+        if into_line == 0 || !into_line.is_multiple_of(4) || into_line > before {
+            // SAFETY: `count` u32s from `out`.
+            unsafe { _mm512_mask_storeu_epi32(out.cast(), low_lanes(count), values) };
+            return;
+        }
+        let r = into_line / 4;
+        // Lane l of `rotated` is lane (l - r) mod 16 of `values`.
+        let index = _mm512_and_si512(
+            _mm512_sub_epi32(
+                _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                _mm512_set1_epi32(r as i32),
+            ),
+            _mm512_set1_epi32(15),
+        );
+        let rotated = _mm512_permutexvar_epi32(index, values);
+        let end = r + count;
+        // SAFETY: the line starts 4·r = into_line ≤ `before` bytes before `out`, inside the
+        // buffer; lanes r..min(end, 16) of it are out's first values. When end > 16, lanes
+        // 0..end - 16 of the next line are the rest, the last of `count · 4` bytes from
+        // `out`.
+        unsafe {
+            let line = out.sub(into_line);
+            let first = low_lanes(end.min(16)) & !low_lanes(r);
+            _mm512_mask_storeu_epi32(line.cast(), first, rotated);
+            if end > 16 {
+                _mm512_mask_storeu_epi32(line.add(64).cast(), low_lanes(end - 16), rotated);
+            }
+        }
     }
 
     /// The lanes of `$x` that satisfy comparison `$op` with `$l`, through `$cmp`/`$sub` (the
@@ -1188,31 +1255,43 @@ mod avx512 {
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) unsafe fn fill4(element: [u8; 4], out: &mut [u8]) {
         // SAFETY: `out` is valid for its `out.len()` bytes.
-        unsafe { fill_pattern(u32::from_le_bytes(element), out.as_mut_ptr(), out.len()) };
+        unsafe { fill_pattern(u32::from_le_bytes(element), out.as_mut_ptr(), out.len(), 0) };
     }
 
     /// Writes `len` bytes from `out`: copies of the 4 bytes of `pattern` (little-endian),
-    /// starting with its byte 0. All stores but the first are 64-byte aligned: a store that
-    /// straddles two cache lines costs two.
+    /// starting with its byte 0. Every store is to a 64-byte boundary (a store that straddles
+    /// two cache lines costs two) but the first when `out` is inside a line and the `before`
+    /// bytes of the same buffer just before `out` (which are never written) do not reach back
+    /// to the line's start.
     ///
     /// # Safety
-    /// The CPU supports AVX-512 F and BW; `out` is valid for `len` byte writes.
+    /// The CPU supports AVX-512 F and BW; `out` is valid for `len` byte writes, and the
+    /// `before` bytes before it are inside the same buffer.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn fill_pattern(pattern: u32, out: *mut u8, len: usize) {
-        let v = _mm512_set1_epi32(pattern as i32);
-        let head = (out as usize).wrapping_neg() % 64;
-        if len <= 64 || len <= head {
-            // SAFETY: writes the first `len` (≤ 64) bytes from `out`.
-            unsafe { _mm512_mask_storeu_epi8(out.cast(), low_bytes(len), v) };
-            return;
-        }
-        // From the boundary on, byte j of each (aligned) vector is pattern byte
-        // (j + head) % 4.
+    unsafe fn fill_pattern(pattern: u32, out: *mut u8, len: usize, before: usize) {
+        let into_line = out as usize % 64;
+        let head = (64 - into_line) % 64;
+        // Byte j of a vector stored at a line boundary is pattern byte (j + head) % 4.
         let aligned = _mm512_set1_epi32(pattern.rotate_right(8 * (head % 4) as u32) as i32);
-        // SAFETY: the `head` (< 64, < len) bytes from `out`.
-        unsafe { _mm512_mask_storeu_epi8(out.cast(), low_bytes(head), v) };
-        let mut at = head;
+        let mut at = 0;
+        if into_line != 0 {
+            // The bytes of `out`'s first line.
+            let first = head.min(len);
+            if into_line <= before {
+                let lanes = low_bytes(into_line + first) & !low_bytes(into_line);
+                // SAFETY: the line starts `into_line` ≤ `before` bytes before `out`, inside
+                // the buffer; only its bytes into_line..into_line+first (the first `first`
+                // of `out`) are written.
+                unsafe { _mm512_mask_storeu_epi8(out.sub(into_line).cast(), lanes, aligned) };
+            } else {
+                let v = _mm512_set1_epi32(pattern as i32);
+                // SAFETY: the first `first` (≤ len) bytes from `out`.
+                unsafe { _mm512_mask_storeu_epi8(out.cast(), low_bytes(first), v) };
+            }
+            at = first;
+        }
+        // From here on `at` is at a line boundary (or at `len`).
         while at + 256 <= len {
             // SAFETY: bytes at..at+256 are inside the `len` from `out`.
             unsafe {
@@ -1614,7 +1693,9 @@ mod tests {
                 (&dirty[..], total + 7),
             ] {
                 for mask in masks {
-                    for at in [line_offsets(&buffer)[0], line_offsets(&buffer)[3]] {
+                    // On a line boundary, inside a line, and not 4-byte aligned.
+                    let offsets = line_offsets(&buffer);
+                    for at in [offsets[0], offsets[3], offsets[16]] {
                         buffer.fill(0xA5);
                         let end = at + 4 * count;
                         let out = &mut buffer[at..end];
