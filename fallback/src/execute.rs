@@ -560,6 +560,19 @@ impl Consumer for Extract<'_, '_> {
         self.index += len;
         self.out.packed(src, width, big_endian, scratch)
     }
+
+    fn u32_in_place(&mut self, count: u64) -> Option<(&mut [u8], u32)> {
+        // Only when every one of them is wanted.
+        if self.wanted(count) != (0, count) {
+            return None;
+        }
+        self.out.array_in_place(count)
+    }
+
+    fn wrote_u32(&mut self, count: u64) {
+        self.index += count;
+        self.out.wrote_array(count);
+    }
 }
 
 /// The scan comparison, on parameters masked to the bit width (§5.1).

@@ -379,8 +379,8 @@ impl<'d> Writer<'d> {
     }
 
     /// Appends the `scratch.len()` elements packed at `width` bits from the start of `src`:
-    /// straight into the destination for plain little-endian 32-bit arrays without
-    /// aggregates, through `scratch` otherwise.
+    /// straight into the destination when [`Writer::array_in_place`] allows (and the mask
+    /// keeps every bit of the width, so they need no masking), through `scratch` otherwise.
     pub(crate) fn packed(
         &mut self,
         src: &[u8],
@@ -388,21 +388,42 @@ impl<'d> Writer<'d> {
         big_endian: bool,
         scratch: &mut [u32],
     ) -> Result<(), Status> {
-        let count = scratch.len();
-        let direct = self.format == (Format::Array { bytes: 4 })
-            && !self.big_endian
-            && self.value_mask == u32::MAX
-            && self.aggregate == AggregateKind::Omitted;
-        if direct && self.bytes_after(count as u64) <= self.dst.len() as u64 {
-            let out = &mut self.dst[self.written..self.written + 4 * count];
-            if simd::unpack_to_le_bytes(simd::kernels(), width.get(), big_endian, src, out) {
-                self.written += 4 * count;
-                self.position += count as u64;
+        let count = scratch.len() as u64;
+        if let Some((out, mask)) = self.array_in_place(count) {
+            if mask & width.mask() == width.mask()
+                && simd::unpack_to_le_bytes(simd::kernels(), width.get(), big_endian, src, out)
+            {
+                self.wrote_array(count);
                 return Ok(());
             }
         }
         unpack(width, big_endian, src, scratch);
         self.values(scratch)
+    }
+
+    /// Where the next `count` elements go when the caller may write them straight into the
+    /// destination as little-endian `u32`s: a plain little-endian 32-bit array without
+    /// aggregates, with room for them. Returns those `4·count` bytes and the value mask the
+    /// caller must apply (1 for a forced 0/1 array); then [`Writer::wrote_array`] accounts
+    /// for them.
+    pub(crate) fn array_in_place(&mut self, count: u64) -> Option<(&mut [u8], u32)> {
+        let direct = self.format == (Format::Array { bytes: 4 })
+            && !self.big_endian
+            && self.aggregate == AggregateKind::Omitted;
+        if !direct || self.bytes_after(count) > self.dst.len() as u64 {
+            return None;
+        }
+        let len = 4 * count as usize;
+        Some((
+            &mut self.dst[self.written..self.written + len],
+            self.value_mask,
+        ))
+    }
+
+    /// Accounts for `count` elements written through [`Writer::array_in_place`].
+    pub(crate) fn wrote_array(&mut self, count: u64) {
+        self.written += 4 * count as usize;
+        self.position += count;
     }
 
     /// Writes the whole output as `count` elements of `width` bits whose bits are already in

@@ -80,6 +80,33 @@ pub(crate) fn unpack_to_le_bytes(
     }
 }
 
+/// Decodes the first `out.len() / 4` values of a Parquet RLE/bit-packed hybrid stream (no
+/// bit-width byte) of `width` (1..=32) bits as little-endian `u32`s straight into `out`, RLE
+/// values masked by `mask` (which keeps every bit of the width: bit-packed values are not
+/// masked), as far as [`crate::source::HybridRuns`] goes: `Some((values, bytes))` decoded
+/// and consumed. `None` when the caller must do it.
+#[inline]
+pub(crate) fn hybrid_to_le_bytes(
+    kernels: Kernels,
+    width: u32,
+    data: &[u8],
+    mask: u32,
+    out: &mut [u8],
+) -> Option<(usize, usize)> {
+    match kernels {
+        Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => {
+            if !(1..=32).contains(&width) {
+                return None;
+            }
+            // SAFETY: `Avx512Vbmi` is chosen only after its features were detected; the
+            // width was just checked.
+            Some(unsafe { avx512::hybrid_to_le_bytes(width, data, mask, out) })
+        }
+    }
+}
+
 /// Packs `values` (a multiple of 8 of them) at `width` bits, LSB first, each masked by
 /// `mask`, into `out` (`values.len() / 8 · width` bytes): the nominal output of select and
 /// expand. `false` when the caller must do it (other widths, MSB-first order, no SIMD).
@@ -474,20 +501,32 @@ mod avx512 {
     use std::arch::x86_64::*;
 
     use super::Compare;
+    use crate::source::{HybridRuns, Piece};
 
-    /// Byte-permutation and shift vectors for one width and bit order. A 64-byte window
-    /// holds 16 whole elements (2·width ≤ 64 bytes) from a byte boundary: the permutation
-    /// gives lane i the bytes holding element i, a per-lane shift aligns its bits.
+    /// Byte-permutation and shift vectors for one width, bit order and first bit. A 64-byte
+    /// window holds 16 whole elements starting at bit `first` (0..8) of its first byte
+    /// (first + 16·width ≤ 7 + 16·31 < 512 bits): the permutation gives lane i the bytes
+    /// holding element i, a per-lane shift aligns its bits. Consecutive windows are 2·width
+    /// bytes apart, so every window of a stream has the same first bit.
     ///
-    /// Widths up to 25 fit a 32-bit lane at any bit offset, and so does 32 (always at offset
-    /// 0); widths 26..=31 use 64-bit lanes, two permutations (elements 0..8 and 8..16) per
-    /// window.
+    /// Widths up to 25 fit a 32-bit lane at any bit offset; widths 26..=31 use 64-bit lanes,
+    /// two permutations (elements 0..8 and 8..16) per window. Widths 8, 16, 24 and 32 at
+    /// first bit 0 need no shift: one zero-masking permutation places their bytes.
     struct Plan {
         /// 32-bit lanes: one permutation. 64-bit lanes: elements 0..8.
         bytes_low: [u8; 64],
         /// 64-bit lanes: elements 8..16.
         bytes_high: [u8; 64],
         shifts: [u32; 16],
+        /// `shifts` widened to 64-bit lanes (elements 0..8, then 8..16), ready to load: a
+        /// vector load of values just stored one by one would stall on store forwarding,
+        /// which short Parquet runs (a decoder per group of 8) would pay every time.
+        shifts64: [u64; 16],
+        /// Whole-byte widths at first bit 0: lane i takes element i's width/8 bytes, least
+        /// significant first, in its low bytes; `whole_lanes` keeps those bytes (the others
+        /// are zeroed). Unused (zero) otherwise.
+        bytes_whole: [u8; 64],
+        whole_lanes: u64,
         /// 16-bit lanes (widths up to 9, which fit a 16-bit lane at any bit offset): 32
         /// elements per window (4·width ≤ 36 bytes), for scans.
         bytes16: [u8; 64],
@@ -505,6 +544,8 @@ mod avx512 {
             } else {
                 offset + j
             };
+            // Past byte 63 only bytes beyond the element's last one (which ends by bit
+            // 7 + 16·31 < 504): any byte will do, the shift and mask drop them.
             *b = from.min(63) as u8;
         }
         // Little-endian lanes hold the element at `shift`; big-endian lanes hold it `shift`
@@ -517,23 +558,27 @@ mod avx512 {
         (bytes, right as u32)
     }
 
-    fn plan(width: u32, big_endian: bool) -> Plan {
+    fn plan(width: u32, big_endian: bool, first: usize) -> Plan {
         let w = width as usize;
         let mut p = Plan {
             bytes_low: [0; 64],
             bytes_high: [0; 64],
             shifts: [0; 16],
+            shifts64: [0; 16],
+            bytes_whole: [0; 64],
+            whole_lanes: 0,
             bytes16: [0; 64],
             shifts16: [0; 32],
         };
         for i in 0..16 {
+            let bit = first + i * w;
             // Width 32 is always byte-aligned: a 32-bit lane, no shift.
             if width <= 25 || width == 32 {
-                let (bytes, shift) = lane(i * w, w, 4, big_endian);
+                let (bytes, shift) = lane(bit, w, 4, big_endian);
                 p.bytes_low[i * 4..i * 4 + 4].copy_from_slice(&bytes[..4]);
                 p.shifts[i] = shift;
             } else {
-                let (bytes, shift) = lane(i * w, w, 8, big_endian);
+                let (bytes, shift) = lane(bit, w, 8, big_endian);
                 let to = if i < 8 {
                     &mut p.bytes_low
                 } else {
@@ -544,9 +589,20 @@ mod avx512 {
                 p.shifts[i] = shift;
             }
         }
+        p.shifts64 = p.shifts.map(u64::from);
+        if width.is_multiple_of(8) && first == 0 {
+            let n = w / 8;
+            for i in 0..16 {
+                for j in 0..n {
+                    let from = if big_endian { n - 1 - j } else { j };
+                    p.bytes_whole[i * 4 + j] = (i * n + from) as u8;
+                    p.whole_lanes |= 1 << (i * 4 + j);
+                }
+            }
+        }
         if width <= 9 {
             for i in 0..32 {
-                let (bytes, shift) = lane(i * w, w, 2, big_endian);
+                let (bytes, shift) = lane(first + i * w, w, 2, big_endian);
                 p.bytes16[i * 2..i * 2 + 2].copy_from_slice(&bytes[..2]);
                 p.shifts16[i] = shift as u16;
             }
@@ -554,13 +610,33 @@ mod avx512 {
         p
     }
 
-    /// The plans of every width and order, built once (short Parquet runs call the kernels
-    /// for as few as 8 values).
-    fn cached_plan(width: u32, big_endian: bool) -> &'static Plan {
-        static PLANS: std::sync::OnceLock<Vec<Plan>> = std::sync::OnceLock::new();
-        let plans = PLANS.get_or_init(|| (0..64).map(|i| plan(i / 2 + 1, i % 2 == 1)).collect());
-        &plans[((width - 1) * 2 + u32::from(big_endian)) as usize]
+    /// The plan of a width, order and first bit (0..8). Each width and order's eight plans are
+    /// built together on first use and kept (short Parquet runs call the kernels for as few
+    /// as 8 values).
+    fn cached_plan_at(width: u32, big_endian: bool, first: usize) -> &'static Plan {
+        use std::sync::OnceLock;
+        static PLANS: [OnceLock<Box<[Plan; 8]>>; 64] = [const { OnceLock::new() }; 64];
+        let slot = &PLANS[((width - 1) * 2 + u32::from(big_endian)) as usize];
+        // Elements of whole bytes always start on a byte boundary: one plan serves them all
+        // (a 32-bit element at another bit would not fit a 32-bit lane).
+        let first_of = |f: usize| if width.is_multiple_of(8) { 0 } else { f };
+        let plans = slot.get_or_init(|| {
+            Box::new(std::array::from_fn(|f| {
+                plan(width, big_endian, first_of(f))
+            }))
+        });
+        &plans[first]
     }
+
+    /// The plan of a width and order from a byte boundary.
+    fn cached_plan(width: u32, big_endian: bool) -> &'static Plan {
+        cached_plan_at(width, big_endian, 0)
+    }
+
+    /// How a [`Decoder16`] decodes, a const parameter of the unpacking loop.
+    const NARROW: u8 = 0;
+    const WIDE: u8 = 1;
+    const WHOLE: u8 = 2;
 
     /// Decodes 16 elements from one 64-byte window into 32-bit lanes.
     #[derive(Clone, Copy)]
@@ -572,33 +648,51 @@ mod avx512 {
         shifts64_low: __m512i,
         shifts64_high: __m512i,
         mask: __m512i,
-        wide: bool,
+        whole: __m512i,
+        whole_lanes: u64,
+        /// [`NARROW`], [`WIDE`] or [`WHOLE`].
+        kind: u8,
+        /// Bytes from one window to the next: 16 elements.
+        step: usize,
     }
 
     impl Decoder16 {
+        /// For elements from a byte boundary.
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
         fn new(width: u32, big_endian: bool) -> Decoder16 {
-            let p = cached_plan(width, big_endian);
+            Decoder16::at(width, big_endian, 0)
+        }
+
+        /// For elements from bit `first` (0..8) of the window's first byte.
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+        fn at(width: u32, big_endian: bool, first: usize) -> Decoder16 {
+            let p = cached_plan_at(width, big_endian, first);
             let mask = if width == 32 {
                 u32::MAX
             } else {
                 (1u32 << width) - 1
             };
-            let s = p.shifts.map(u64::from);
-            let (s_low, s_high): ([u64; 8], [u64; 8]) = (
-                [s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]],
-                [s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15]],
-            );
-            // SAFETY: each load reads 64 bytes of a 64-byte array.
+            let kind = if p.whole_lanes != 0 {
+                WHOLE
+            } else if width <= 25 {
+                NARROW
+            } else {
+                WIDE
+            };
+            // SAFETY: each load reads 64 bytes of a 64-byte array (`shifts64` is 128 bytes:
+            // elements 0..8 from its start, 8..16 from its middle).
             unsafe {
                 Decoder16 {
                     low: _mm512_loadu_si512(p.bytes_low.as_ptr().cast()),
                     high: _mm512_loadu_si512(p.bytes_high.as_ptr().cast()),
                     shifts: _mm512_loadu_si512(p.shifts.as_ptr().cast()),
-                    shifts64_low: _mm512_loadu_si512(s_low.as_ptr().cast()),
-                    shifts64_high: _mm512_loadu_si512(s_high.as_ptr().cast()),
+                    shifts64_low: _mm512_loadu_si512(p.shifts64.as_ptr().cast()),
+                    shifts64_high: _mm512_loadu_si512(p.shifts64[8..].as_ptr().cast()),
                     mask: _mm512_set1_epi32(mask as i32),
-                    wide: width > 25 && width < 32,
+                    whole: _mm512_loadu_si512(p.bytes_whole.as_ptr().cast()),
+                    whole_lanes: p.whole_lanes,
+                    kind,
+                    step: 2 * width as usize,
                 }
             }
         }
@@ -606,19 +700,38 @@ mod avx512 {
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
         fn decode(&self, window: __m512i) -> __m512i {
-            if !self.wide {
-                let gathered = _mm512_permutexvar_epi8(self.low, window);
-                return _mm512_and_si512(_mm512_srlv_epi32(gathered, self.shifts), self.mask);
+            match self.kind {
+                NARROW => self.decode_as::<NARROW>(window),
+                WIDE => self.decode_as::<WIDE>(window),
+                _ => self.decode_as::<WHOLE>(window),
             }
-            let low =
-                _mm512_srlv_epi64(_mm512_permutexvar_epi8(self.low, window), self.shifts64_low);
-            let high = _mm512_srlv_epi64(
-                _mm512_permutexvar_epi8(self.high, window),
-                self.shifts64_high,
-            );
-            // The low 32 bits of each 64-bit lane, elements 0..8 then 8..16.
-            let even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-            _mm512_and_si512(_mm512_permutex2var_epi32(low, even, high), self.mask)
+        }
+
+        /// `decode` for a decoder of kind `KIND` (the caller's loop is monomorphised).
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+        fn decode_as<const KIND: u8>(&self, window: __m512i) -> __m512i {
+            match KIND {
+                NARROW => {
+                    let gathered = _mm512_permutexvar_epi8(self.low, window);
+                    _mm512_and_si512(_mm512_srlv_epi32(gathered, self.shifts), self.mask)
+                }
+                WHOLE => _mm512_maskz_permutexvar_epi8(self.whole_lanes, self.whole, window),
+                _ => {
+                    let low = _mm512_srlv_epi64(
+                        _mm512_permutexvar_epi8(self.low, window),
+                        self.shifts64_low,
+                    );
+                    let high = _mm512_srlv_epi64(
+                        _mm512_permutexvar_epi8(self.high, window),
+                        self.shifts64_high,
+                    );
+                    // The low 32 bits of each 64-bit lane, elements 0..8 then 8..16.
+                    let even =
+                        _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+                    _mm512_and_si512(_mm512_permutex2var_epi32(low, even, high), self.mask)
+                }
+            }
         }
     }
 
@@ -645,9 +758,22 @@ mod avx512 {
         }
     }
 
+    /// Lanes of 32 bits from `out` to the next 64-byte boundary (0..16); 0 when `out` is not
+    /// 4-byte aligned (no element store could then be aligned).
+    #[inline]
+    fn lanes_to_boundary(out: *const u8) -> usize {
+        let bytes = (out as usize).wrapping_neg() % 64;
+        if bytes.is_multiple_of(4) {
+            bytes / 4
+        } else {
+            0
+        }
+    }
+
     /// # Safety
-    /// The CPU supports AVX-512 F, BW and VBMI and POPCNT, `width` is 1..=32, `src` holds
-    /// ⌈count·width/8⌉ bytes, and `out` is valid for `count · 4` byte writes.
+    /// The CPU supports AVX-512 F, BW and VBMI and POPCNT, `width` is 1..=32, and `out` is
+    /// valid for `count · 4` byte writes. (`src` should hold ⌈count·width/8⌉ bytes; nothing
+    /// past its end is read, and missing bytes decode as zeros.)
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
     pub(super) unsafe fn unpack(
         width: u32,
@@ -656,30 +782,287 @@ mod avx512 {
         count: usize,
         out: *mut u8,
     ) {
+        if width == 1 {
+            // SAFETY: the caller's guarantees, which `unpack_bits` shares.
+            unsafe { unpack_bits(big_endian, src, count, out) };
+            return;
+        }
+        // A store that straddles two cache lines costs two, and output buffers are rarely
+        // 64-byte aligned: the first `head` elements go alone, then the rest from the
+        // boundary, with a decoder for the bit at which element `head` starts.
+        let head = lanes_to_boundary(out);
         let decoder = Decoder16::new(width, big_endian);
-        let step = 2 * width as usize;
+        if head == 0 || count < head + 64 {
+            // SAFETY: the caller's guarantees.
+            unsafe { unpack_from(&decoder, src, count, out) };
+            return;
+        }
+        let bit = head * width as usize;
+        let aligned = Decoder16::at(width, big_endian, bit % 8);
+        // SAFETY: the first `head` elements, then the other count - head from the bytes
+        // that hold them, written from `out + 4·head`, inside `out`'s `count · 4` bytes.
+        unsafe {
+            unpack_from(&decoder, src, head, out);
+            let rest = src.get(bit / 8..).unwrap_or(&[]);
+            unpack_from(&aligned, rest, count - head, out.add(head * 4));
+        }
+    }
+
+    /// [`unpack`] with `decoder`, whose windows start at byte 0 of `src`, 2·width bytes apart.
+    ///
+    /// # Safety
+    /// As [`unpack`].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    unsafe fn unpack_from(decoder: &Decoder16, src: &[u8], count: usize, out: *mut u8) {
+        // SAFETY: the caller's guarantees.
+        unsafe {
+            match decoder.kind {
+                NARROW => unpack_as::<NARROW>(decoder, src, count, out),
+                WIDE => unpack_as::<WIDE>(decoder, src, count, out),
+                _ => unpack_as::<WHOLE>(decoder, src, count, out),
+            }
+        }
+    }
+
+    /// [`unpack_from`] for a decoder of kind `KIND`.
+    ///
+    /// # Safety
+    /// As [`unpack`].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    unsafe fn unpack_as<const KIND: u8>(
+        decoder: &Decoder16,
+        src: &[u8],
+        count: usize,
+        out: *mut u8,
+    ) {
+        let step = decoder.step;
         let mut done = 0usize;
         let mut at = 0usize;
-        // Whole windows: unmasked loads and stores, two per iteration.
-        while done + 32 <= count && at + step + 64 <= src.len() {
-            // SAFETY: bytes at..at+step+64 are inside `src`; `out` holds `count` u32s.
+        // Whole windows: unmasked loads and stores, four per iteration (64 elements).
+        while done + 64 <= count && at + 3 * step + 64 <= src.len() {
+            // SAFETY: bytes at..at+3·step+64 are inside `src`; `out` holds `count` u32s, so
+            // the 256 bytes from done·4 are inside it.
             unsafe {
-                let a = decoder.decode(_mm512_loadu_si512(src.as_ptr().add(at).cast()));
-                let b = decoder.decode(_mm512_loadu_si512(src.as_ptr().add(at + step).cast()));
-                _mm512_storeu_si512(out.add(done * 4).cast(), a);
-                _mm512_storeu_si512(out.add(done * 4 + 64).cast(), b);
+                let from = src.as_ptr().add(at);
+                let a = decoder.decode_as::<KIND>(_mm512_loadu_si512(from.cast()));
+                let b = decoder.decode_as::<KIND>(_mm512_loadu_si512(from.add(step).cast()));
+                let c = decoder.decode_as::<KIND>(_mm512_loadu_si512(from.add(2 * step).cast()));
+                let d = decoder.decode_as::<KIND>(_mm512_loadu_si512(from.add(3 * step).cast()));
+                let to = out.add(done * 4);
+                _mm512_storeu_si512(to.cast(), a);
+                _mm512_storeu_si512(to.add(64).cast(), b);
+                _mm512_storeu_si512(to.add(128).cast(), c);
+                _mm512_storeu_si512(to.add(192).cast(), d);
             }
-            done += 32;
-            at += 2 * step;
+            done += 64;
+            at += 4 * step;
         }
         while done < count {
-            let values = decoder.decode(window(src, at));
+            let values = decoder.decode_as::<KIND>(window(src, at));
             let left = (count - done).min(16);
             let lanes = low_lanes(left);
             // SAFETY: writes `left` u32s from `done`, inside `out`'s `count`.
             unsafe { _mm512_mask_storeu_epi32(out.add(done * 4).cast(), lanes, values) };
             done += left;
             at += step;
+        }
+    }
+
+    /// Turns the 64-byte window holding 64 1-bit elements from bit `first` (0..8) of its
+    /// first byte into a 64-bit mask, bit j = element j: lane j of a byte permutation takes
+    /// the byte holding element j, and a test against its bit (bit (first + j) % 8, counted
+    /// from the top when MSB first) sets mask bit j. Two instructions per 64 elements, in
+    /// either bit order.
+    #[derive(Clone, Copy)]
+    struct Bits64 {
+        index: __m512i,
+        select: __m512i,
+    }
+
+    impl Bits64 {
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+        fn new(first: usize, big_endian: bool) -> Bits64 {
+            let mut index = [0u8; 64];
+            let mut select = [0u8; 64];
+            for (j, (i, b)) in index.iter_mut().zip(&mut select).enumerate() {
+                let bit = first + j;
+                *i = (bit / 8) as u8;
+                *b = if big_endian {
+                    0x80 >> (bit % 8)
+                } else {
+                    1 << (bit % 8)
+                };
+            }
+            // SAFETY: each load reads a 64-byte array.
+            unsafe {
+                Bits64 {
+                    index: _mm512_loadu_si512(index.as_ptr().cast()),
+                    select: _mm512_loadu_si512(select.as_ptr().cast()),
+                }
+            }
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+        fn mask(&self, window: __m512i) -> u64 {
+            _mm512_test_epi8_mask(_mm512_permutexvar_epi8(self.index, window), self.select)
+        }
+    }
+
+    /// Width 1: element i is bit i of `src` (bit i % 8 of byte i / 8 when LSB first, bit
+    /// 7 - i % 8 when MSB first). 64 of them become a mask ([`Bits64`]), and each 16 bits of
+    /// it 16 lanes of 0 or 1 with one masked move.
+    ///
+    /// # Safety
+    /// As [`unpack`] with `width` 1.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    unsafe fn unpack_bits(big_endian: bool, src: &[u8], count: usize, out: *mut u8) {
+        let one = _mm512_set1_epi32(1);
+        // The elements before the first 64-byte boundary of `out` alone; then every store
+        // is aligned, and every word of 64 elements starts at bit head % 8 of a byte.
+        let head = lanes_to_boundary(out).min(count);
+        if head > 0 {
+            let lanes = low_lanes(head);
+            let word = Bits64::new(0, big_endian).mask(window(src, 0));
+            // SAFETY: writes the first `head` (≤ count) u32s of `out`.
+            unsafe {
+                _mm512_mask_storeu_epi32(
+                    out.cast(),
+                    lanes,
+                    _mm512_maskz_mov_epi32(lanes & word as u16, one),
+                )
+            };
+        }
+        let bits = Bits64::new(head % 8, big_endian);
+        let mut done = head;
+        // 64 elements (one mask, four stores) per iteration.
+        while done + 64 <= count {
+            let word = bits.mask(window(src, done / 8));
+            // SAFETY: the 64 u32s from `done` are inside `out`'s `count`.
+            unsafe {
+                let to = out.add(done * 4);
+                _mm512_storeu_si512(to.cast(), _mm512_maskz_mov_epi32(word as u16, one));
+                _mm512_storeu_si512(
+                    to.add(64).cast(),
+                    _mm512_maskz_mov_epi32((word >> 16) as u16, one),
+                );
+                _mm512_storeu_si512(
+                    to.add(128).cast(),
+                    _mm512_maskz_mov_epi32((word >> 32) as u16, one),
+                );
+                _mm512_storeu_si512(
+                    to.add(192).cast(),
+                    _mm512_maskz_mov_epi32((word >> 48) as u16, one),
+                );
+            }
+            done += 64;
+        }
+        if done < count {
+            let mut word = bits.mask(window(src, done / 8));
+            while done < count {
+                let left = (count - done).min(16);
+                let lanes = low_lanes(left);
+                // SAFETY: writes `left` u32s from `done`, inside `out`'s `count`.
+                unsafe {
+                    _mm512_mask_storeu_epi32(
+                        out.add(done * 4).cast(),
+                        lanes,
+                        _mm512_maskz_mov_epi32(word as u16, one),
+                    )
+                };
+                word >>= 16;
+                done += left;
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI and POPCNT; `width` is 1..=32.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    pub(super) unsafe fn hybrid_to_le_bytes(
+        width: u32,
+        data: &[u8],
+        mask: u32,
+        out: &mut [u8],
+    ) -> (usize, usize) {
+        // One decoder for every short bit-packed run (most are a group or two).
+        let decoder = Decoder16::new(width, false);
+        let mut runs = HybridRuns::new(data, width, out.len() / 4);
+        for (done, piece) in &mut runs {
+            match piece {
+                Piece::Fill { value, count } => {
+                    let to = &mut out[done * 4..(done + count) * 4];
+                    // SAFETY: this kernel's CPU features; writes the bytes of `to`, which
+                    // has the done·4 bytes of `out` before it.
+                    unsafe { fill_pattern(value & mask, to.as_mut_ptr(), to.len(), done * 4) }
+                }
+                Piece::Packed { src, count } if count < 64 => {
+                    // Short runs (most are a group or two): 16 values a window, each stored
+                    // into the lines it covers.
+                    let mut k = 0;
+                    while k < count {
+                        let left = (count - k).min(16);
+                        let to = &mut out[(done + k) * 4..(done + k + left) * 4];
+                        let values = decoder.decode(window(src, k / 16 * decoder.step));
+                        // SAFETY: this kernel's CPU features; `to` holds `left` u32s and has
+                        // the (done + k)·4 bytes of `out` before it.
+                        unsafe { store_lanes(values, to.as_mut_ptr(), left, (done + k) * 4) };
+                        k += left;
+                    }
+                }
+                Piece::Packed { src, count } => {
+                    let to = &mut out[done * 4..(done + count) * 4];
+                    // SAFETY: this kernel's CPU features and width; `to` holds `count` u32s.
+                    unsafe { unpack(width, false, src, count, to.as_mut_ptr()) };
+                }
+            }
+        }
+        runs.walked()
+    }
+
+    /// Stores the first `count` (≤ 16) lanes of `values` at `out`, as stores to the 64-byte
+    /// lines they cover (one or two, masked) when `out` is 4-byte aligned and the `before`
+    /// bytes of the same buffer before it reach back to its line's start (a store that
+    /// straddles two lines costs two); as one masked store otherwise.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512 F; `out` is valid for `count · 4` byte writes, and the
+    /// `before` bytes before it are inside the same buffer.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn store_lanes(values: __m512i, out: *mut u8, count: usize, before: usize) {
+        let into_line = out as usize % 64;
+        if into_line == 0 || !into_line.is_multiple_of(4) || into_line > before {
+            // SAFETY: `count` u32s from `out`.
+            unsafe { _mm512_mask_storeu_epi32(out.cast(), low_lanes(count), values) };
+            return;
+        }
+        let r = into_line / 4;
+        // Lane l of `rotated` is lane (l - r) mod 16 of `values`.
+        let index = _mm512_and_si512(
+            _mm512_sub_epi32(
+                _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                _mm512_set1_epi32(r as i32),
+            ),
+            _mm512_set1_epi32(15),
+        );
+        let rotated = _mm512_permutexvar_epi32(index, values);
+        let end = r + count;
+        // SAFETY: the line starts 4·r = into_line ≤ `before` bytes before `out`, inside the
+        // buffer; lanes r..min(end, 16) of it are out's first values. When end > 16, lanes
+        // 0..end - 16 of the next line are the rest, the last of `count · 4` bytes from
+        // `out`.
+        unsafe {
+            let line = out.sub(into_line);
+            let first = low_lanes(end.min(16)) & !low_lanes(r);
+            _mm512_mask_storeu_epi32(line.cast(), first, rotated);
+            if end > 16 {
+                _mm512_mask_storeu_epi32(line.add(64).cast(), low_lanes(end - 16), rotated);
+            }
         }
     }
 
@@ -1260,16 +1643,70 @@ mod avx512 {
     /// The CPU supports AVX-512 F and BW.
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) unsafe fn fill4(element: [u8; 4], out: &mut [u8]) {
-        let v = _mm512_set1_epi32(i32::from_le_bytes(element));
-        let mut chunks = out.chunks_exact_mut(64);
-        for chunk in &mut chunks {
-            // SAFETY: writes the 64 bytes of `chunk`.
-            unsafe { _mm512_storeu_si512(chunk.as_mut_ptr().cast(), v) };
+        // SAFETY: `out` is valid for its `out.len()` bytes.
+        unsafe { fill_pattern(u32::from_le_bytes(element), out.as_mut_ptr(), out.len(), 0) };
+    }
+
+    /// Writes `len` bytes from `out`: copies of the 4 bytes of `pattern` (little-endian),
+    /// starting with its byte 0. Every store is to a 64-byte boundary (a store that straddles
+    /// two cache lines costs two) but the first when `out` is inside a line and the `before`
+    /// bytes of the same buffer just before `out` (which are never written) do not reach back
+    /// to the line's start.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512 F and BW; `out` is valid for `len` byte writes, and the
+    /// `before` bytes before it are inside the same buffer.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn fill_pattern(pattern: u32, out: *mut u8, len: usize, before: usize) {
+        let into_line = out as usize % 64;
+        let head = (64 - into_line) % 64;
+        // Byte j of a vector stored at a line boundary is pattern byte (j + head) % 4.
+        let aligned = _mm512_set1_epi32(pattern.rotate_right(8 * (head % 4) as u32) as i32);
+        let mut at = 0;
+        if into_line != 0 {
+            // The bytes of `out`'s first line.
+            let first = head.min(len);
+            if into_line <= before {
+                let lanes = low_bytes(into_line + first) & !low_bytes(into_line);
+                // SAFETY: the line starts `into_line` ≤ `before` bytes before `out`, inside
+                // the buffer; only its bytes into_line..into_line+first (the first `first`
+                // of `out`) are written.
+                unsafe { _mm512_mask_storeu_epi8(out.sub(into_line).cast(), lanes, aligned) };
+            } else {
+                let v = _mm512_set1_epi32(pattern as i32);
+                // SAFETY: the first `first` (≤ len) bytes from `out`.
+                unsafe { _mm512_mask_storeu_epi8(out.cast(), low_bytes(first), v) };
+            }
+            at = first;
         }
-        let rest = chunks.into_remainder();
-        let mask = (1u64 << rest.len()) - 1;
-        // SAFETY: writes the `rest.len()` (< 64) bytes of `rest`.
-        unsafe { _mm512_mask_storeu_epi8(rest.as_mut_ptr().cast(), mask, v) };
+        // From here on `at` is at a line boundary (or at `len`).
+        while at + 256 <= len {
+            // SAFETY: bytes at..at+256 are inside the `len` from `out`.
+            unsafe {
+                let to = out.add(at);
+                _mm512_storeu_si512(to.cast(), aligned);
+                _mm512_storeu_si512(to.add(64).cast(), aligned);
+                _mm512_storeu_si512(to.add(128).cast(), aligned);
+                _mm512_storeu_si512(to.add(192).cast(), aligned);
+            }
+            at += 256;
+        }
+        while at + 64 <= len {
+            // SAFETY: bytes at..at+64 are inside the `len` from `out`.
+            unsafe { _mm512_storeu_si512(out.add(at).cast(), aligned) };
+            at += 64;
+        }
+        if at < len {
+            // SAFETY: the last len - at (< 64) bytes.
+            unsafe { _mm512_mask_storeu_epi8(out.add(at).cast(), low_bytes(len - at), aligned) };
+        }
+    }
+
+    /// The mask of the first `count` (≤ 64) bytes of a vector.
+    #[inline]
+    fn low_bytes(count: usize) -> u64 {
+        u64::MAX.checked_shr(64 - count as u32).unwrap_or(0)
     }
 
     /// Controls that decode 8 / `lane_bytes` elements of `width` bits into each 64-bit lane,
@@ -1845,6 +2282,159 @@ mod tests {
             let ones = bytes.iter().map(|b| u64::from(b.count_ones())).sum::<u64>();
             assert_eq!(count_ones(kernels(), &bytes), ones, "{count}");
             assert_eq!(count_ones(Kernels::Portable, &bytes), ones, "{count}");
+        }
+    }
+
+    /// Offsets into a buffer that put a slice at every 4-byte position of a 64-byte line
+    /// (the kernels align their stores to lines), and at three unaligned ones.
+    fn line_offsets(buffer: &[u8]) -> Vec<usize> {
+        let base = buffer.as_ptr().align_offset(64);
+        (0..16)
+            .map(|k| base + 4 * k)
+            .chain([base + 1, base + 2, base + 67])
+            .collect()
+    }
+
+    #[test]
+    fn simd_fill_writes_the_pattern_at_every_alignment_and_nothing_else() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        let mut buffer = vec![0u8; 4 * 1100 + 256];
+        for at in line_offsets(&buffer) {
+            for count in [
+                0usize, 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 257, 1000,
+            ] {
+                buffer.fill(0xA5);
+                let end = at + 4 * count;
+                assert!(fill4(kernels(), [1, 2, 3, 4], &mut buffer[at..end]));
+                assert!(
+                    buffer[at..end].chunks_exact(4).all(|c| c == [1, 2, 3, 4]),
+                    "at {at} count {count}"
+                );
+                assert!(buffer[..at].iter().all(|&b| b == 0xA5), "wrote before");
+                assert!(buffer[end..].iter().all(|&b| b == 0xA5), "wrote past");
+            }
+        }
+    }
+
+    #[test]
+    fn simd_unpacking_matches_the_portable_kernel_at_every_alignment_and_length() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        let counts = [
+            0usize, 1, 7, 8, 15, 16, 17, 33, 63, 64, 65, 79, 80, 81, 95, 127, 128, 129, 200, 1000,
+            1027,
+        ];
+        let src = noise(32 * 1027 / 8 + 200, 11);
+        let mut buffer = vec![0u8; 4 * 1027 + 256];
+        let offsets = line_offsets(&buffer);
+        for width in 1..=32u32 {
+            for be in [false, true] {
+                let mut portable = vec![0u32; 1027];
+                unpack_portable(BitWidth::new(width).unwrap(), be, &src, &mut portable);
+                for count in counts {
+                    let bytes = (count * width as usize).div_ceil(8);
+                    // Exactly the bytes holding the values, and with bytes after them.
+                    for src in [&src[..bytes], &src[..]] {
+                        for &at in &offsets {
+                            buffer.fill(0xA5);
+                            let end = at + 4 * count;
+                            let out = &mut buffer[at..end];
+                            assert!(unpack_to_le_bytes(kernels(), width, be, src, out));
+                            let got: Vec<u32> = out
+                                .chunks_exact(4)
+                                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                                .collect();
+                            assert_eq!(
+                                got,
+                                portable[..count],
+                                "w{width} be{be} n{count} at{at} src{}",
+                                src.len()
+                            );
+                            assert!(buffer[..at].iter().all(|&b| b == 0xA5), "wrote before");
+                            assert!(buffer[end..].iter().all(|&b| b == 0xA5), "wrote past");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn simd_hybrid_decoding_matches_the_checking_decoder() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        // Runs of every kind: long and short repeats (RLE runs, or bit-packed when they do
+        // not start a group), single values, a long bit-packed stretch.
+        let mut lengths = vec![1usize, 8, 9, 3, 200, 7, 16, 1, 1, 1, 64, 130, 5, 8, 300, 2];
+        lengths.extend(std::iter::repeat_n(1, 150));
+        lengths.extend([40, 8, 12]);
+        let mut buffer = vec![0u8; 4 * 2000 + 256];
+        for width in 1..=32u32 {
+            let max = u32::MAX >> (32 - width);
+            let mut values = Vec::new();
+            for (i, &length) in lengths.iter().enumerate() {
+                let v = (i as u32).wrapping_mul(0x9E37_79B9) & max;
+                values.extend(std::iter::repeat_n(v, length));
+            }
+            let stream = crate::encode_hybrid(&values, width).unwrap();
+            // RLE runs whose value bytes have bits above the width (kept unless masked),
+            // then a 5-byte header: the kernel stops before it.
+            let mut dirty = stream.clone();
+            let value_bytes = width.div_ceil(8) as usize;
+            dirty.push(10 << 1);
+            dirty.extend(std::iter::repeat_n(0xFF, value_bytes));
+            dirty.extend([0x80, 0x80, 0x80, 0x80, 0x00]);
+            let total = values.len() + 10;
+            let masks = [u32::MAX, max];
+            for (data, count) in [
+                (&stream[..], values.len()),
+                (&stream[..], values.len() - 5),
+                (&stream[..], 17),
+                (&stream[..stream.len() / 2], values.len()),
+                (&stream[..3], values.len()),
+                (&dirty[..], total + 7),
+            ] {
+                for mask in masks {
+                    // On a line boundary, inside a line, and not 4-byte aligned.
+                    let offsets = line_offsets(&buffer);
+                    for at in [offsets[0], offsets[3], offsets[16]] {
+                        buffer.fill(0xA5);
+                        let end = at + 4 * count;
+                        let out = &mut buffer[at..end];
+                        let (done, used) =
+                            hybrid_to_le_bytes(kernels(), width, data, mask, out).unwrap();
+                        // The checking decoder agrees on the values decoded, and goes on
+                        // from `used` with the rest (or the error).
+                        let mut expected = vec![0u32; count];
+                        let whole = crate::decode_hybrid(data, width, &mut expected);
+                        let prefix = crate::decode_hybrid(data, width, &mut expected[..done]);
+                        assert_eq!(prefix, Ok(()), "w{width} prefix of {done}");
+                        let mut rest = vec![0u32; count - done];
+                        let after = crate::decode_hybrid(&data[used..], width, &mut rest);
+                        assert_eq!(after, whole, "w{width} n{count}: resumed at {used}");
+                        if whole.is_ok() {
+                            assert_eq!(done, count, "w{width}: stopped early");
+                            assert_eq!(expected[done..], rest[..]);
+                        }
+                        let got: Vec<u32> = out[..4 * done]
+                            .chunks_exact(4)
+                            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                            .collect();
+                        let want: Vec<u32> = expected[..done].iter().map(|v| v & mask).collect();
+                        assert_eq!(got, want, "w{width} n{count} mask{mask:x}");
+                        assert!(
+                            out[4 * done..].iter().all(|&b| b == 0xA5),
+                            "wrote past done"
+                        );
+                        assert!(buffer[..at].iter().all(|&b| b == 0xA5), "wrote before");
+                        assert!(buffer[end..].iter().all(|&b| b == 0xA5), "wrote past");
+                    }
+                }
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 //! in place or unpacks them), Parquet RLE runs as `(value, count)` fills (never expanded into
 //! a buffer here).
 
+use crate::simd;
 use crate::status::Status;
 use crate::unpack::{unpack, BitWidth};
 
@@ -30,6 +31,18 @@ pub(crate) trait Consumer {
         unpack(width, big_endian, src, scratch);
         self.values(scratch)
     }
+    /// Where the next `count` values go when the consumer wants them all, unchanged, as
+    /// little-endian 32-bit array elements straight in its destination (a whole extract into
+    /// such an array), which has room for them: those `4·count` bytes, and the mask to apply
+    /// to each value. The decoder writes a prefix of them and reports how many with
+    /// [`Consumer::wrote_u32`]. `None` when the values must come through the other methods.
+    #[inline]
+    fn u32_in_place(&mut self, _count: u64) -> Option<(&mut [u8], u32)> {
+        None
+    }
+    /// Accounts for `count` values written through [`Consumer::u32_in_place`].
+    #[inline]
+    fn wrote_u32(&mut self, _count: u64) {}
 }
 
 /// Decodes elements `start..end` of a packed array (`start` a multiple of 8). The caller has
@@ -43,12 +56,24 @@ pub(crate) fn decode_packed<C: Consumer>(
     consumer: &mut C,
 ) -> Result<(), Status> {
     debug_assert_eq!(start % 8, 0);
+    // Exact: `index` is a multiple of 8, so it starts at byte index·width/8.
+    let first_byte = |index: u64| (index * u64::from(width.get()) / 8) as usize;
+    // All of them straight into the destination in one kernel call when the consumer can
+    // take them so (unpacked values need no masking when the mask keeps the width's bits).
+    if let Some((out, mask)) = consumer.u32_in_place(end - start) {
+        let src = data.get(first_byte(start)..).unwrap_or(&[]);
+        if mask & width.mask() == width.mask()
+            && simd::unpack_to_le_bytes(simd::kernels(), width.get(), big_endian, src, out)
+        {
+            consumer.wrote_u32(end - start);
+            return Ok(());
+        }
+    }
     let mut block = [0u32; BLOCK];
     let mut index = start;
     while index < end {
         let len = (end - index).min(BLOCK as u64) as usize;
-        // Exact: `index` is a multiple of 8, so it starts at byte index·width/8.
-        let first_byte = (index * u64::from(width.get()) / 8) as usize;
+        let first_byte = first_byte(index);
         consumer.packed(
             data.get(first_byte..).unwrap_or(&[]),
             width,
@@ -97,6 +122,23 @@ pub(crate) fn decode_hybrid<C: Consumer>(
     let bit_width = BitWidth::new(width);
     let mut pos = 0usize;
     let mut remaining = count;
+    // Straight into the destination while the stream is well-formed, when the consumer can
+    // take the values so (bit-packed values need no masking when the mask keeps the width's
+    // bits); from where that stops (the end, or a run to report an error on), below.
+    if let (Some(bw), Some((out, mask))) = (bit_width, consumer.u32_in_place(count)) {
+        if mask & bw.mask() == bw.mask() {
+            if let Some((done, used)) =
+                simd::hybrid_to_le_bytes(simd::kernels(), width, data, mask, out)
+            {
+                consumer.wrote_u32(done as u64);
+                pos = used;
+                remaining -= done as u64;
+            }
+        }
+    }
+    if remaining == 0 {
+        return Ok(());
+    }
     let mut block = [0u32; BLOCK];
     while remaining > 0 {
         let header = read_run_header(data, &mut pos)?;
@@ -142,6 +184,92 @@ pub(crate) fn decode_hybrid<C: Consumer>(
         }
     }
     Ok(())
+}
+
+/// A run of a hybrid stream as [`HybridRuns`] hands it over.
+#[cfg(target_arch = "x86_64")]
+pub(crate) enum Piece<'a> {
+    /// `count` copies of `value` (an RLE run's ⌈width/8⌉ value bytes, not masked).
+    Fill { value: u32, count: usize },
+    /// `count` values packed LSB first at the stream's width from the start of `src`, which
+    /// holds the ⌈count/8⌉ groups they are in.
+    Packed { src: &'a [u8], count: usize },
+}
+
+/// The runs holding the first `count` values of a hybrid stream (without the bit-width byte)
+/// of `width` bits (1..=32), each as the number of values before it and its wanted values,
+/// as [`decode_hybrid`] reads them; ends after `count` values, or before the first run that
+/// is not whole (a truncated header, value or group) or has a header over 4 bytes.
+/// [`HybridRuns::walked`] then says how far it got: `decode_hybrid` goes on from there and
+/// reports the error. An iterator (not a callback) so that the SIMD kernel's loop holds
+/// the parsing and the writing with no call between. (Only the AVX-512 kernel walks runs so.)
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct HybridRuns<'a> {
+    data: &'a [u8],
+    value_bytes: usize,
+    group_bytes: usize,
+    count: usize,
+    done: usize,
+    pos: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> HybridRuns<'a> {
+    pub(crate) fn new(data: &'a [u8], width: u32, count: usize) -> HybridRuns<'a> {
+        HybridRuns {
+            data,
+            value_bytes: rle_value_bytes(width),
+            group_bytes: width as usize,
+            count,
+            done: 0,
+            pos: 0,
+        }
+    }
+
+    /// (values, bytes) handed over so far.
+    pub(crate) fn walked(&self) -> (usize, usize) {
+        (self.done, self.pos)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> Iterator for HybridRuns<'a> {
+    type Item = (usize, Piece<'a>);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, Piece<'a>)> {
+        while self.done < self.count {
+            let mut at = self.pos;
+            let header = read_run_header(self.data, &mut at).ok()?;
+            let run_len = (header >> 1) as usize;
+            let before = self.done;
+            let piece = if header & 1 == 0 {
+                let bytes = self.data.get(at..at + self.value_bytes)?;
+                // Not masked to the width: the accelerator keeps all ⌈width/8⌉ bytes (D5).
+                let value = bytes
+                    .iter()
+                    .rev()
+                    .fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
+                let take = run_len.min(self.count - before);
+                self.pos = at + self.value_bytes;
+                self.done += take;
+                Piece::Fill { value, count: take }
+            } else {
+                let take = run_len.saturating_mul(8).min(self.count - before);
+                // Every group that holds a wanted value must be whole.
+                let needed = take.div_ceil(8) * self.group_bytes;
+                let src = self.data.get(at..at + needed)?;
+                self.pos = at + needed;
+                self.done += take;
+                Piece::Packed { src, count: take }
+            };
+            // Runs of no wanted value (a zero count) are skipped.
+            if self.done > before {
+                return Some((before, piece));
+            }
+        }
+        None
+    }
 }
 
 #[cfg(test)]

@@ -45,6 +45,8 @@ struct Measurement {
     group: String,
     id: String,
     param: String,
+    /// Elements per job (the run's `QPL_BENCH_ELEMENTS`), as criterion recorded it.
+    elements: u64,
     rate: f64,
 }
 
@@ -72,6 +74,19 @@ fn main() -> ExitCode {
             dir.display()
         );
         return ExitCode::FAILURE;
+    }
+    // Each rate uses its own benchmark's element count, so any size reads right; say which
+    // it was, and warn when the directory mixes runs of different sizes.
+    let sizes: BTreeSet<u64> = measurements.iter().map(|m| m.elements).collect();
+    let sizes: Vec<String> = sizes.iter().map(u64::to_string).collect();
+    if sizes.len() == 1 {
+        eprintln!("bench-table: {} elements per job", sizes[0]);
+    } else {
+        eprintln!(
+            "bench-table: warning: results of runs with different element counts ({}); \
+             each cell is its own run's rate",
+            sizes.join(", ")
+        );
     }
     print!("{}", table(&measurements));
     ExitCode::SUCCESS
@@ -135,6 +150,7 @@ fn read_measurement(file: &Path) -> Result<Option<Measurement>, String> {
         group,
         id,
         param,
+        elements: elements as u64,
         rate: elements / median_ns,
     }))
 }

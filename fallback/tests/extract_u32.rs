@@ -1,0 +1,143 @@
+//! Whole extracts into little-endian 32-bit arrays, the jobs whose values the fallback writes
+//! straight into the destination (one kernel call per packed span, the Parquet hybrid
+//! decoded in place): every parser and bit width, forced 0/1 arrays, destinations at every
+//! 4-byte position of a cache line (and unaligned), exact, larger and too small, against the
+//! reference model in `common`, with guard bytes around the destination.
+
+mod common;
+
+use common::{build_hybrid, gen_values, model, Expected, Rng, SENTINEL};
+use qpl_fallback::{
+    encode_parquet_rle, execute, pack_be, pack_le, Flags, Job, Operation, OutBitWidth, Parser,
+};
+
+/// Guard bytes before and after the destination.
+const GUARD: usize = 64;
+
+/// Runs `job` with a destination of `dst_len` bytes starting `shift` bytes past a 64-byte
+/// boundary, and checks the result, the bytes written and the guards against the model.
+fn check_at(job: &Job, src1: &[u8], dst_len: usize, shift: usize) {
+    let mut buf = vec![SENTINEL; dst_len + 2 * GUARD + 64];
+    let at = buf.as_ptr().align_offset(64) + GUARD + shift;
+    let result = execute(job, src1, None, &mut buf[at..at + dst_len]);
+    let context = format!("{job:?} dst_len {dst_len} shift {shift}");
+    assert!(
+        buf[..at].iter().all(|&b| b == SENTINEL),
+        "wrote before: {context}"
+    );
+    assert!(
+        buf[at + dst_len..].iter().all(|&b| b == SENTINEL),
+        "wrote past: {context}"
+    );
+    match model(job, src1, None, dst_len) {
+        Expected::Done { out, completion } => {
+            assert_eq!(result, Ok(completion), "{context}");
+            assert!(
+                buf[at..at + out.len()] == out[..],
+                "output bytes: {context}"
+            );
+            assert!(
+                buf[at + out.len()..at + dst_len]
+                    .iter()
+                    .all(|&b| b == SENTINEL),
+                "wrote past total_out: {context}"
+            );
+        }
+        Expected::Failed { status, alt } => {
+            let got = result.expect_err(&context);
+            assert!(got == status || Some(got) == alt, "{got:?}: {context}");
+        }
+        Expected::Early => unreachable!("an extract of every element"),
+    }
+}
+
+/// The extract-everything job of `n` elements into a 32-bit array, with or without the
+/// aggregates (without them the values go straight into the destination).
+fn job(parser: Parser, width: u32, n: usize, aggregates: bool) -> Job {
+    let mut flags = Flags::OMIT_CHECKSUMS;
+    if !aggregates {
+        flags |= Flags::OMIT_AGGREGATES;
+    }
+    if width == 1 {
+        flags |= Flags::FORCE_ARRAY_OUTPUT;
+    }
+    Job {
+        parser,
+        src1_bit_width: width,
+        num_input_elements: n as u32,
+        param_low: 0,
+        param_high: n as u32 - 1,
+        out_bit_width: OutBitWidth::W32,
+        flags,
+        ..Job::new(Operation::Extract)
+    }
+}
+
+/// Destination lengths: exact, larger, and one element or one byte short.
+fn lengths(n: usize) -> [usize; 4] {
+    [4 * n, 4 * n + 5, 4 * n - 4, 4 * n - 1]
+}
+
+#[test]
+fn packed_arrays_at_every_width_length_and_alignment() {
+    let mut rng = Rng(7);
+    let shifts: Vec<usize> = (0..16).map(|k| 4 * k).chain([1, 2, 3]).collect();
+    for width in 1..=32u32 {
+        for n in [1usize, 7, 9, 16, 63, 65, 100, 1025, 2100] {
+            let values = gen_values(&mut rng, width, n);
+            for (parser, src1) in [
+                (Parser::LE_PACKED, pack_le(&values, width).unwrap()),
+                (Parser::BE_PACKED, pack_be(&values, width).unwrap()),
+                (
+                    Parser::PARQUET_RLE,
+                    encode_parquet_rle(&values, width).unwrap(),
+                ),
+            ] {
+                for aggregates in [false, true] {
+                    let job = job(parser, width, n, aggregates);
+                    // Only the direct paths (no aggregates) depend on the alignment.
+                    let shifts = if aggregates {
+                        &shifts[..1]
+                    } else {
+                        &shifts[..]
+                    };
+                    for &shift in shifts {
+                        check_at(&job, &src1, 4 * n, shift);
+                    }
+                    for dst_len in lengths(n) {
+                        check_at(&job, &src1, dst_len, 4);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn hand_built_parquet_streams_whole_cut_and_malformed() {
+    let mut rng = Rng(11);
+    for width in 1..=32u32 {
+        for size in [5usize, 60, 700, 5000] {
+            // Padded headers, zero-length runs, RLE values over the width (kept, or masked
+            // to the 0/1 of a forced array at width 1).
+            let built = build_hybrid(&mut rng, width, size, true);
+            let n = size.min(built.values.len());
+            let mut src1 = vec![width as u8];
+            src1.extend(&built.body);
+            let cut = 1 + rng.below(src1.len() as u64 - 1) as usize;
+            let mut long_header = src1.clone();
+            long_header.extend([0x81, 0x80, 0x80, 0x80, 0x00]);
+            for src1 in [&src1[..], &src1[..cut], &long_header[..]] {
+                for aggregates in [false, true] {
+                    for n in [n, built.values.len() + 3] {
+                        let job = job(Parser::PARQUET_RLE, width, n, aggregates);
+                        for shift in [0, 4, 36, 2] {
+                            check_at(&job, src1, 4 * n, shift);
+                        }
+                        check_at(&job, src1, 4 * n - 4, 0);
+                    }
+                }
+            }
+        }
+    }
+}
