@@ -1760,12 +1760,6 @@ mod avx512 {
         &plans[2 * (width as usize - 1) + usize::from(big_endian)]
     }
 
-    /// The mask of the first `count` (≤ 64) lanes of a vector of bytes.
-    #[inline]
-    fn low_bytes(count: usize) -> u64 {
-        u64::MAX.checked_shr(64 - count as u32).unwrap_or(0)
-    }
-
     /// Byte permutation taking the low `width` bytes of each 64-bit lane, lane after lane.
     fn pack_bytes_gather(width: usize) -> [u8; 64] {
         let mut g = [0u8; 64];
