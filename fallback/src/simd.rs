@@ -1299,9 +1299,7 @@ mod avx512 {
                         && words.len() >= values.len().div_ceil(64)
                 );
                 let mut kept = 0usize;
-                for (i, chunk) in values.chunks($lanes).enumerate() {
-                    let lanes = <$m>::MAX >> ($lanes - chunk.len());
-                    let first = i * $lanes;
+                let mut step = |first: usize, chunk: &[$t], lanes: $m| {
                     let m = (words[first / 64] >> (first % 64)) as $m & lanes;
                     // SAFETY: reads the values of `chunk`; writes `$lanes` values from `kept`,
                     // at most `first`, inside `out` (see above).
@@ -1311,6 +1309,19 @@ mod avx512 {
                         _mm512_storeu_si512(out.as_mut_ptr().add(kept).cast(), packed);
                     }
                     kept += m.count_ones() as usize;
+                };
+                // Whole vectors with a constant lane mask, then the tail.
+                let mut chunks = values.chunks_exact($lanes);
+                for (i, chunk) in (&mut chunks).enumerate() {
+                    step(i * $lanes, chunk, <$m>::MAX);
+                }
+                let tail = chunks.remainder();
+                if !tail.is_empty() {
+                    step(
+                        values.len() - tail.len(),
+                        tail,
+                        <$m>::MAX >> ($lanes - tail.len()),
+                    );
                 }
                 kept
             }
