@@ -561,12 +561,12 @@ impl Consumer for Extract<'_, '_> {
         self.out.packed(src, width, big_endian, scratch)
     }
 
-    fn u32_in_place(&mut self, count: u64) -> Option<(&mut [u8], u32)> {
+    fn u32_in_place(&mut self, count: u64, width: BitWidth) -> Option<(&mut [u8], u32)> {
         // Only when every one of them is wanted.
         if self.wanted(count) != (0, count) {
             return None;
         }
-        self.out.array_in_place(count)
+        self.out.array_in_place(count, width)
     }
 
     fn wrote_u32(&mut self, count: u64) {

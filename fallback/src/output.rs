@@ -379,8 +379,8 @@ impl<'d> Writer<'d> {
     }
 
     /// Appends the `scratch.len()` elements packed at `width` bits from the start of `src`:
-    /// straight into the destination when [`Writer::array_in_place`] allows (and the mask
-    /// keeps every bit of the width, so they need no masking), through `scratch` otherwise.
+    /// straight into the destination when [`Writer::array_in_place`] allows, through
+    /// `scratch` otherwise.
     pub(crate) fn packed(
         &mut self,
         src: &[u8],
@@ -389,10 +389,8 @@ impl<'d> Writer<'d> {
         scratch: &mut [u32],
     ) -> Result<(), Status> {
         let count = scratch.len() as u64;
-        if let Some((out, mask)) = self.array_in_place(count) {
-            if mask & width.mask() == width.mask()
-                && simd::unpack_to_le_bytes(simd::kernels(), width.get(), big_endian, src, out)
-            {
+        if let Some((out, _)) = self.array_in_place(count, width) {
+            if simd::unpack_to_le_bytes(simd::kernels(), width.get(), big_endian, src, out) {
                 self.wrote_array(count);
                 return Ok(());
             }
@@ -401,15 +399,21 @@ impl<'d> Writer<'d> {
         self.values(scratch)
     }
 
-    /// Where the next `count` elements go when the caller may write them straight into the
-    /// destination as little-endian `u32`s: a plain little-endian 32-bit array without
-    /// aggregates, with room for them. Returns those `4·count` bytes and the value mask the
-    /// caller must apply (1 for a forced 0/1 array); then [`Writer::wrote_array`] accounts
-    /// for them.
-    pub(crate) fn array_in_place(&mut self, count: u64) -> Option<(&mut [u8], u32)> {
+    /// Where the next `count` elements of `width` bits go when the caller may write them
+    /// straight into the destination as little-endian `u32`s: a plain little-endian 32-bit
+    /// array without aggregates, with room for them, whose value mask keeps every bit of the
+    /// width (so unpacked values need none; a forced 0/1 array's is 1). Returns those
+    /// `4·count` bytes and the value mask, for values wider than the width (RLE run values);
+    /// then [`Writer::wrote_array`] accounts for them.
+    pub(crate) fn array_in_place(
+        &mut self,
+        count: u64,
+        width: BitWidth,
+    ) -> Option<(&mut [u8], u32)> {
         let direct = self.format == (Format::Array { bytes: 4 })
             && !self.big_endian
-            && self.aggregate == AggregateKind::Omitted;
+            && self.aggregate == AggregateKind::Omitted
+            && self.value_mask & width.mask() == width.mask();
         if !direct || self.bytes_after(count) > self.dst.len() as u64 {
             return None;
         }

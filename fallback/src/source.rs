@@ -31,13 +31,15 @@ pub(crate) trait Consumer {
         unpack(width, big_endian, src, scratch);
         self.values(scratch)
     }
-    /// Where the next `count` values go when the consumer wants them all, unchanged, as
-    /// little-endian 32-bit array elements straight in its destination (a whole extract into
-    /// such an array), which has room for them: those `4·count` bytes, and the mask to apply
-    /// to each value. The decoder writes a prefix of them and reports how many with
-    /// [`Consumer::wrote_u32`]. `None` when the values must come through the other methods.
+    /// Where the next `count` values of `width` bits go when the consumer wants them all,
+    /// unchanged, as little-endian 32-bit array elements straight in its destination (a whole
+    /// extract into such an array), which has room for them: those `4·count` bytes, and the
+    /// value mask, which keeps every bit of the width (so unpacked values need no masking;
+    /// RLE run values, not masked to the width, do). The decoder writes a prefix of them and
+    /// reports how many with [`Consumer::wrote_u32`]. `None` when the values must come
+    /// through the other methods.
     #[inline]
-    fn u32_in_place(&mut self, _count: u64) -> Option<(&mut [u8], u32)> {
+    fn u32_in_place(&mut self, _count: u64, _width: BitWidth) -> Option<(&mut [u8], u32)> {
         None
     }
     /// Accounts for `count` values written through [`Consumer::u32_in_place`].
@@ -59,12 +61,10 @@ pub(crate) fn decode_packed<C: Consumer>(
     // Exact: `index` is a multiple of 8, so it starts at byte index·width/8.
     let first_byte = |index: u64| (index * u64::from(width.get()) / 8) as usize;
     // All of them straight into the destination in one kernel call when the consumer can
-    // take them so (unpacked values need no masking when the mask keeps the width's bits).
-    if let Some((out, mask)) = consumer.u32_in_place(end - start) {
+    // take them so.
+    if let Some((out, _)) = consumer.u32_in_place(end - start, width) {
         let src = data.get(first_byte(start)..).unwrap_or(&[]);
-        if mask & width.mask() == width.mask()
-            && simd::unpack_to_le_bytes(simd::kernels(), width.get(), big_endian, src, out)
-        {
+        if simd::unpack_to_le_bytes(simd::kernels(), width.get(), big_endian, src, out) {
             consumer.wrote_u32(end - start);
             return Ok(());
         }
@@ -118,15 +118,14 @@ pub(crate) fn decode_hybrid<C: Consumer>(
     count: u64,
     consumer: &mut C,
 ) -> Result<(), Status> {
-    let value_bytes = rle_value_bytes(width);
     let bit_width = BitWidth::new(width);
     let mut pos = 0usize;
     let mut remaining = count;
     // Straight into the destination while the stream is well-formed, when the consumer can
-    // take the values so (bit-packed values need no masking when the mask keeps the width's
-    // bits); from where that stops (the end, or a run to report an error on), below.
-    if let (Some(bw), Some((out, mask))) = (bit_width, consumer.u32_in_place(count)) {
-        if mask & bw.mask() == bw.mask() {
+    // take the values so; from where that stops (the end, or a run to report an error on),
+    // below.
+    if let Some(bw) = bit_width {
+        if let Some((out, mask)) = consumer.u32_in_place(count, bw) {
             if let Some((done, used)) =
                 simd::hybrid_to_le_bytes(simd::kernels(), width, data, mask, out)
             {
@@ -136,58 +135,79 @@ pub(crate) fn decode_hybrid<C: Consumer>(
             }
         }
     }
-    if remaining == 0 {
-        return Ok(());
-    }
     let mut block = [0u32; BLOCK];
     while remaining > 0 {
-        let header = read_run_header(data, &mut pos)?;
-        let run_len = u64::from(header >> 1);
-        if header & 1 == 0 {
-            let bytes = data
-                .get(pos..pos + value_bytes)
-                .ok_or(Status::SRC_IS_SHORT_ERR)?;
-            pos += value_bytes;
-            // Not masked to the width: the accelerator keeps all ⌈width/8⌉ bytes (D5).
-            let value = bytes
-                .iter()
-                .rev()
-                .fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
-            let take = run_len.min(remaining);
-            if take > 0 {
-                consumer.run(value, take)?;
-            }
-            remaining -= take;
-        } else {
-            let take = (run_len * 8).min(remaining);
-            let group_bytes = width as usize;
-            // Every group that holds a wanted value must be whole.
-            let needed = take.div_ceil(8) as usize * group_bytes;
-            let run = data
-                .get(pos..pos + needed)
-                .ok_or(Status::SRC_IS_SHORT_ERR)?;
-            match bit_width {
-                Some(bw) => {
-                    let mut done = 0u64;
-                    while done < take {
-                        let len = (take - done).min(BLOCK as u64) as usize;
-                        let offset = done as usize / 8 * group_bytes;
-                        consumer.packed(&run[offset..], bw, false, &mut block[..len])?;
-                        done += len as u64;
-                    }
+        // At most `count`, a u32 element count: it fits a usize.
+        let wanted = usize::try_from(remaining).unwrap_or(usize::MAX);
+        match read_run(data, &mut pos, width, wanted)? {
+            Piece::Fill { value, count } => {
+                if count > 0 {
+                    consumer.run(value, count as u64)?;
                 }
-                None => consumer.run(0, take)?,
+                remaining -= count as u64;
             }
-            remaining -= take;
-            // Only reached again when the whole run was wanted, so this is the run's end.
-            pos += needed;
+            Piece::Packed { src, count } => {
+                match bit_width {
+                    Some(bw) => {
+                        let mut done = 0usize;
+                        while done < count {
+                            let len = (count - done).min(BLOCK);
+                            let offset = done / 8 * width as usize;
+                            consumer.packed(&src[offset..], bw, false, &mut block[..len])?;
+                            done += len;
+                        }
+                    }
+                    None if count > 0 => consumer.run(0, count as u64)?,
+                    None => {}
+                }
+                remaining -= count as u64;
+            }
         }
     }
     Ok(())
 }
 
-/// A run of a hybrid stream as [`HybridRuns`] hands it over.
-#[cfg(target_arch = "x86_64")]
+/// Reads the run at `*pos` of a hybrid stream of `width` (0..=32) bits and moves `*pos` past
+/// what it uses: the run's first `wanted` values at most, as a fill or as the bit-packed
+/// groups holding them. Errors as [`decode_hybrid`]'s (`*pos` then stays where it was).
+#[inline(always)]
+fn read_run<'a>(
+    data: &'a [u8],
+    pos: &mut usize,
+    width: u32,
+    wanted: usize,
+) -> Result<Piece<'a>, Status> {
+    let mut at = *pos;
+    let header = read_run_header(data, &mut at)?;
+    let run_len = (header >> 1) as usize;
+    let piece = if header & 1 == 0 {
+        let value_bytes = rle_value_bytes(width);
+        let bytes = data
+            .get(at..at + value_bytes)
+            .ok_or(Status::SRC_IS_SHORT_ERR)?;
+        at += value_bytes;
+        // Not masked to the width: the accelerator keeps all ⌈width/8⌉ bytes (D5).
+        let value = bytes
+            .iter()
+            .rev()
+            .fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
+        Piece::Fill {
+            value,
+            count: run_len.min(wanted),
+        }
+    } else {
+        let take = run_len.saturating_mul(8).min(wanted);
+        // Every group that holds a wanted value must be whole.
+        let needed = take.div_ceil(8) * width as usize;
+        let src = data.get(at..at + needed).ok_or(Status::SRC_IS_SHORT_ERR)?;
+        at += needed;
+        Piece::Packed { src, count: take }
+    };
+    *pos = at;
+    Ok(piece)
+}
+
+/// A run of a hybrid stream (its wanted values), as [`read_run`] reads it.
 pub(crate) enum Piece<'a> {
     /// `count` copies of `value` (an RLE run's ⌈width/8⌉ value bytes, not masked).
     Fill { value: u32, count: usize },
@@ -206,8 +226,7 @@ pub(crate) enum Piece<'a> {
 #[cfg(target_arch = "x86_64")]
 pub(crate) struct HybridRuns<'a> {
     data: &'a [u8],
-    value_bytes: usize,
-    group_bytes: usize,
+    width: u32,
     count: usize,
     done: usize,
     pos: usize,
@@ -218,8 +237,7 @@ impl<'a> HybridRuns<'a> {
     pub(crate) fn new(data: &'a [u8], width: u32, count: usize) -> HybridRuns<'a> {
         HybridRuns {
             data,
-            value_bytes: rle_value_bytes(width),
-            group_bytes: width as usize,
+            width,
             count,
             done: 0,
             pos: 0,
@@ -239,32 +257,14 @@ impl<'a> Iterator for HybridRuns<'a> {
     #[inline(always)]
     fn next(&mut self) -> Option<(usize, Piece<'a>)> {
         while self.done < self.count {
-            let mut at = self.pos;
-            let header = read_run_header(self.data, &mut at).ok()?;
-            let run_len = (header >> 1) as usize;
             let before = self.done;
-            let piece = if header & 1 == 0 {
-                let bytes = self.data.get(at..at + self.value_bytes)?;
-                // Not masked to the width: the accelerator keeps all ⌈width/8⌉ bytes (D5).
-                let value = bytes
-                    .iter()
-                    .rev()
-                    .fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
-                let take = run_len.min(self.count - before);
-                self.pos = at + self.value_bytes;
-                self.done += take;
-                Piece::Fill { value, count: take }
-            } else {
-                let take = run_len.saturating_mul(8).min(self.count - before);
-                // Every group that holds a wanted value must be whole.
-                let needed = take.div_ceil(8) * self.group_bytes;
-                let src = self.data.get(at..at + needed)?;
-                self.pos = at + needed;
-                self.done += take;
-                Piece::Packed { src, count: take }
-            };
+            let mut pos = self.pos;
+            let piece = read_run(self.data, &mut pos, self.width, self.count - before).ok()?;
+            self.pos = pos;
+            let (Piece::Fill { count, .. } | Piece::Packed { count, .. }) = piece;
+            self.done += count;
             // Runs of no wanted value (a zero count) are skipped.
-            if self.done > before {
+            if count > 0 {
                 return Some((before, piece));
             }
         }
