@@ -405,7 +405,7 @@ fn select<T: Lane>(
             selected: [T::default(); BLOCK],
             out: writer,
         },
-        unpacked: [T::default(); BLOCK],
+        unpacked: T::new_unpacked(),
     };
     decode(job, plan, src1, 0, plan.n, &mut select)
 }
@@ -429,7 +429,7 @@ fn expand<T: Lane>(
             filled: 0,
             out: writer,
         },
-        unpacked: [T::default(); BLOCK],
+        unpacked: T::new_unpacked(),
     };
     decode(job, plan, src1, 0, wanted, &mut expand)?;
     expand.spreader.flush()?;
@@ -741,10 +741,10 @@ impl<T: Lane> Selector<'_, '_, '_, T> {
     }
 }
 
-struct Select<'m, 'w, 'd, T> {
+struct Select<'m, 'w, 'd, T: Lane> {
     selector: Selector<'m, 'w, 'd, T>,
     /// Narrow lanes' unpacking buffer (`u32` lanes unpack into the decoder's block).
-    unpacked: [T; BLOCK],
+    unpacked: T::Unpacked,
 }
 
 /// Converts `values` to lanes in `buffer`, a block at a time, for `take`: the path of values
@@ -881,10 +881,10 @@ impl<T: Lane> Spreader<'_, '_, '_, T> {
     }
 }
 
-struct Expand<'m, 'w, 'd, T> {
+struct Expand<'m, 'w, 'd, T: Lane> {
     spreader: Spreader<'m, 'w, 'd, T>,
     /// Narrow lanes' unpacking buffer (`u32` lanes unpack into the decoder's block).
-    unpacked: [T; BLOCK],
+    unpacked: T::Unpacked,
 }
 
 impl<T: Lane> Consumer for Expand<'_, '_, '_, T> {

@@ -14,6 +14,13 @@ pub(crate) trait Lane: Copy + Default + PartialEq + Into<u32> {
     /// (packed elements, Parquet RLE run values of ⌈width/8⌉ bytes) all fit.
     fn from_u32(value: u32) -> Self;
 
+    /// Where [`Lane::unpack`] puts values the decoder's `u32` block cannot hold: a block of
+    /// narrow lanes, nothing for `u32`.
+    type Unpacked;
+
+    /// An empty [`Lane::Unpacked`].
+    fn new_unpacked() -> Self::Unpacked;
+
     /// The `scratch.len()` elements packed at `width` bits from the start of `src`, unpacked
     /// into `scratch` or `lanes` (whichever the lane type uses), or found in `src` itself.
     fn unpack<'a>(
@@ -21,7 +28,7 @@ pub(crate) trait Lane: Copy + Default + PartialEq + Into<u32> {
         big_endian: bool,
         src: &'a [u8],
         scratch: &'a mut [u32],
-        lanes: &'a mut [Self; BLOCK],
+        lanes: &'a mut Self::Unpacked,
     ) -> &'a [Self];
 
     /// Appends `values[j]` for every set bit j of the mask words (bit j of `words[j / 64]`,
@@ -104,6 +111,10 @@ fn min_max_sum_portable<T: Copy + Into<u32>>(values: &[T]) -> (u32, u32, u32) {
 }
 
 impl Lane for u32 {
+    type Unpacked = ();
+
+    fn new_unpacked() {}
+
     #[inline]
     fn from_u32(value: u32) -> u32 {
         value
@@ -115,7 +126,7 @@ impl Lane for u32 {
         big_endian: bool,
         src: &'a [u8],
         scratch: &'a mut [u32],
-        _lanes: &'a mut [u32; BLOCK],
+        _lanes: &'a mut (),
     ) -> &'a [u32] {
         unpack(width, big_endian, src, scratch);
         scratch
@@ -170,6 +181,12 @@ fn unpack_narrow<'a, T: Lane>(
 macro_rules! narrow_lane {
     ($t:ty, $unpack:expr, $compress:path, $expand:path, $pack:path) => {
         impl Lane for $t {
+            type Unpacked = [$t; BLOCK];
+
+            fn new_unpacked() -> [$t; BLOCK] {
+                [0; BLOCK]
+            }
+
             #[inline]
             fn from_u32(value: u32) -> $t {
                 value as $t
