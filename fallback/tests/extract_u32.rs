@@ -6,49 +6,22 @@
 
 mod common;
 
-use common::{build_hybrid, gen_values, model, Expected, Rng, SENTINEL};
+use common::{build_hybrid, check_against_at, gen_values, model, Rng};
 use qpl_fallback::{
-    encode_parquet_rle, execute, pack_be, pack_le, Flags, Job, Operation, OutBitWidth, Parser,
+    encode_parquet_rle, pack_be, pack_le, Flags, Job, Operation, OutBitWidth, Parser,
 };
-
-/// Guard bytes before and after the destination.
-const GUARD: usize = 64;
 
 /// Runs `job` with a destination of `dst_len` bytes starting `shift` bytes past a 64-byte
 /// boundary, and checks the result, the bytes written and the guards against the model.
 fn check_at(job: &Job, src1: &[u8], dst_len: usize, shift: usize) {
-    let mut buf = vec![SENTINEL; dst_len + 2 * GUARD + 64];
-    let at = buf.as_ptr().align_offset(64) + GUARD + shift;
-    let result = execute(job, src1, None, &mut buf[at..at + dst_len]);
-    let context = format!("{job:?} dst_len {dst_len} shift {shift}");
-    assert!(
-        buf[..at].iter().all(|&b| b == SENTINEL),
-        "wrote before: {context}"
+    check_against_at(
+        job,
+        src1,
+        None,
+        dst_len,
+        Some(shift),
+        model(job, src1, None, dst_len),
     );
-    assert!(
-        buf[at + dst_len..].iter().all(|&b| b == SENTINEL),
-        "wrote past: {context}"
-    );
-    match model(job, src1, None, dst_len) {
-        Expected::Done { out, completion } => {
-            assert_eq!(result, Ok(completion), "{context}");
-            assert!(
-                buf[at..at + out.len()] == out[..],
-                "output bytes: {context}"
-            );
-            assert!(
-                buf[at + out.len()..at + dst_len]
-                    .iter()
-                    .all(|&b| b == SENTINEL),
-                "wrote past total_out: {context}"
-            );
-        }
-        Expected::Failed { status, alt } => {
-            let got = result.expect_err(&context);
-            assert!(got == status || Some(got) == alt, "{got:?}: {context}");
-        }
-        Expected::Early => unreachable!("an extract of every element"),
-    }
 }
 
 /// The extract-everything job of `n` elements into a 32-bit array, with or without the

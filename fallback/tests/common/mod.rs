@@ -500,17 +500,42 @@ pub fn run_guarded(
     src2: Option<&[u8]>,
     dst_len: usize,
 ) -> (Result<Completion, Status>, Vec<u8>) {
-    let mut buf = vec![SENTINEL; dst_len + 2 * GUARD];
-    let result = execute(job, src1, src2, &mut buf[GUARD..GUARD + dst_len]);
-    assert!(
-        buf[..GUARD].iter().all(|&b| b == SENTINEL),
-        "write before dst: {job:?}"
-    );
-    assert!(
-        buf[GUARD + dst_len..].iter().all(|&b| b == SENTINEL),
-        "write past dst: {job:?} dst_len {dst_len}"
-    );
+    let (result, buf, _) = run_guarded_at(job, src1, src2, dst_len, None);
     (result, buf)
+}
+
+/// [`run_guarded`] with the destination `GUARD` bytes in, or, with `shift`, `shift` (< 64)
+/// bytes past a 64-byte boundary at least 64 bytes in (the kernels' alignment paths).
+/// Also returns where the destination is in the buffer.
+pub fn run_guarded_at(
+    job: &Job,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst_len: usize,
+    shift: Option<usize>,
+) -> (Result<Completion, Status>, Vec<u8>, std::ops::Range<usize>) {
+    // Placed destinations get a whole vector of guard on each side, and room for the
+    // alignment (< 64) and the shift (< 64).
+    let (guard, room) = if shift.is_some() {
+        (64, 128)
+    } else {
+        (GUARD, 0)
+    };
+    let mut buf = vec![SENTINEL; dst_len + 2 * guard + room];
+    let at = match shift {
+        None => guard,
+        Some(shift) => buf.as_ptr().align_offset(64) + guard + shift,
+    };
+    let result = execute(job, src1, src2, &mut buf[at..at + dst_len]);
+    assert!(
+        buf[..at].iter().all(|&b| b == SENTINEL),
+        "write before dst: {job:?} shift {shift:?}"
+    );
+    assert!(
+        buf[at + dst_len..].iter().all(|&b| b == SENTINEL),
+        "write past dst: {job:?} dst_len {dst_len} shift {shift:?}"
+    );
+    (result, buf, at..at + dst_len)
 }
 
 /// Runs `job` through `execute` (guarded) and checks every observable against `model`.
@@ -528,8 +553,20 @@ pub fn check_against(
     dst_len: usize,
     expected: Expected,
 ) -> Expected {
-    let (result, buf) = run_guarded(job, src1, src2, dst_len);
-    let dst = &buf[GUARD..GUARD + dst_len];
+    check_against_at(job, src1, src2, dst_len, None, expected)
+}
+
+/// [`check_against`] with the destination placed as [`run_guarded_at`] places it.
+pub fn check_against_at(
+    job: &Job,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst_len: usize,
+    shift: Option<usize>,
+    expected: Expected,
+) -> Expected {
+    let (result, buf, dst) = run_guarded_at(job, src1, src2, dst_len, shift);
+    let dst = &buf[dst];
     match &expected {
         Expected::Early => {
             assert_eq!(
@@ -543,7 +580,11 @@ pub fn check_against(
             assert!(dst.iter().all(|&b| b == SENTINEL), "D2 wrote: {job:?}");
         }
         Expected::Done { out, completion } => {
-            assert_eq!(result, Ok(*completion), "{job:?} dst_len {dst_len}");
+            assert_eq!(
+                result,
+                Ok(*completion),
+                "{job:?} dst_len {dst_len} shift {shift:?}"
+            );
             assert_eq!(&dst[..out.len()], &out[..], "output bytes: {job:?}");
             assert!(
                 dst[out.len()..].iter().all(|&b| b == SENTINEL),
@@ -554,7 +595,8 @@ pub fn check_against(
             let got = result.expect_err("expected an error");
             assert!(
                 got == *status || Some(got) == *alt,
-                "status {got:?}, expected {status:?} (or {alt:?}): {job:?} dst_len {dst_len}"
+                "status {got:?}, expected {status:?} (or {alt:?}): {job:?} dst_len {dst_len} \
+                 shift {shift:?}"
             );
         }
     }
