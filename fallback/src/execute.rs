@@ -4,7 +4,7 @@
 use crate::checksum::checksums;
 use crate::job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
 use crate::lane::{lane_bits, Lane};
-use crate::output::{AggregateKind, Format, Writer};
+use crate::output::{AggregateKind, Format, InPlace, MinMaxSum, Writer};
 use crate::simd::{self, Compare};
 use crate::source::{decode_hybrid, decode_packed, Consumer, BLOCK};
 use crate::status::Status;
@@ -561,7 +561,7 @@ impl Consumer for Extract<'_, '_> {
         self.out.packed(src, width, big_endian, scratch)
     }
 
-    fn u32_in_place(&mut self, count: u64, width: BitWidth) -> Option<(&mut [u8], u32)> {
+    fn u32_in_place(&mut self, count: u64, width: BitWidth) -> Option<InPlace<'_>> {
         // Only when every one of them is wanted.
         if self.wanted(count) != (0, count) {
             return None;
@@ -569,9 +569,9 @@ impl Consumer for Extract<'_, '_> {
         self.out.array_in_place(count, width)
     }
 
-    fn wrote_u32(&mut self, count: u64) {
+    fn wrote_u32(&mut self, count: u64, aggregates: MinMaxSum) {
         self.index += count;
-        self.out.wrote_array(count);
+        self.out.wrote_array(count, aggregates);
     }
 }
 

@@ -2,7 +2,7 @@
 //! one byte each for sources of up to 8 bits (64 values per AVX-512 instruction rather than
 //! 16), a `u16` for up to 16 bits (32), `u32` otherwise.
 
-use crate::output::Writer;
+use crate::output::{MinMaxSum, Writer};
 use crate::simd;
 use crate::source::BLOCK;
 use crate::status::Status;
@@ -47,8 +47,8 @@ pub(crate) trait Lane: Copy + Default + PartialEq + Into<u32> {
     /// there is none for this width (or no SIMD), and the caller must do it.
     fn pack_le(width: u32, mask: u32, values: &[Self], out: &mut [u8]) -> bool;
 
-    /// The minimum, maximum and wrapping sum of `values` (`u32::MAX`, 0, 0 when empty).
-    fn min_max_sum(values: &[Self]) -> (u32, u32, u32);
+    /// The value aggregates of `values`.
+    fn min_max_sum(values: &[Self]) -> MinMaxSum;
 }
 
 /// The lane size (8, 16 or 32 bits) for source elements of `width` bits.
@@ -89,25 +89,17 @@ fn expand_portable<T: Copy + Default>(
 }
 
 /// Separate reductions, which the compiler vectorises for narrow lanes.
-fn min_max_sum_narrow<T: Copy + Ord + Into<u32>>(values: &[T]) -> (u32, u32, u32) {
+fn min_max_sum_narrow<T: Copy + Ord + Into<u32>>(values: &[T]) -> MinMaxSum {
     match (values.iter().min(), values.iter().max()) {
-        (Some(&min), Some(&max)) => {
-            let sum = values
+        (Some(&min), Some(&max)) => MinMaxSum {
+            min: min.into(),
+            max: max.into(),
+            sum: values
                 .iter()
-                .fold(0u32, |sum, &v| sum.wrapping_add(v.into()));
-            (min.into(), max.into(), sum)
-        }
-        _ => (u32::MAX, 0, 0),
+                .fold(0u32, |sum, &v| sum.wrapping_add(v.into())),
+        },
+        _ => MinMaxSum::NONE,
     }
-}
-
-fn min_max_sum_portable<T: Copy + Into<u32>>(values: &[T]) -> (u32, u32, u32) {
-    values
-        .iter()
-        .fold((u32::MAX, 0, 0u32), |(min, max, sum), &v| {
-            let v = v.into();
-            (min.min(v), max.max(v), sum.wrapping_add(v))
-        })
 }
 
 impl Lane for u32 {
@@ -152,8 +144,9 @@ impl Lane for u32 {
         simd::pack_le(simd::kernels(), width, mask, values, out)
     }
 
-    fn min_max_sum(values: &[u32]) -> (u32, u32, u32) {
-        simd::min_max_sum(simd::kernels(), values).unwrap_or_else(|| min_max_sum_portable(values))
+    fn min_max_sum(values: &[u32]) -> MinMaxSum {
+        simd::min_max_sum(simd::kernels(), values)
+            .unwrap_or_else(|| MinMaxSum::of(values.iter().copied()))
     }
 }
 
@@ -223,7 +216,7 @@ macro_rules! narrow_lane {
                 $pack(simd::kernels(), width, mask as $t, values, out)
             }
 
-            fn min_max_sum(values: &[$t]) -> (u32, u32, u32) {
+            fn min_max_sum(values: &[$t]) -> MinMaxSum {
                 min_max_sum_narrow(values)
             }
         }

@@ -44,21 +44,92 @@ impl Aggregates {
         last_or_max: 0,
         sum: 0,
     };
+
+    /// Adds the value aggregates of further elements.
+    fn add_values(&mut self, values: MinMaxSum) {
+        let all = values.merge(MinMaxSum {
+            min: self.first_or_min,
+            max: self.last_or_max,
+            sum: self.sum,
+        });
+        *self = Aggregates {
+            first_or_min: all.min,
+            last_or_max: all.max,
+            sum: all.sum,
+        };
+    }
+}
+
+/// The value aggregates of some elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MinMaxSum {
+    pub(crate) min: u32,
+    pub(crate) max: u32,
+    /// Wrapping.
+    pub(crate) sum: u32,
+}
+
+impl MinMaxSum {
+    /// Of no elements: the identity of [`MinMaxSum::merge`].
+    pub(crate) const NONE: MinMaxSum = MinMaxSum {
+        min: u32::MAX,
+        max: 0,
+        sum: 0,
+    };
+
+    /// Of both sets of elements.
+    pub(crate) fn merge(self, other: MinMaxSum) -> MinMaxSum {
+        MinMaxSum {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+            sum: self.sum.wrapping_add(other.sum),
+        }
+    }
+
+    /// Of `count` copies of `value`.
+    pub(crate) fn run(value: u32, count: u64) -> MinMaxSum {
+        if count == 0 {
+            return MinMaxSum::NONE;
+        }
+        MinMaxSum {
+            min: value,
+            max: value,
+            sum: value.wrapping_mul(count as u32),
+        }
+    }
+
+    /// Of `values`, in one plain fold.
+    pub(crate) fn of(values: impl IntoIterator<Item = u32>) -> MinMaxSum {
+        values.into_iter().fold(MinMaxSum::NONE, |all, v| {
+            all.merge(MinMaxSum {
+                min: v,
+                max: v,
+                sum: v,
+            })
+        })
+    }
 }
 
 /// Adds the bit aggregates of a bit vector starting at element `position`, whose bits above
-/// its element count are zero.
+/// its element count are zero. The first and last set bits come from searches by 64-bit
+/// words (the first only until found), the count from POPCNT where available.
 fn add_bit_aggregates(a: &mut Aggregates, position: u64, bits: &[u8]) {
     let set = simd::count_ones(simd::kernels(), bits) as u32;
     if set == 0 {
         return;
     }
+    let (words, tail) = bits.as_chunks::<8>();
+    let mut last = [0u8; 8];
+    last[..tail.len()].copy_from_slice(tail);
+    let word = |i: usize| u64::from_le_bytes(*words.get(i).unwrap_or(&last));
+    let at = |i: usize| position + 64 * i as u64;
+    let count = words.len() + 1;
     if a.first_or_min == u32::MAX {
-        let i = bits.iter().position(|&b| b != 0).unwrap_or(0);
-        a.first_or_min = (position + (i * 8) as u64 + u64::from(bits[i].trailing_zeros())) as u32;
+        let i = (0..count).find(|&i| word(i) != 0).unwrap_or(0);
+        a.first_or_min = (at(i) + u64::from(word(i).trailing_zeros())) as u32;
     }
-    let i = bits.iter().rposition(|&b| b != 0).unwrap_or(0);
-    a.last_or_max = (position + (i * 8) as u64 + 7 - u64::from(bits[i].leading_zeros())) as u32;
+    let i = (0..count).rfind(|&i| word(i) != 0).unwrap_or(0);
+    a.last_or_max = (at(i) + 63 - u64::from(word(i).leading_zeros())) as u32;
     a.sum = a.sum.wrapping_add(set);
 }
 
@@ -71,6 +142,18 @@ fn int_bytes(value: u32, bytes: usize, big_endian: bool) -> [u8; 4] {
     } else {
         value.to_le_bytes()
     }
+}
+
+/// The part of the destination that [`Writer::array_in_place`] lends for values written
+/// straight into it as little-endian `u32`s.
+pub(crate) struct InPlace<'a> {
+    /// Room for exactly the values asked for.
+    pub(crate) out: &'a mut [u8],
+    /// The value mask, which keeps every bit of the width: values wider than it (RLE run
+    /// values) need it, unpacked ones do not.
+    pub(crate) mask: u32,
+    /// Whether the writer needs the values' [`MinMaxSum`].
+    pub(crate) aggregate: bool,
 }
 
 /// Writes output elements into the caller's destination.
@@ -121,15 +204,7 @@ impl<'d> Writer<'d> {
     fn aggregate_values<T: Lane>(&mut self, values: &[T]) {
         match self.aggregate {
             AggregateKind::Omitted => {}
-            AggregateKind::Values => {
-                let a = &mut self.aggregates;
-                let (min, max, sum) = T::min_max_sum(values);
-                *a = Aggregates {
-                    first_or_min: a.first_or_min.min(min),
-                    last_or_max: a.last_or_max.max(max),
-                    sum: a.sum.wrapping_add(sum),
-                };
-            }
+            AggregateKind::Values => self.aggregates.add_values(T::min_max_sum(values)),
             AggregateKind::Bits => {
                 let zero = T::default();
                 let set = values.iter().filter(|&&v| v != zero).count() as u32;
@@ -151,15 +226,11 @@ impl<'d> Writer<'d> {
         if count == 0 {
             return;
         }
-        let a = &mut self.aggregates;
         match self.aggregate {
             AggregateKind::Omitted => {}
-            AggregateKind::Values => {
-                a.first_or_min = a.first_or_min.min(value);
-                a.last_or_max = a.last_or_max.max(value);
-                a.sum = a.sum.wrapping_add(value.wrapping_mul(count as u32));
-            }
+            AggregateKind::Values => self.aggregates.add_values(MinMaxSum::run(value, count)),
             AggregateKind::Bits if value != 0 => {
+                let a = &mut self.aggregates;
                 if a.first_or_min == u32::MAX {
                     a.first_or_min = self.position as u32;
                 }
@@ -389,9 +460,18 @@ impl<'d> Writer<'d> {
         scratch: &mut [u32],
     ) -> Result<(), Status> {
         let count = scratch.len() as u64;
-        if let Some((out, _)) = self.array_in_place(count, width) {
-            if simd::unpack_to_le_bytes(simd::kernels(), width.get(), big_endian, src, out) {
-                self.wrote_array(count);
+        if let Some(to) = self.array_in_place(count, width) {
+            let kernels = simd::kernels();
+            let unpacked = simd::unpack_to_le_bytes(
+                kernels,
+                width.get(),
+                big_endian,
+                src,
+                to.out,
+                to.aggregate,
+            );
+            if let Some(aggregates) = unpacked {
+                self.wrote_array(count, aggregates);
                 return Ok(());
             }
         }
@@ -401,31 +481,31 @@ impl<'d> Writer<'d> {
 
     /// Where the next `count` elements of `width` bits go when the caller may write them
     /// straight into the destination as little-endian `u32`s: a plain little-endian 32-bit
-    /// array without aggregates, with room for them, whose value mask keeps every bit of the
-    /// width (so unpacked values need none; a forced 0/1 array's is 1). Returns those
-    /// `4·count` bytes and the value mask, for values wider than the width (RLE run values);
-    /// then [`Writer::wrote_array`] accounts for them.
-    pub(crate) fn array_in_place(
-        &mut self,
-        count: u64,
-        width: BitWidth,
-    ) -> Option<(&mut [u8], u32)> {
+    /// array, with room for them, without aggregates or with value aggregates (not the bit
+    /// aggregates of a forced 0/1 array), whose value mask keeps every bit of the width (so
+    /// unpacked values need none). Then [`Writer::wrote_array`] accounts for them.
+    pub(crate) fn array_in_place(&mut self, count: u64, width: BitWidth) -> Option<InPlace<'_>> {
         let direct = self.format == (Format::Array { bytes: 4 })
             && !self.big_endian
-            && self.aggregate == AggregateKind::Omitted
+            && self.aggregate != AggregateKind::Bits
             && self.value_mask & width.mask() == width.mask();
         if !direct || self.bytes_after(count) > self.dst.len() as u64 {
             return None;
         }
         let len = 4 * count as usize;
-        Some((
-            &mut self.dst[self.written..self.written + len],
-            self.value_mask,
-        ))
+        Some(InPlace {
+            out: &mut self.dst[self.written..self.written + len],
+            mask: self.value_mask,
+            aggregate: self.aggregate == AggregateKind::Values,
+        })
     }
 
-    /// Accounts for `count` elements written through [`Writer::array_in_place`].
-    pub(crate) fn wrote_array(&mut self, count: u64) {
+    /// Accounts for `count` elements written through [`Writer::array_in_place`], whose value
+    /// aggregates are `aggregates` (when it asked for them).
+    pub(crate) fn wrote_array(&mut self, count: u64, aggregates: MinMaxSum) {
+        if self.aggregate == AggregateKind::Values {
+            self.aggregates.add_values(aggregates);
+        }
         self.written += 4 * count as usize;
         self.position += count;
     }

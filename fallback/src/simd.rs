@@ -2,6 +2,7 @@
 //! without the features, use the portable kernels of `unpack.rs`; so does every CPU when the
 //! environment variable `QPL_FALLBACK_PORTABLE=1` is set (the tests also call both directly).
 
+use crate::output::MinMaxSum;
 use std::sync::OnceLock;
 
 /// The kernel family chosen for this process.
@@ -59,7 +60,8 @@ pub(crate) fn unpack(
 
 /// Like [`unpack`], but writes the values as little-endian `u32`s straight into `out`
 /// (`out.len() / 4` of them; `out.len()` a multiple of 4): the 32-bit array output of
-/// extract, with no block in between.
+/// extract, with no block in between. Returns their aggregates when `aggregate` (else
+/// [`MinMaxSum::NONE`]); `None` when the caller must do it.
 #[inline]
 pub(crate) fn unpack_to_le_bytes(
     kernels: Kernels,
@@ -67,15 +69,22 @@ pub(crate) fn unpack_to_le_bytes(
     big_endian: bool,
     src: &[u8],
     out: &mut [u8],
-) -> bool {
+    aggregate: bool,
+) -> Option<MinMaxSum> {
     match kernels {
-        Kernels::Portable => false,
+        Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
+            let (count, to) = (out.len() / 4, out.as_mut_ptr());
             // SAFETY: as in `unpack`; x86-64 stores `u32` lanes little-endian, and `out` is
-            // valid for `out.len() / 4 * 4` byte writes.
-            unsafe { avx512::unpack(width, big_endian, src, out.len() / 4, out.as_mut_ptr()) };
-            true
+            // valid for `count · 4` byte writes.
+            Some(unsafe {
+                if aggregate {
+                    avx512::unpack_aggregating::<true>(width, big_endian, src, count, to)
+                } else {
+                    avx512::unpack_aggregating::<false>(width, big_endian, src, count, to)
+                }
+            })
         }
     }
 }
@@ -83,8 +92,9 @@ pub(crate) fn unpack_to_le_bytes(
 /// Decodes the first `out.len() / 4` values of a Parquet RLE/bit-packed hybrid stream (no
 /// bit-width byte) of `width` (1..=32) bits as little-endian `u32`s straight into `out`, RLE
 /// values masked by `mask` (which keeps every bit of the width: bit-packed values are not
-/// masked), as far as [`crate::source::HybridRuns`] goes: `Some((values, bytes))` decoded
-/// and consumed. `None` when the caller must do it.
+/// masked), as far as [`crate::source::HybridRuns`] goes: `Some((values, bytes, aggregates))`
+/// decoded, consumed, and the values' aggregates when `aggregate` (else
+/// [`MinMaxSum::NONE`]). `None` when the caller must do it.
 #[inline]
 pub(crate) fn hybrid_to_le_bytes(
     kernels: Kernels,
@@ -92,7 +102,8 @@ pub(crate) fn hybrid_to_le_bytes(
     data: &[u8],
     mask: u32,
     out: &mut [u8],
-) -> Option<(usize, usize)> {
+    aggregate: bool,
+) -> Option<(usize, usize, MinMaxSum)> {
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
@@ -102,7 +113,13 @@ pub(crate) fn hybrid_to_le_bytes(
             }
             // SAFETY: `Avx512Vbmi` is chosen only after its features were detected; the
             // width was just checked.
-            Some(unsafe { avx512::hybrid_to_le_bytes(width, data, mask, out) })
+            Some(unsafe {
+                if aggregate {
+                    avx512::hybrid_to_le_bytes::<true>(width, data, mask, out)
+                } else {
+                    avx512::hybrid_to_le_bytes::<false>(width, data, mask, out)
+                }
+            })
         }
     }
 }
@@ -148,16 +165,15 @@ pub(crate) fn narrow(kernels: Kernels, values: &[u32], mask: u32, out: &mut [u8]
     }
 }
 
-/// The minimum, maximum and wrapping sum of `values` (`u32::MAX`, 0, 0 when empty): the
-/// value aggregates. `None` when the caller must do it.
+/// The value aggregates of `values`; `None` when the caller must compute them.
 #[inline]
-pub(crate) fn min_max_sum(kernels: Kernels, values: &[u32]) -> Option<(u32, u32, u32)> {
+pub(crate) fn min_max_sum(kernels: Kernels, values: &[u32]) -> Option<MinMaxSum> {
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
-            // SAFETY: AVX-512 F was detected.
-            Some(unsafe { avx512::min_max_sum(values) })
+            // SAFETY: AVX-512 F was detected; `values` holds `values.len()` u32s.
+            Some(unsafe { avx512::min_max_sum(values.as_ptr().cast(), values.len()) })
         }
     }
 }
@@ -500,7 +516,7 @@ pub(crate) fn pack_halves_le(
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::Compare;
+    use super::{Compare, MinMaxSum};
     use crate::source::{HybridRuns, Piece};
 
     /// Byte-permutation and shift vectors for one width, bit order and first bit. A 64-byte
@@ -770,6 +786,65 @@ mod avx512 {
         }
     }
 
+    /// Running value aggregates of 32-bit lanes: lane-wise minimum, maximum and wrapping sum.
+    #[derive(Clone, Copy)]
+    struct Aggregator {
+        min: __m512i,
+        max: __m512i,
+        sum: __m512i,
+    }
+
+    impl Aggregator {
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn new() -> Aggregator {
+            Aggregator {
+                min: _mm512_set1_epi32(-1),
+                max: _mm512_setzero_si512(),
+                sum: _mm512_setzero_si512(),
+            }
+        }
+
+        /// Adds the lanes of `values` selected by `lanes`.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn add(&mut self, lanes: u16, values: __m512i) {
+            self.min = _mm512_mask_min_epu32(self.min, lanes, self.min, values);
+            self.max = _mm512_mask_max_epu32(self.max, lanes, self.max, values);
+            self.sum = _mm512_mask_add_epi32(self.sum, lanes, self.sum, values);
+        }
+
+        /// Adds all 16 lanes of `values`.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn add_all(&mut self, values: __m512i) {
+            self.min = _mm512_min_epu32(self.min, values);
+            self.max = _mm512_max_epu32(self.max, values);
+            self.sum = _mm512_add_epi32(self.sum, values);
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn merge(self, other: Aggregator) -> Aggregator {
+            Aggregator {
+                min: _mm512_min_epu32(self.min, other.min),
+                max: _mm512_max_epu32(self.max, other.max),
+                sum: _mm512_add_epi32(self.sum, other.sum),
+            }
+        }
+
+        /// The aggregates over the lanes.
+        #[inline]
+        #[target_feature(enable = "avx512f")]
+        fn reduce(self) -> MinMaxSum {
+            MinMaxSum {
+                min: _mm512_reduce_min_epu32(self.min),
+                max: _mm512_reduce_max_epu32(self.max),
+                sum: _mm512_reduce_add_epi32(self.sum) as u32,
+            }
+        }
+    }
+
     /// # Safety
     /// The CPU supports AVX-512 F, BW and VBMI and POPCNT, `width` is 1..=32, and `out` is
     /// valid for `count · 4` byte writes. (`src` should hold ⌈count·width/8⌉ bytes; nothing
@@ -782,11 +857,37 @@ mod avx512 {
         count: usize,
         out: *mut u8,
     ) {
+        // SAFETY: the caller's guarantees.
+        unsafe { unpack_aggregating::<false>(width, big_endian, src, count, out) };
+    }
+
+    /// [`unpack`] that also returns the values' aggregates when `AGGREGATE`, from the
+    /// registers they are stored from (read back from `out`, they would wait for their
+    /// stores); [`MinMaxSum::NONE`] otherwise.
+    ///
+    /// # Safety
+    /// As [`unpack`].
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    pub(super) unsafe fn unpack_aggregating<const AGGREGATE: bool>(
+        width: u32,
+        big_endian: bool,
+        src: &[u8],
+        count: usize,
+        out: *mut u8,
+    ) -> MinMaxSum {
         if width == 1 {
-            // SAFETY: the caller's guarantees, which `unpack_bits` shares.
-            unsafe { unpack_bits(big_endian, src, count, out) };
-            return;
+            // SAFETY: the caller's guarantees, which `unpack_bits` shares; `out` then holds
+            // `count` u32s.
+            unsafe {
+                unpack_bits(big_endian, src, count, out);
+                return if AGGREGATE {
+                    min_max_sum(out, count)
+                } else {
+                    MinMaxSum::NONE
+                };
+            }
         }
+        let mut aggregator = Aggregator::new();
         // A store that straddles two cache lines costs two, and output buffers are rarely
         // 64-byte aligned: the first `head` elements go alone, then the rest from the
         // boundary, with a decoder for the bit at which element `head` starts.
@@ -794,33 +895,42 @@ mod avx512 {
         let decoder = Decoder16::new(width, big_endian);
         if head == 0 || count < head + 64 {
             // SAFETY: the caller's guarantees.
-            unsafe { unpack_from(&decoder, src, count, out) };
-            return;
+            unsafe { unpack_from::<AGGREGATE>(&decoder, src, count, out, &mut aggregator) };
+        } else {
+            let bit = head * width as usize;
+            let aligned = Decoder16::at(width, big_endian, bit % 8);
+            // SAFETY: the first `head` elements, then the other count - head from the bytes
+            // that hold them, written from `out + 4·head`, inside `out`'s `count · 4` bytes.
+            unsafe {
+                unpack_from::<AGGREGATE>(&decoder, src, head, out, &mut aggregator);
+                let rest = src.get(bit / 8..).unwrap_or(&[]);
+                let to = out.add(head * 4);
+                unpack_from::<AGGREGATE>(&aligned, rest, count - head, to, &mut aggregator);
+            }
         }
-        let bit = head * width as usize;
-        let aligned = Decoder16::at(width, big_endian, bit % 8);
-        // SAFETY: the first `head` elements, then the other count - head from the bytes
-        // that hold them, written from `out + 4·head`, inside `out`'s `count · 4` bytes.
-        unsafe {
-            unpack_from(&decoder, src, head, out);
-            let rest = src.get(bit / 8..).unwrap_or(&[]);
-            unpack_from(&aligned, rest, count - head, out.add(head * 4));
-        }
+        aggregator.reduce()
     }
 
-    /// [`unpack`] with `decoder`, whose windows start at byte 0 of `src`, 2·width bytes apart.
+    /// [`unpack`] with `decoder`, whose windows start at byte 0 of `src`, 2·width bytes apart,
+    /// adding the values to `aggregator` when `AGGREGATE`.
     ///
     /// # Safety
     /// As [`unpack`].
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-    unsafe fn unpack_from(decoder: &Decoder16, src: &[u8], count: usize, out: *mut u8) {
+    unsafe fn unpack_from<const AGGREGATE: bool>(
+        decoder: &Decoder16,
+        src: &[u8],
+        count: usize,
+        out: *mut u8,
+        aggregator: &mut Aggregator,
+    ) {
         // SAFETY: the caller's guarantees.
         unsafe {
             match decoder.kind {
-                NARROW => unpack_as::<NARROW>(decoder, src, count, out),
-                WIDE => unpack_as::<WIDE>(decoder, src, count, out),
-                _ => unpack_as::<WHOLE>(decoder, src, count, out),
+                NARROW => unpack_as::<NARROW, AGGREGATE>(decoder, src, count, out, aggregator),
+                WIDE => unpack_as::<WIDE, AGGREGATE>(decoder, src, count, out, aggregator),
+                _ => unpack_as::<WHOLE, AGGREGATE>(decoder, src, count, out, aggregator),
             }
         }
     }
@@ -831,15 +941,18 @@ mod avx512 {
     /// As [`unpack`].
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-    unsafe fn unpack_as<const KIND: u8>(
+    unsafe fn unpack_as<const KIND: u8, const AGGREGATE: bool>(
         decoder: &Decoder16,
         src: &[u8],
         count: usize,
         out: *mut u8,
+        aggregator: &mut Aggregator,
     ) {
         let step = decoder.step;
         let mut done = 0usize;
         let mut at = 0usize;
+        // Two aggregators, so the four vectors of an iteration form two short chains.
+        let mut second = Aggregator::new();
         // Whole windows: unmasked loads and stores, four per iteration (64 elements).
         while done + 64 <= count && at + 3 * step + 64 <= src.len() {
             // SAFETY: bytes at..at+3·step+64 are inside `src`; `out` holds `count` u32s, so
@@ -855,6 +968,12 @@ mod avx512 {
                 _mm512_storeu_si512(to.add(64).cast(), b);
                 _mm512_storeu_si512(to.add(128).cast(), c);
                 _mm512_storeu_si512(to.add(192).cast(), d);
+                if AGGREGATE {
+                    aggregator.add_all(a);
+                    second.add_all(b);
+                    aggregator.add_all(c);
+                    second.add_all(d);
+                }
             }
             done += 64;
             at += 4 * step;
@@ -865,8 +984,14 @@ mod avx512 {
             let lanes = low_lanes(left);
             // SAFETY: writes `left` u32s from `done`, inside `out`'s `count`.
             unsafe { _mm512_mask_storeu_epi32(out.add(done * 4).cast(), lanes, values) };
+            if AGGREGATE {
+                aggregator.add(lanes, values);
+            }
             done += left;
             at += step;
+        }
+        if AGGREGATE {
+            *aggregator = aggregator.merge(second);
         }
     }
 
@@ -983,14 +1108,17 @@ mod avx512 {
     /// # Safety
     /// The CPU supports AVX-512 F, BW and VBMI and POPCNT; `width` is 1..=32.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-    pub(super) unsafe fn hybrid_to_le_bytes(
+    pub(super) unsafe fn hybrid_to_le_bytes<const AGGREGATE: bool>(
         width: u32,
         data: &[u8],
         mask: u32,
         out: &mut [u8],
-    ) -> (usize, usize) {
+    ) -> (usize, usize, MinMaxSum) {
         // One decoder for every short bit-packed run (most are a group or two).
         let decoder = Decoder16::new(width, false);
+        // Short bit-packed runs add their lanes here, the others their totals.
+        let mut aggregator = Aggregator::new();
+        let mut aggregates = MinMaxSum::NONE;
         let mut runs = HybridRuns::new(data, width, out.len() / 4);
         for (done, piece) in &mut runs {
             match piece {
@@ -999,6 +1127,10 @@ mod avx512 {
                     // SAFETY: this kernel's CPU features; writes the bytes of `to`, which
                     // has the done·4 bytes of `out` before it.
                     unsafe { fill_pattern(value & mask, to.as_mut_ptr(), to.len(), done * 4) }
+                    if AGGREGATE {
+                        let run = MinMaxSum::run(value & mask, count as u64);
+                        aggregates = aggregates.merge(run);
+                    }
                 }
                 Piece::Packed { src, count } if count < 64 => {
                     // Short runs (most are a group or two): 16 values a window, each stored
@@ -1011,17 +1143,24 @@ mod avx512 {
                         // SAFETY: this kernel's CPU features; `to` holds `left` u32s and has
                         // the (done + k)·4 bytes of `out` before it.
                         unsafe { store_lanes(values, to.as_mut_ptr(), left, (done + k) * 4) };
+                        if AGGREGATE {
+                            aggregator.add(low_lanes(left), values);
+                        }
                         k += left;
                     }
                 }
                 Piece::Packed { src, count } => {
                     let to = &mut out[done * 4..(done + count) * 4];
                     // SAFETY: this kernel's CPU features and width; `to` holds `count` u32s.
-                    unsafe { unpack(width, false, src, count, to.as_mut_ptr()) };
+                    let run = unsafe {
+                        unpack_aggregating::<AGGREGATE>(width, false, src, count, to.as_mut_ptr())
+                    };
+                    aggregates = aggregates.merge(run);
                 }
             }
         }
-        runs.walked()
+        let (values, bytes) = runs.walked();
+        (values, bytes, aggregates.merge(aggregator.reduce()))
     }
 
     /// Stores the first `count` (≤ 16) lanes of `values` at `out`, as stores to the 64-byte
@@ -1616,31 +1755,33 @@ mod avx512 {
         true
     }
 
+    /// The aggregates of the `count` (unaligned) `u32`s from `values`: four aggregators, so
+    /// the loop runs at load speed rather than at the latency of one chain.
+    ///
     /// # Safety
-    /// The CPU supports AVX-512 F.
+    /// The CPU supports AVX-512 F; `values` is valid for `count · 4` byte reads.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn min_max_sum(values: &[u32]) -> (u32, u32, u32) {
-        let (mut min, mut max, mut sum) = (
-            _mm512_set1_epi32(-1),
-            _mm512_setzero_si512(),
-            _mm512_setzero_si512(),
-        );
+    pub(super) unsafe fn min_max_sum(values: *const u8, count: usize) -> MinMaxSum {
+        let mut aggregators = [Aggregator::new(); 4];
         let mut done = 0usize;
-        while done < values.len() {
-            let left = (values.len() - done).min(16);
+        while done + 64 <= count {
+            for (k, aggregator) in aggregators.iter_mut().enumerate() {
+                // SAFETY: reads 16 u32s from done + 16k, inside the `count`.
+                let x = unsafe { _mm512_loadu_si512(values.add((done + 16 * k) * 4).cast()) };
+                aggregator.add_all(x);
+            }
+            done += 64;
+        }
+        while done < count {
+            let left = (count - done).min(16);
             let lanes = low_lanes(left);
-            // SAFETY: reads `left` u32s from `done`, inside `values`.
-            let x = unsafe { _mm512_maskz_loadu_epi32(lanes, values.as_ptr().add(done).cast()) };
-            min = _mm512_mask_min_epu32(min, lanes, min, x);
-            max = _mm512_max_epu32(max, x);
-            sum = _mm512_add_epi32(sum, x);
+            // SAFETY: reads `left` u32s from `done`, inside the `count`.
+            let x = unsafe { _mm512_maskz_loadu_epi32(lanes, values.add(done * 4).cast()) };
+            aggregators[0].add(lanes, x);
             done += left;
         }
-        (
-            _mm512_reduce_min_epu32(min),
-            _mm512_reduce_max_epu32(max),
-            _mm512_reduce_add_epi32(sum) as u32,
-        )
+        let [a, b, c, d] = aggregators;
+        a.merge(b).merge(c.merge(d)).reduce()
     }
 
     /// # Safety
@@ -2269,6 +2410,24 @@ mod tests {
         );
     }
 
+    /// The value aggregates by three separate folds.
+    fn plain_aggregates(v: &[u32]) -> MinMaxSum {
+        MinMaxSum {
+            min: v.iter().copied().min().unwrap_or(u32::MAX),
+            max: v.iter().copied().max().unwrap_or(0),
+            sum: v.iter().fold(0u32, |a, &x| a.wrapping_add(x)),
+        }
+    }
+
+    /// What a kernel asked for aggregates (or not) should return with `values`.
+    fn aggregates_if(aggregate: bool, values: &[u32]) -> MinMaxSum {
+        if aggregate {
+            plain_aggregates(values)
+        } else {
+            MinMaxSum::NONE
+        }
+    }
+
     #[test]
     fn simd_aggregates_match_plain_folds() {
         if kernels() == Kernels::Portable {
@@ -2277,12 +2436,11 @@ mod tests {
         let values: Vec<u32> = (0..100u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
         for count in [0usize, 1, 15, 16, 17, 100] {
             let v = &values[..count];
-            let plain = (
-                v.iter().copied().min().unwrap_or(u32::MAX),
-                v.iter().copied().max().unwrap_or(0),
-                v.iter().fold(0u32, |a, &x| a.wrapping_add(x)),
+            assert_eq!(
+                min_max_sum(kernels(), v),
+                Some(plain_aggregates(v)),
+                "{count}"
             );
-            assert_eq!(min_max_sum(kernels(), v), Some(plain), "{count}");
             let bytes: Vec<u8> = v.iter().map(|&x| x as u8).collect();
             let ones = bytes.iter().map(|b| u64::from(b.count_ones())).sum::<u64>();
             assert_eq!(count_ones(kernels(), &bytes), ones, "{count}");
@@ -2343,11 +2501,19 @@ mod tests {
                     let bytes = (count * width as usize).div_ceil(8);
                     // Exactly the bytes holding the values, and with bytes after them.
                     for src in [&src[..bytes], &src[..]] {
-                        for &at in &offsets {
+                        for (k, &at) in offsets.iter().enumerate() {
                             buffer.fill(0xA5);
                             let end = at + 4 * count;
                             let out = &mut buffer[at..end];
-                            assert!(unpack_to_le_bytes(kernels(), width, be, src, out));
+                            // With and without aggregates, at alternate offsets.
+                            let aggregate = k % 2 == 1;
+                            let aggregates =
+                                unpack_to_le_bytes(kernels(), width, be, src, out, aggregate);
+                            assert_eq!(
+                                aggregates,
+                                Some(aggregates_if(aggregate, &portable[..count])),
+                                "w{width} be{be} n{count} at{at}: aggregates"
+                            );
                             let got: Vec<u32> = out
                                 .chunks_exact(4)
                                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -2406,12 +2572,17 @@ mod tests {
                 for mask in masks {
                     // On a line boundary, inside a line, and not 4-byte aligned.
                     let offsets = line_offsets(&buffer);
-                    for at in [offsets[0], offsets[3], offsets[16]] {
+                    for (k, at) in [offsets[0], offsets[3], offsets[16]]
+                        .into_iter()
+                        .enumerate()
+                    {
                         buffer.fill(0xA5);
                         let end = at + 4 * count;
                         let out = &mut buffer[at..end];
-                        let (done, used) =
-                            hybrid_to_le_bytes(kernels(), width, data, mask, out).unwrap();
+                        let aggregate = k != 1;
+                        let (done, used, aggregates) =
+                            hybrid_to_le_bytes(kernels(), width, data, mask, out, aggregate)
+                                .unwrap();
                         // The checking decoder agrees on the values decoded, and goes on
                         // from `used` with the rest (or the error).
                         let mut expected = vec![0u32; count];
@@ -2431,6 +2602,11 @@ mod tests {
                             .collect();
                         let want: Vec<u32> = expected[..done].iter().map(|v| v & mask).collect();
                         assert_eq!(got, want, "w{width} n{count} mask{mask:x}");
+                        assert_eq!(
+                            aggregates,
+                            aggregates_if(aggregate, &want),
+                            "w{width} n{count} mask{mask:x}: aggregates"
+                        );
                         assert!(
                             out[4 * done..].iter().all(|&b| b == 0xA5),
                             "wrote past done"
@@ -2474,13 +2650,11 @@ mod tests {
                         &mut portable,
                     );
                     let mut out = vec![0xA5u8; 4 * count + 3];
-                    assert!(unpack_to_le_bytes(
-                        kernels(),
-                        width,
-                        be,
-                        &src[..bytes],
-                        &mut out[..4 * count]
-                    ));
+                    let aggregate = count % 2 == 1;
+                    let to = &mut out[..4 * count];
+                    let aggregates =
+                        unpack_to_le_bytes(kernels(), width, be, &src[..bytes], to, aggregate);
+                    assert_eq!(aggregates, Some(aggregates_if(aggregate, &portable)));
                     let got: Vec<u32> = out[..4 * count]
                         .chunks_exact(4)
                         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))

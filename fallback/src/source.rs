@@ -3,6 +3,7 @@
 //! in place or unpacks them), Parquet RLE runs as `(value, count)` fills (never expanded into
 //! a buffer here).
 
+use crate::output::{InPlace, MinMaxSum};
 use crate::simd;
 use crate::status::Status;
 use crate::unpack::{unpack, BitWidth};
@@ -33,18 +34,17 @@ pub(crate) trait Consumer {
     }
     /// Where the next `count` values of `width` bits go when the consumer wants them all,
     /// unchanged, as little-endian 32-bit array elements straight in its destination (a whole
-    /// extract into such an array), which has room for them: those `4·count` bytes, and the
-    /// value mask, which keeps every bit of the width (so unpacked values need no masking;
-    /// RLE run values, not masked to the width, do). The decoder writes a prefix of them and
-    /// reports how many with [`Consumer::wrote_u32`]. `None` when the values must come
-    /// through the other methods.
+    /// extract into such an array), which has room for them. The decoder writes a prefix of
+    /// them and reports how many, with their aggregates if asked, with
+    /// [`Consumer::wrote_u32`]. `None` when the values must come through the other methods.
     #[inline]
-    fn u32_in_place(&mut self, _count: u64, _width: BitWidth) -> Option<(&mut [u8], u32)> {
+    fn u32_in_place(&mut self, _count: u64, _width: BitWidth) -> Option<InPlace<'_>> {
         None
     }
-    /// Accounts for `count` values written through [`Consumer::u32_in_place`].
+    /// Accounts for `count` values written through [`Consumer::u32_in_place`], whose
+    /// aggregates are `aggregates` when it asked for them.
     #[inline]
-    fn wrote_u32(&mut self, _count: u64) {}
+    fn wrote_u32(&mut self, _count: u64, _aggregates: MinMaxSum) {}
 }
 
 /// Decodes elements `start..end` of a packed array (`start` a multiple of 8). The caller has
@@ -62,10 +62,14 @@ pub(crate) fn decode_packed<C: Consumer>(
     let first_byte = |index: u64| (index * u64::from(width.get()) / 8) as usize;
     // All of them straight into the destination in one kernel call when the consumer can
     // take them so.
-    if let Some((out, _)) = consumer.u32_in_place(end - start, width) {
+    if let Some(to) = consumer.u32_in_place(end - start, width) {
         let src = data.get(first_byte(start)..).unwrap_or(&[]);
-        if simd::unpack_to_le_bytes(simd::kernels(), width.get(), big_endian, src, out) {
-            consumer.wrote_u32(end - start);
+        let kernels = simd::kernels();
+        let (w, aggregate) = (width.get(), to.aggregate);
+        if let Some(aggregates) =
+            simd::unpack_to_le_bytes(kernels, w, big_endian, src, to.out, aggregate)
+        {
+            consumer.wrote_u32(end - start, aggregates);
             return Ok(());
         }
     }
@@ -125,11 +129,12 @@ pub(crate) fn decode_hybrid<C: Consumer>(
     // take the values so; from where that stops (the end, or a run to report an error on),
     // below.
     if let Some(bw) = bit_width {
-        if let Some((out, mask)) = consumer.u32_in_place(count, bw) {
-            if let Some((done, used)) =
-                simd::hybrid_to_le_bytes(simd::kernels(), width, data, mask, out)
+        if let Some(to) = consumer.u32_in_place(count, bw) {
+            let kernels = simd::kernels();
+            if let Some((done, used, aggregates)) =
+                simd::hybrid_to_le_bytes(kernels, width, data, to.mask, to.out, to.aggregate)
             {
-                consumer.wrote_u32(done as u64);
+                consumer.wrote_u32(done as u64, aggregates);
                 pos = used;
                 remaining -= done as u64;
             }

@@ -1,6 +1,7 @@
 //! Whole extracts into little-endian 32-bit arrays, the jobs whose values the fallback writes
 //! straight into the destination (one kernel call per packed span, the Parquet hybrid
-//! decoded in place): every parser and bit width, forced 0/1 arrays, destinations at every
+//! decoded in place, with or without aggregates): every parser and bit width, forced 0/1
+//! arrays, destinations at every
 //! 4-byte position of a cache line (and unaligned), exact, larger and too small, against the
 //! reference model in `common`, with guard bytes around the destination.
 
@@ -25,7 +26,8 @@ fn check_at(job: &Job, src1: &[u8], dst_len: usize, shift: usize) {
 }
 
 /// The extract-everything job of `n` elements into a 32-bit array, with or without the
-/// aggregates (without them the values go straight into the destination).
+/// aggregates (value aggregates are computed in the kernels that write the destination; the
+/// bit aggregates of a forced 0/1 array through the writer's blocks).
 fn job(parser: Parser, width: u32, n: usize, aggregates: bool) -> Job {
     let mut flags = Flags::OMIT_CHECKSUMS;
     if !aggregates {
@@ -68,13 +70,7 @@ fn packed_arrays_at_every_width_length_and_alignment() {
             ] {
                 for aggregates in [false, true] {
                     let job = job(parser, width, n, aggregates);
-                    // Only the direct paths (no aggregates) depend on the alignment.
-                    let shifts = if aggregates {
-                        &shifts[..1]
-                    } else {
-                        &shifts[..]
-                    };
-                    for &shift in shifts {
+                    for &shift in &shifts {
                         check_at(&job, &src1, 4 * n, shift);
                     }
                     for dst_len in lengths(n) {
