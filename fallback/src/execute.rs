@@ -561,6 +561,18 @@ impl Consumer for Extract<'_, '_> {
         self.out.packed(src, width, big_endian, scratch)
     }
 
+    fn packed_span(&mut self, src: &[u8], width: BitWidth, big_endian: bool, count: u64) -> bool {
+        // Only when every one of them is wanted.
+        if self.wanted(count) != (0, count) {
+            return false;
+        }
+        let took = self.out.packed_in_place(src, width, big_endian, count);
+        if took {
+            self.index += count;
+        }
+        took
+    }
+
     fn u32_in_place(&mut self, count: u64, width: BitWidth) -> Option<InPlace<'_>> {
         // Only when every one of them is wanted.
         if self.wanted(count) != (0, count) {
@@ -647,6 +659,38 @@ fn pack_predicate<F: Fn(u32) -> bool>(values: &[u32], bits: &mut [u8], test: F) 
     }
 }
 
+/// Scans `count` elements packed at `width` bits from the start of `src` into the bit vector
+/// `bits` (⌈count/8⌉ bytes, zero above `count`); `false` when there is no kernel for it.
+fn scan_bits(
+    p: Predicate,
+    src: &[u8],
+    width: BitWidth,
+    big_endian: bool,
+    count: usize,
+    bits: &mut [u8],
+) -> bool {
+    if width.get() == 1 {
+        // A 1-bit element is 0 or 1, so any comparison is false, true, x or !x: a byte at a
+        // time from the predicate's truth table.
+        let if_one = if p.test(1) { 0xFFu8 } else { 0 };
+        let if_zero = if p.test(0) { 0xFFu8 } else { 0 };
+        for (out, &byte) in bits.iter_mut().zip(src) {
+            let byte = if big_endian {
+                byte.reverse_bits()
+            } else {
+                byte
+            };
+            *out = (byte & if_one) | (!byte & if_zero);
+        }
+        if !count.is_multiple_of(8) {
+            bits[count / 8] &= (1u8 << (count % 8)) - 1;
+        }
+        return true;
+    }
+    let (w, c, kernels) = (width.get(), p.compare, simd::kernels());
+    simd::scan_packed(kernels, w, big_endian, src, count, c, p.low, p.high, bits)
+}
+
 impl Consumer for Scan<'_, '_> {
     fn packed(
         &mut self,
@@ -656,40 +700,28 @@ impl Consumer for Scan<'_, '_> {
         scratch: &mut [u32],
     ) -> Result<(), Status> {
         let count = scratch.len();
+        if self.packed_span(src, width, big_endian, count as u64) {
+            return Ok(());
+        }
         let bits = &mut self.bits[..count.div_ceil(8)];
-        let p = self.predicate;
-        if width.get() == 1 {
-            // A 1-bit element is 0 or 1, so any comparison is false, true, x or !x: a byte
-            // at a time from the predicate's truth table.
-            let if_one = if p.test(1) { 0xFFu8 } else { 0 };
-            let if_zero = if p.test(0) { 0xFFu8 } else { 0 };
-            for (out, &byte) in bits.iter_mut().zip(src) {
-                let byte = if big_endian {
-                    byte.reverse_bits()
-                } else {
-                    byte
-                };
-                *out = (byte & if_one) | (!byte & if_zero);
-            }
-            if !count.is_multiple_of(8) {
-                bits[count / 8] &= (1u8 << (count % 8)) - 1;
-            }
-            return self.out.bits(bits, count);
-        }
-        let kernels = simd::kernels();
-        let (w, c) = (width.get(), p.compare);
-        // Straight into the destination when it is a plain bit vector on a byte boundary.
-        if let Some(out) = self.out.bits_in_place(count) {
-            if simd::scan_packed(kernels, w, big_endian, src, count, c, p.low, p.high, out) {
-                self.out.wrote_bits(count);
-                return Ok(());
-            }
-        }
-        if simd::scan_packed(kernels, w, big_endian, src, count, c, p.low, p.high, bits) {
+        if scan_bits(self.predicate, src, width, big_endian, count, bits) {
             return self.out.bits(bits, count);
         }
         unpack(width, big_endian, src, scratch);
         self.values(scratch)
+    }
+
+    /// Straight into the destination when it is a plain bit vector on a byte boundary.
+    fn packed_span(&mut self, src: &[u8], width: BitWidth, big_endian: bool, count: u64) -> bool {
+        let count = count as usize;
+        let Some(out) = self.out.bits_in_place(count) else {
+            return false;
+        };
+        let took = scan_bits(self.predicate, src, width, big_endian, count, out);
+        if took {
+            self.out.wrote_bits(count);
+        }
+        took
     }
 
     fn values(&mut self, values: &[u32]) -> Result<(), Status> {

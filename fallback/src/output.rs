@@ -459,24 +459,35 @@ impl<'d> Writer<'d> {
         big_endian: bool,
         scratch: &mut [u32],
     ) -> Result<(), Status> {
-        let count = scratch.len() as u64;
-        if let Some(to) = self.array_in_place(count, width) {
-            let kernels = simd::kernels();
-            let unpacked = simd::unpack_to_le_bytes(
-                kernels,
-                width.get(),
-                big_endian,
-                src,
-                to.out,
-                to.aggregate,
-            );
-            if let Some(aggregates) = unpacked {
-                self.wrote_array(count, aggregates);
-                return Ok(());
-            }
+        if self.packed_in_place(src, width, big_endian, scratch.len() as u64) {
+            return Ok(());
         }
         unpack(width, big_endian, src, scratch);
         self.values(scratch)
+    }
+
+    /// Appends the `count` elements packed at `width` bits from the start of `src` straight
+    /// into the destination, when [`Writer::array_in_place`] allows and there is a kernel for
+    /// it; `false` (nothing written) otherwise.
+    pub(crate) fn packed_in_place(
+        &mut self,
+        src: &[u8],
+        width: BitWidth,
+        big_endian: bool,
+        count: u64,
+    ) -> bool {
+        let Some(to) = self.array_in_place(count, width) else {
+            return false;
+        };
+        let kernels = simd::kernels();
+        let (w, aggregate) = (width.get(), to.aggregate);
+        match simd::unpack_to_le_bytes(kernels, w, big_endian, src, to.out, aggregate) {
+            Some(aggregates) => {
+                self.wrote_array(count, aggregates);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Where the next `count` elements of `width` bits go when the caller may write them

@@ -543,10 +543,6 @@ mod avx512 {
         /// are zeroed). Unused (zero) otherwise.
         bytes_whole: [u8; 64],
         whole_lanes: u64,
-        /// 16-bit lanes (widths up to 9, which fit a 16-bit lane at any bit offset): 32
-        /// elements per window (4·width ≤ 36 bytes), for scans.
-        bytes16: [u8; 64],
-        shifts16: [u16; 32],
     }
 
     /// The bytes of the lane that holds the element starting at `bit`, and the right shift
@@ -583,8 +579,6 @@ mod avx512 {
             shifts64: [0; 16],
             bytes_whole: [0; 64],
             whole_lanes: 0,
-            bytes16: [0; 64],
-            shifts16: [0; 32],
         };
         for i in 0..16 {
             let bit = first + i * w;
@@ -616,13 +610,6 @@ mod avx512 {
                 }
             }
         }
-        if width <= 9 {
-            for i in 0..32 {
-                let (bytes, shift) = lane(first + i * w, w, 2, big_endian);
-                p.bytes16[i * 2..i * 2 + 2].copy_from_slice(&bytes[..2]);
-                p.shifts16[i] = shift as u16;
-            }
-        }
         p
     }
 
@@ -642,11 +629,6 @@ mod avx512 {
             }))
         });
         &plans[first]
-    }
-
-    /// The plan of a width and order from a byte boundary.
-    fn cached_plan(width: u32, big_endian: bool) -> &'static Plan {
-        cached_plan_at(width, big_endian, 0)
     }
 
     /// How a [`Decoder16`] decodes, a const parameter of the unpacking loop.
@@ -1267,162 +1249,110 @@ mod avx512 {
         }
         let span = high.wrapping_sub(low);
         let bits = &mut bits[..count.div_ceil(8)];
-        // One monomorphised loop per comparison.
-        macro_rules! dispatch {
-            ($($c:ident)*) => {
-                match op {
-                    $($c => if width == 8 {
-                        scan8::<$c>(src, count, low as u8, span as u8, bits)
-                    } else if width <= 9 {
-                        scan16::<$c>(width, big_endian, src, count, low as u16, span as u16, bits)
-                    } else {
-                        scan32::<$c>(width, big_endian, src, count, low, span, bits)
-                    },)*
-                    _ if width == 8 => scan8::<NOT_RANGE>(src, count, low as u8, span as u8, bits),
-                    _ => scan32::<NOT_RANGE>(width, big_endian, src, count, low, span, bits),
+        // Elements in the narrowest lanes that hold them: 64 bytes (width 8: the source
+        // bytes themselves), 32 16-bit lanes or 16 32-bit lanes per window. One monomorphised
+        // loop per comparison and lane size.
+        macro_rules! scan_with {
+            ($op:ident) => {
+                match width {
+                    8 => scan_bytes::<$op>(|x| x, 64, src, count, low, span, bits),
+                    1..=16 => {
+                        let d = ShiftDecoder::new(width, big_endian);
+                        if width < 8 {
+                            scan_bytes::<$op>(|x| d.decode(x), d.step, src, count, low, span, bits)
+                        } else {
+                            scan_halves::<$op>(|x| d.decode(x), d.step, src, count, low, span, bits)
+                        }
+                    }
+                    _ => {
+                        let d = Decoder16::new(width, big_endian);
+                        scan_words::<$op>(|x| d.decode(x), d.step, src, count, low, span, bits)
+                    }
                 }
             };
         }
-        dispatch!(EQ NE LT LE GT GE RANGE);
+        match op {
+            EQ => scan_with!(EQ),
+            NE => scan_with!(NE),
+            LT => scan_with!(LT),
+            LE => scan_with!(LE),
+            GT => scan_with!(GT),
+            GE => scan_with!(GE),
+            RANGE => scan_with!(RANGE),
+            _ => scan_with!(NOT_RANGE),
+        }
     }
 
-    /// Scan kernel on 32-bit lanes, 16 elements per window.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-    fn scan32<const OP: u8>(
-        width: u32,
-        big_endian: bool,
-        src: &[u8],
-        count: usize,
-        low: u32,
-        span: u32,
-        bits: &mut [u8],
-    ) {
-        let decoder = Decoder16::new(width, big_endian);
-        let (l, s) = (
-            _mm512_set1_epi32(low as i32),
-            _mm512_set1_epi32(span as i32),
-        );
-        let step = 2 * width as usize;
-        let mut done = 0usize;
-        let mut at = 0usize;
-        while done + 16 <= count && at + 64 <= src.len() {
-            // SAFETY: bytes at..at+64 are inside `src`.
-            let x = decoder.decode(unsafe { _mm512_loadu_si512(src.as_ptr().add(at).cast()) });
-            let hits: u16 = compare_lanes!(OP, x, l, s, _mm512_cmp_epu32_mask, _mm512_sub_epi32);
-            let byte = done / 8;
-            // `bits` holds ⌈count/8⌉ ≥ byte + 2 bytes here.
-            bits[byte..byte + 2].copy_from_slice(&hits.to_le_bytes());
-            done += 16;
-            at += step;
-        }
-        while done < count {
-            let x = decoder.decode(window(src, at));
-            let left = (count - done).min(16);
-            let lanes = low_lanes(left);
-            let hits: u16 =
-                compare_lanes!(OP, x, l, s, _mm512_cmp_epu32_mask, _mm512_sub_epi32) & lanes;
-            let out = hits.to_le_bytes();
-            bits[done / 8] = out[0];
-            if left > 8 {
-                bits[done / 8 + 1] = out[1];
+    /// The scan kernel on lanes of one size (`$lanes` per window, compared by `$cmp`/`$sub`,
+    /// their hits a `$hits` mask): `decode` turns the window at each `step` bytes into
+    /// `$lanes` elements; `low` and `span` fit the lane (the parameters are masked to the
+    /// width).
+    macro_rules! scan_kernel {
+        ($name:ident, $lanes:literal, $hits:ty, $set1:ident, $cmp:ident, $sub:ident) => {
+            #[allow(clippy::too_many_arguments)]
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+            fn $name<const OP: u8>(
+                decode: impl Fn(__m512i) -> __m512i,
+                step: usize,
+                src: &[u8],
+                count: usize,
+                low: u32,
+                span: u32,
+                bits: &mut [u8],
+            ) {
+                let (l, s) = ($set1(low as _), $set1(span as _));
+                let mut done = 0usize;
+                let mut at = 0usize;
+                while done + $lanes <= count && at + 64 <= src.len() {
+                    // SAFETY: bytes at..at+64 are inside `src`.
+                    let x = decode(unsafe { _mm512_loadu_si512(src.as_ptr().add(at).cast()) });
+                    let hits: $hits = compare_lanes!(OP, x, l, s, $cmp, $sub);
+                    let byte = done / 8;
+                    // `bits` holds ⌈count/8⌉ ≥ byte + $lanes/8 bytes here; a fixed-size store
+                    // (a runtime-length copy would be a memcpy call).
+                    bits[byte..byte + $lanes / 8].copy_from_slice(&hits.to_le_bytes());
+                    done += $lanes;
+                    at += step;
+                }
+                while done < count {
+                    let x = decode(window(src, at));
+                    let left = (count - done).min($lanes);
+                    let lanes = <$hits>::MAX >> ($lanes - left);
+                    let hits: $hits = compare_lanes!(OP, x, l, s, $cmp, $sub) & lanes;
+                    let bytes = left.div_ceil(8);
+                    bits[done / 8..done / 8 + bytes].copy_from_slice(&hits.to_le_bytes()[..bytes]);
+                    done += left;
+                    at += step;
+                }
             }
-            done += left;
-            at += step;
-        }
+        };
     }
 
-    /// Scan kernel for width 8: the bytes are the elements (in either bit order), 64 per
-    /// load.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-    fn scan8<const OP: u8>(src: &[u8], count: usize, low: u8, span: u8, bits: &mut [u8]) {
-        let (l, s) = (_mm512_set1_epi8(low as i8), _mm512_set1_epi8(span as i8));
-        let mut done = 0usize;
-        while done + 64 <= count {
-            // SAFETY: `src` holds `count` bytes, so done..done+64 is inside it.
-            let x = unsafe { _mm512_loadu_si512(src.as_ptr().add(done).cast()) };
-            let hits: u64 = compare_lanes!(OP, x, l, s, _mm512_cmp_epu8_mask, _mm512_sub_epi8);
-            // A fixed-size store (a runtime-length copy would be a memcpy call).
-            bits[done / 8..done / 8 + 8].copy_from_slice(&hits.to_le_bytes());
-            done += 64;
-        }
-        if done < count {
-            let left = count - done;
-            let hits: u64 = compare_lanes!(
-                OP,
-                window(src, done),
-                l,
-                s,
-                _mm512_cmp_epu8_mask,
-                _mm512_sub_epi8
-            ) & ((1u64 << left) - 1);
-            for (j, b) in bits[done / 8..].iter_mut().enumerate() {
-                *b = (hits >> (8 * j)) as u8;
-            }
-        }
-    }
-
-    /// Scan kernel on 16-bit lanes (widths up to 9), 32 elements per window.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-    fn scan16<const OP: u8>(
-        width: u32,
-        big_endian: bool,
-        src: &[u8],
-        count: usize,
-        low: u16,
-        span: u16,
-        bits: &mut [u8],
-    ) {
-        let p = cached_plan(width, big_endian);
-        // SAFETY: each load reads 64 bytes of a 64-byte array.
-        let (index, shifts) = unsafe {
-            (
-                _mm512_loadu_si512(p.bytes16.as_ptr().cast()),
-                _mm512_loadu_si512(p.shifts16.as_ptr().cast()),
-            )
-        };
-        let mask = _mm512_set1_epi16(((1u32 << width) - 1) as u16 as i16);
-        let (l, s) = (
-            _mm512_set1_epi16(low as i16),
-            _mm512_set1_epi16(span as i16),
-        );
-        let decode = |window: __m512i| {
-            _mm512_and_si512(
-                _mm512_srlv_epi16(_mm512_permutexvar_epi8(index, window), shifts),
-                mask,
-            )
-        };
-        let step = 4 * width as usize;
-        let mut done = 0usize;
-        let mut at = 0usize;
-        while done + 32 <= count && at + 64 <= src.len() {
-            // SAFETY: bytes at..at+64 are inside `src`.
-            let x = decode(unsafe { _mm512_loadu_si512(src.as_ptr().add(at).cast()) });
-            let hits: u32 = compare_lanes!(OP, x, l, s, _mm512_cmp_epu16_mask, _mm512_sub_epi16);
-            let byte = done / 8;
-            // `bits` holds ⌈count/8⌉ ≥ byte + 4 bytes here.
-            bits[byte..byte + 4].copy_from_slice(&hits.to_le_bytes());
-            done += 32;
-            at += step;
-        }
-        while done < count {
-            let x = decode(window(src, at));
-            let left = (count - done).min(32);
-            let lanes: u32 = if left == 32 {
-                u32::MAX
-            } else {
-                (1u32 << left) - 1
-            };
-            let hits: u32 =
-                compare_lanes!(OP, x, l, s, _mm512_cmp_epu16_mask, _mm512_sub_epi16) & lanes;
-            let bytes = left.div_ceil(8);
-            bits[done / 8..done / 8 + bytes].copy_from_slice(&hits.to_le_bytes()[..bytes]);
-            done += left;
-            at += step;
-        }
-    }
+    scan_kernel!(
+        scan_bytes,
+        64,
+        u64,
+        _mm512_set1_epi8,
+        _mm512_cmp_epu8_mask,
+        _mm512_sub_epi8
+    );
+    scan_kernel!(
+        scan_halves,
+        32,
+        u32,
+        _mm512_set1_epi16,
+        _mm512_cmp_epu16_mask,
+        _mm512_sub_epi16
+    );
+    scan_kernel!(
+        scan_words,
+        16,
+        u16,
+        _mm512_set1_epi32,
+        _mm512_cmp_epu32_mask,
+        _mm512_sub_epi32
+    );
 
     /// Select's kernel for one lane type: per vector of `$lanes` values, their bits of the
     /// mask words, `vpcompress`, and a whole-vector store at `kept` (so `out` has room for
@@ -1552,10 +1482,52 @@ mod avx512 {
         _mm512_maskz_expandloadu_epi8
     );
 
-    /// The unpacking kernel into narrow lanes (`$lanes` per vector, 8 / `$lanes` · 64 bits
-    /// each): [`cached_shift_plan`]'s gather and `vpmultishiftqb`, masked to the width.
+    /// Decodes one window of elements of up to 8 bits into 64 byte lanes, or of 9..=16 bits
+    /// into 32 16-bit lanes: [`cached_shift_plan`]'s gather and `vpmultishiftqb`, masked to
+    /// the width.
+    #[derive(Clone, Copy)]
+    struct ShiftDecoder {
+        gather: __m512i,
+        offsets: __m512i,
+        mask: __m512i,
+        /// Bytes from one window to the next: 64 or 32 elements.
+        step: usize,
+    }
+
+    impl ShiftDecoder {
+        /// For `width` 1..=16 from a byte boundary.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+        fn new(width: u32, big_endian: bool) -> ShiftDecoder {
+            let p = cached_shift_plan(width, big_endian);
+            let ones = u32::MAX >> (32 - width);
+            let (mask, lanes) = if width <= 8 {
+                (_mm512_set1_epi8(ones as i8), 64)
+            } else {
+                (_mm512_set1_epi16(ones as i16), 32)
+            };
+            // SAFETY: each load reads 64 bytes of a 64-byte array.
+            unsafe {
+                ShiftDecoder {
+                    gather: _mm512_loadu_si512(p.gather.as_ptr().cast()),
+                    offsets: _mm512_loadu_si512(p.offsets.as_ptr().cast()),
+                    mask,
+                    step: lanes * width as usize / 8,
+                }
+            }
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+        fn decode(&self, window: __m512i) -> __m512i {
+            let lanes = _mm512_permutexvar_epi8(self.gather, window);
+            _mm512_and_si512(_mm512_multishift_epi64_epi8(self.offsets, lanes), self.mask)
+        }
+    }
+
+    /// The unpacking kernel into narrow lanes (`$lanes` per vector) by [`ShiftDecoder`].
     macro_rules! unpack_narrow_kernel {
-        ($name:ident, $t:ty, $lanes:literal, $widths:expr, $set1:ident, $store:ident) => {
+        ($name:ident, $t:ty, $lanes:literal, $widths:expr, $store:ident) => {
             /// # Safety
             /// The CPU supports AVX-512 F, BW and VBMI and POPCNT.
             #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
@@ -1564,49 +1536,24 @@ mod avx512 {
                 assert!(
                     $widths.contains(&width) && src.len() >= (count * width as usize).div_ceil(8)
                 );
-                let p = cached_shift_plan(width, big_endian);
-                // SAFETY: each load reads 64 bytes of a 64-byte array.
-                let (gather, offsets) = unsafe {
-                    (
-                        _mm512_loadu_si512(p.gather.as_ptr().cast()),
-                        _mm512_loadu_si512(p.offsets.as_ptr().cast()),
-                    )
-                };
-                let value_mask = $set1((u32::MAX >> (32 - width)) as _);
-                let step = $lanes * width as usize / 8;
+                let decoder = ShiftDecoder::new(width, big_endian);
                 let mut done = 0usize;
                 let mut at = 0usize;
                 while done < count {
-                    let lanes = _mm512_permutexvar_epi8(gather, window(src, at));
-                    let v = _mm512_multishift_epi64_epi8(offsets, lanes);
-                    let v = _mm512_and_si512(v, value_mask);
+                    let v = decoder.decode(window(src, at));
                     let left = (count - done).min($lanes);
                     let stored = u64::MAX >> (64 - left);
                     // SAFETY: writes `left` values from `done`, inside `out`.
                     unsafe { $store(out.as_mut_ptr().add(done).cast(), stored as _, v) };
                     done += left;
-                    at += step;
+                    at += decoder.step;
                 }
             }
         };
     }
 
-    unpack_narrow_kernel!(
-        unpack_bytes,
-        u8,
-        64,
-        1..=8,
-        _mm512_set1_epi8,
-        _mm512_mask_storeu_epi8
-    );
-    unpack_narrow_kernel!(
-        unpack_halves,
-        u16,
-        32,
-        9..=16,
-        _mm512_set1_epi16,
-        _mm512_mask_storeu_epi16
-    );
+    unpack_narrow_kernel!(unpack_bytes, u8, 64, 1..=8, _mm512_mask_storeu_epi8);
+    unpack_narrow_kernel!(unpack_halves, u16, 32, 9..=16, _mm512_mask_storeu_epi16);
 
     /// Byte permutations that assemble packed output from 64-bit lanes each holding
     /// `lane_bits` bits (two elements of 32-bit lanes, four of 16-bit ones) shifted left by
@@ -2091,11 +2038,11 @@ mod tests {
             (Compare::Range, |x, l, h| l <= x && x <= h),
             (Compare::NotRange, |x, l, h| x < l || x > h),
         ];
-        let src = noise(400, 7);
+        let src = noise(4 * 1000, 7);
         for width in 1..=32u32 {
             let mask = u32::MAX >> (32 - width);
             for be in [false, true] {
-                let count = 97;
+                let count = 1000;
                 let mut values = vec![0u32; count];
                 unpack_portable(BitWidth::new(width).unwrap(), be, &src, &mut values);
                 // Parameters: a present value, the extremes, and an empty range (low > high).
@@ -2108,7 +2055,9 @@ mod tests {
                 ];
                 for (compare, plain) in cases {
                     for (l, h) in params {
-                        for n in [0usize, 1, 8, 15, 16, 17, 31, 32, 33, 64, 97] {
+                        // Tails of every lane size, and (from 64 elements of up to 7 bits,
+                        // from 128 of any width) whole windows before them.
+                        for n in [0usize, 1, 8, 15, 16, 17, 31, 32, 33, 64, 97, 128, 200, 1000] {
                             let bytes = (n * width as usize).div_ceil(8);
                             let mut bits = vec![0x5Au8; n.div_ceil(8) + 1];
                             assert!(scan_packed(

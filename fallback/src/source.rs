@@ -32,6 +32,20 @@ pub(crate) trait Consumer {
         unpack(width, big_endian, src, scratch);
         self.values(scratch)
     }
+    /// The next `count` values (a multiple of 8, any number), still packed at `width` bits
+    /// from the start of `src` (which holds them all), taken in one go when the consumer can
+    /// (one kernel over the whole span, straight into its destination): `false` when they
+    /// must come in blocks instead.
+    #[inline]
+    fn packed_span(
+        &mut self,
+        _src: &[u8],
+        _width: BitWidth,
+        _big_endian: bool,
+        _count: u64,
+    ) -> bool {
+        false
+    }
     /// Where the next `count` values of `width` bits go when the consumer wants them all,
     /// unchanged, as little-endian 32-bit array elements straight in its destination (a whole
     /// extract into such an array), which has room for them. The decoder writes a prefix of
@@ -58,33 +72,36 @@ pub(crate) fn decode_packed<C: Consumer>(
     consumer: &mut C,
 ) -> Result<(), Status> {
     debug_assert_eq!(start % 8, 0);
-    // Exact: `index` is a multiple of 8, so it starts at byte index·width/8.
-    let first_byte = |index: u64| (index * u64::from(width.get()) / 8) as usize;
-    // All of them straight into the destination in one kernel call when the consumer can
-    // take them so.
-    if let Some(to) = consumer.u32_in_place(end - start, width) {
-        let src = data.get(first_byte(start)..).unwrap_or(&[]);
-        let kernels = simd::kernels();
-        let (w, aggregate) = (width.get(), to.aggregate);
-        if let Some(aggregates) =
-            simd::unpack_to_le_bytes(kernels, w, big_endian, src, to.out, aggregate)
-        {
-            consumer.wrote_u32(end - start, aggregates);
-            return Ok(());
-        }
+    // Exact: `start` is a multiple of 8, so it starts at byte start·width/8.
+    let first_byte = (start * u64::from(width.get()) / 8) as usize;
+    let src = data.get(first_byte..).unwrap_or(&[]);
+    // At most `num_input_elements`, a u32: it fits a usize.
+    let count = usize::try_from(end - start).unwrap_or(usize::MAX);
+    push_packed(src, width, big_endian, count, consumer, &mut [0; BLOCK])
+}
+
+/// Pushes the `count` values packed at `width` bits from the start of `src` to `consumer`:
+/// their whole groups of 8 in one go when it can take them so, the rest (or all) in blocks
+/// through `block`.
+fn push_packed<C: Consumer>(
+    src: &[u8],
+    width: BitWidth,
+    big_endian: bool,
+    count: usize,
+    consumer: &mut C,
+    block: &mut [u32; BLOCK],
+) -> Result<(), Status> {
+    let span = count / 8 * 8;
+    let mut done = 0;
+    if span > 0 && consumer.packed_span(src, width, big_endian, span as u64) {
+        done = span;
     }
-    let mut block = [0u32; BLOCK];
-    let mut index = start;
-    while index < end {
-        let len = (end - index).min(BLOCK as u64) as usize;
-        let first_byte = first_byte(index);
-        consumer.packed(
-            data.get(first_byte..).unwrap_or(&[]),
-            width,
-            big_endian,
-            &mut block[..len],
-        )?;
-        index += len as u64;
+    while done < count {
+        let len = (count - done).min(BLOCK);
+        // Blocks start on group boundaries: byte done/8·width.
+        let from = src.get(done / 8 * width.get() as usize..).unwrap_or(&[]);
+        consumer.packed(from, width, big_endian, &mut block[..len])?;
+        done += len;
     }
     Ok(())
 }
@@ -153,15 +170,7 @@ pub(crate) fn decode_hybrid<C: Consumer>(
             }
             Piece::Packed { src, count } => {
                 match bit_width {
-                    Some(bw) => {
-                        let mut done = 0usize;
-                        while done < count {
-                            let len = (count - done).min(BLOCK);
-                            let offset = done / 8 * width as usize;
-                            consumer.packed(&src[offset..], bw, false, &mut block[..len])?;
-                            done += len;
-                        }
-                    }
+                    Some(bw) => push_packed(src, bw, false, count, consumer, &mut block)?,
                     None if count > 0 => consumer.run(0, count as u64)?,
                     None => {}
                 }
