@@ -237,7 +237,7 @@ impl BitOrAssign for Flags {
 }
 
 /// The description of one analytics job: the fields of `qpl_job` that analytics reads.
-/// Buffers are passed separately to [`crate::execute`].
+/// Buffers are passed separately to [`crate::execute()`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Job {
     /// What to do.
