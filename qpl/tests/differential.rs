@@ -294,6 +294,33 @@ mod linked {
         assert_excused("expand of 65537 to u16", &expand, NEW_Q3, overflow, None);
     }
 
+    /// NEW-Q3 behind a short stream, as the fuzz target found it: an RLE run of 21 089 zeros
+    /// and 1555 bit-packed groups of zeros, one value short of n = 33 530, extracted to an
+    /// 8-bit index list. QPL fails with 221 (its index check passes the width's max before it
+    /// reaches the stream's end); the fallback reports the short stream (232). With the whole
+    /// stream it is NEW-Q3 proper.
+    #[test]
+    fn fuzz_finding_index_range_past_max_before_a_short_stream_is_new_q3() {
+        const NEW_Q3: &str = "NEW-Q3 index list range past the width's max";
+        let overflow = Some(Status::OUTPUT_OVERFLOW_ERR);
+        // A header of 3 bytes: run of 21 089 (LEB128 of 21 089 << 1), value byte 0.
+        let mut src1 = vec![1u8, 0xC2, 0xC9, 0x02, 0x00];
+        src1.extend(zero_groups(1555).into_iter().skip(1));
+        let held = 21_089 + 8 * 1555;
+        let case = |n: u32| Case {
+            job: Job {
+                param_high: u32::MAX,
+                ..index_list_job(Operation::Extract, n, OutBitWidth::W8)
+            },
+            src1: src1.clone(),
+            src2: None,
+            dst_len: 64,
+        };
+        let short = Some(Status::SRC_IS_SHORT_ERR);
+        assert_excused("one value short", &case(held + 1), NEW_Q3, overflow, short);
+        assert_excused("whole stream", &case(held), NEW_Q3, overflow, None);
+    }
+
     /// D7 behind a full destination, as the fuzz target found it: a scan of 3 276 801
     /// elements to a 32-bit index list over one RLE run of 63 963 137 zeros (a 4-byte header)
     /// with a 64-byte destination. QPL's false 232 (the step that reads the stream's last
