@@ -48,7 +48,8 @@ pub(crate) trait Consumer {
     }
     /// Where the next `count` values of `width` bits go when the consumer wants them all,
     /// unchanged, as little-endian 32-bit array elements straight in its destination (a whole
-    /// extract into such an array), which has room for them. The decoder writes a prefix of
+    /// Parquet stream extracted into such an array: the hybrid decoder's fast walk), which
+    /// has room for them. The decoder writes a prefix of
     /// them and reports how many, with their aggregates if asked, with
     /// [`Consumer::wrote_u32`]. `None` when the values must come through the other methods.
     #[inline]
