@@ -4,7 +4,7 @@
 use crate::checksum::checksums;
 use crate::job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
 use crate::lane::{lane_bits, Lane};
-use crate::output::{AggregateKind, Format, InPlace, MinMaxSum, Writer};
+use crate::output::{AggregateKind, Format, Writer};
 use crate::simd::{self, Compare};
 use crate::source::{decode_hybrid, decode_packed, Consumer, BLOCK};
 use crate::status::Status;
@@ -513,6 +513,11 @@ struct Extract<'w, 'd> {
 }
 
 impl Extract<'_, '_> {
+    /// Whether every one of the next `len` elements is wanted.
+    fn wants_all(&self, len: u64) -> bool {
+        self.wanted(len) == (0, len)
+    }
+
     /// The part of `index..index+len` inside `low..=high`, relative to `index`.
     fn wanted(&self, len: u64) -> (u64, u64) {
         let start = self.low.max(self.index);
@@ -552,7 +557,7 @@ impl Consumer for Extract<'_, '_> {
         scratch: &mut [u32],
     ) -> Result<(), Status> {
         let len = scratch.len() as u64;
-        if self.wanted(len) != (0, len) {
+        if !self.wants_all(len) {
             unpack(width, big_endian, src, scratch);
             return self.values(scratch);
         }
@@ -562,8 +567,7 @@ impl Consumer for Extract<'_, '_> {
     }
 
     fn packed_span(&mut self, src: &[u8], width: BitWidth, big_endian: bool, count: u64) -> bool {
-        // Only when every one of them is wanted.
-        if self.wanted(count) != (0, count) {
+        if !self.wants_all(count) {
             return false;
         }
         let took = self.out.packed_in_place(src, width, big_endian, count);
@@ -573,17 +577,13 @@ impl Consumer for Extract<'_, '_> {
         took
     }
 
-    fn u32_in_place(&mut self, count: u64, width: BitWidth) -> Option<InPlace<'_>> {
-        // Only when every one of them is wanted.
-        if self.wanted(count) != (0, count) {
+    fn hybrid_span(&mut self, data: &[u8], width: BitWidth, count: u64) -> Option<(usize, usize)> {
+        if !self.wants_all(count) {
             return None;
         }
-        self.out.array_in_place(count, width)
-    }
-
-    fn wrote_u32(&mut self, count: u64, aggregates: MinMaxSum) {
-        self.index += count;
-        self.out.wrote_array(count, aggregates);
+        let (done, used) = self.out.hybrid_in_place(data, width, count)?;
+        self.index += done as u64;
+        Some((done, used))
     }
 }
 

@@ -146,14 +146,14 @@ fn int_bytes(value: u32, bytes: usize, big_endian: bool) -> [u8; 4] {
 
 /// The part of the destination that [`Writer::array_in_place`] lends for values written
 /// straight into it as little-endian `u32`s.
-pub(crate) struct InPlace<'a> {
+struct InPlace<'a> {
     /// Room for exactly the values asked for.
-    pub(crate) out: &'a mut [u8],
+    out: &'a mut [u8],
     /// The value mask, which keeps every bit of the width: values wider than it (RLE run
     /// values) need it, unpacked ones do not.
-    pub(crate) mask: u32,
+    mask: u32,
     /// Whether the writer needs the values' [`MinMaxSum`].
-    pub(crate) aggregate: bool,
+    aggregate: bool,
 }
 
 /// Writes output elements into the caller's destination.
@@ -490,12 +490,30 @@ impl<'d> Writer<'d> {
         }
     }
 
+    /// Appends the first `count` values of the hybrid stream `data` of `width` bits straight
+    /// into the destination as far as the stream is well-formed, when
+    /// [`Writer::array_in_place`] allows and there is a kernel for it: `Some((values,
+    /// bytes))` appended and consumed; `None` (nothing written) otherwise.
+    pub(crate) fn hybrid_in_place(
+        &mut self,
+        data: &[u8],
+        width: BitWidth,
+        count: u64,
+    ) -> Option<(usize, usize)> {
+        let to = self.array_in_place(count, width)?;
+        let (kernels, w) = (simd::kernels(), width.get());
+        let (done, used, aggregates) =
+            simd::hybrid_to_le_bytes(kernels, w, data, to.mask, to.out, to.aggregate)?;
+        self.wrote_array(done as u64, aggregates);
+        Some((done, used))
+    }
+
     /// Where the next `count` elements of `width` bits go when the caller may write them
     /// straight into the destination as little-endian `u32`s: a plain little-endian 32-bit
     /// array, with room for them, without aggregates or with value aggregates (not the bit
     /// aggregates of a forced 0/1 array), whose value mask keeps every bit of the width (so
     /// unpacked values need none). Then [`Writer::wrote_array`] accounts for them.
-    pub(crate) fn array_in_place(&mut self, count: u64, width: BitWidth) -> Option<InPlace<'_>> {
+    fn array_in_place(&mut self, count: u64, width: BitWidth) -> Option<InPlace<'_>> {
         let direct = self.format == (Format::Array { bytes: 4 })
             && !self.big_endian
             && self.aggregate != AggregateKind::Bits
@@ -513,7 +531,7 @@ impl<'d> Writer<'d> {
 
     /// Accounts for `count` elements written through [`Writer::array_in_place`], whose value
     /// aggregates are `aggregates` (when it asked for them).
-    pub(crate) fn wrote_array(&mut self, count: u64, aggregates: MinMaxSum) {
+    fn wrote_array(&mut self, count: u64, aggregates: MinMaxSum) {
         if self.aggregate == AggregateKind::Values {
             self.aggregates.add_values(aggregates);
         }

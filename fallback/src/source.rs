@@ -3,8 +3,6 @@
 //! in place or unpacks them), Parquet RLE runs as `(value, count)` fills (never expanded into
 //! a buffer here).
 
-use crate::output::{InPlace, MinMaxSum};
-use crate::simd;
 use crate::status::Status;
 use crate::unpack::{unpack, BitWidth};
 
@@ -46,20 +44,20 @@ pub(crate) trait Consumer {
     ) -> bool {
         false
     }
-    /// Where the next `count` values of `width` bits go when the consumer wants them all,
-    /// unchanged, as little-endian 32-bit array elements straight in its destination (a whole
-    /// Parquet stream extracted into such an array: the hybrid decoder's fast walk), which
-    /// has room for them. The decoder writes a prefix of
-    /// them and reports how many, with their aggregates if asked, with
-    /// [`Consumer::wrote_u32`]. `None` when the values must come through the other methods.
+    /// The first `count` values of the RLE/bit-packed hybrid stream `data` (no bit-width
+    /// byte) of `width` bits, taken in one go while the stream is well-formed when the
+    /// consumer can (straight into its destination): `Some((values, bytes))` taken and
+    /// consumed, a prefix that stops before the end or a run to report an error on; `None`
+    /// when they must come run by run instead.
     #[inline]
-    fn u32_in_place(&mut self, _count: u64, _width: BitWidth) -> Option<InPlace<'_>> {
+    fn hybrid_span(
+        &mut self,
+        _data: &[u8],
+        _width: BitWidth,
+        _count: u64,
+    ) -> Option<(usize, usize)> {
         None
     }
-    /// Accounts for `count` values written through [`Consumer::u32_in_place`], whose
-    /// aggregates are `aggregates` when it asked for them.
-    #[inline]
-    fn wrote_u32(&mut self, _count: u64, _aggregates: MinMaxSum) {}
 }
 
 /// Decodes elements `start..end` of a packed array (`start` a multiple of 8). The caller has
@@ -143,20 +141,11 @@ pub(crate) fn decode_hybrid<C: Consumer>(
     let bit_width = BitWidth::new(width);
     let mut pos = 0usize;
     let mut remaining = count;
-    // Straight into the destination while the stream is well-formed, when the consumer can
-    // take the values so; from where that stops (the end, or a run to report an error on),
-    // below.
-    if let Some(bw) = bit_width {
-        if let Some(to) = consumer.u32_in_place(count, bw) {
-            let kernels = simd::kernels();
-            if let Some((done, used, aggregates)) =
-                simd::hybrid_to_le_bytes(kernels, width, data, to.mask, to.out, to.aggregate)
-            {
-                consumer.wrote_u32(done as u64, aggregates);
-                pos = used;
-                remaining -= done as u64;
-            }
-        }
+    // In one go when the consumer can take the values so; from where that stops (the end,
+    // or a run to report an error on), run by run below.
+    if let Some((done, used)) = bit_width.and_then(|bw| consumer.hybrid_span(data, bw, count)) {
+        pos = used;
+        remaining -= done as u64;
     }
     let mut block = [0u32; BLOCK];
     while remaining > 0 {
