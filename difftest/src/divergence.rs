@@ -151,6 +151,11 @@ fn parquet_values(job: &Job, src1: &[u8]) -> u64 {
     runs.iter().filter(|r| r.complete).map(|r| r.count).sum()
 }
 
+/// Whether the Parquet stream's complete runs hold the source values the job needs.
+fn stream_holds_needed(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> bool {
+    parquet_values(job, src1) >= qpl_fallback::source_values_needed(job, src2)
+}
+
 fn mask_bit(job: &Job, mask: &[u8], i: u64) -> bool {
     let byte = mask.get((i / 8) as usize).copied().unwrap_or(0);
     let shift = if job.flags.contains(Flags::SRC2_BE) {
@@ -638,7 +643,7 @@ pub fn known_divergence(
     if sw == Some(Status::SRC_IS_SHORT_ERR)
         && fb == Some(Status::OUTPUT_OVERFLOW_ERR)
         && parquet
-        && parquet_values(job, src1) < qpl_fallback::source_values_needed(job, src2)
+        && !stream_holds_needed(job, src1, src2)
     {
         return Some("ORDER 221/232");
     }
@@ -662,7 +667,7 @@ pub fn known_divergence(
             // complete runs hold them, with no 5-byte header (D4) on the way.
             let stream_suffices = big.result.is_ok()
                 || (big.result == Err(Status::DST_IS_SHORT_ERR)
-                    && parquet_values(job, src1) >= qpl_fallback::source_values_needed(job, src2)
+                    && stream_holds_needed(job, src1, src2)
                     && !five_byte_header(job, src1, src2));
             if parquet && b == Status::DST_IS_SHORT_ERR && stream_suffices {
                 if a == Status::SRC_IS_SHORT_ERR && final_run_overlong(job, src1) {
@@ -725,11 +730,10 @@ pub fn known_divergence(
     // The same behind a short Parquet stream: QPL's check fails at the start of a step,
     // before it decodes the step the stream runs out in; the fallback (which has written no
     // index past the max) reports the short stream (232).
-    let short_stream = fb == Some(Status::SRC_IS_SHORT_ERR)
-        && parquet
-        && parquet_values(job, src1) < qpl_fallback::source_values_needed(job, src2);
+    let short_stream =
+        || fb == Some(Status::SRC_IS_SHORT_ERR) && parquet && !stream_holds_needed(job, src1, src2);
     if sw == Some(Status::OUTPUT_OVERFLOW_ERR)
-        && (fallback.result.is_ok() || short_stream)
+        && (fallback.result.is_ok() || short_stream())
         && index_range_past_max(job, src1, src2)
     {
         return Some("NEW-Q3 index list range past the width's max");
