@@ -432,7 +432,7 @@ fn expand<T: Lane>(
         unpacked: T::new_unpacked(),
     };
     decode(job, plan, src1, 0, wanted, &mut expand)?;
-    expand.spreader.flush()?;
+    expand.spreader.flush(true)?;
     Ok(expand.spreader.position)
 }
 
@@ -468,17 +468,46 @@ impl Mask<'_> {
                 (u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]), b8)
             }
         };
+        self.join(low, next, (start % 8) as u32)
+    }
+
+    /// The word of mask bits from bit `shift` (0..8) of the first of the 9 bytes `low`
+    /// (the first 8, little-endian) and `next`.
+    #[inline]
+    fn join(&self, low: u64, next: u8, shift: u32) -> u64 {
         // SRC2_BE numbers the bits of each byte from the top.
         let (low, next) = if self.big_endian {
             (low.swap_bytes().reverse_bits(), next.reverse_bits())
         } else {
             (low, next)
         };
-        let shift = (start % 8) as u32;
-        if shift == 0 {
-            low
-        } else {
-            (low >> shift) | (u64::from(next) << (64 - shift))
+        (low >> shift) | (u64::from(next) << (63 - shift) << 1)
+    }
+
+    /// Mask bits `start..start + len` as words in `out[..len.div_ceil(64)]` (bit j of
+    /// `out[j / 64]` = mask bit `start + j`), the bits past `len` cleared: [`Mask::word`]
+    /// with one bounds check for all of them where the mask's bytes reach.
+    fn words(&self, start: u64, len: u64, out: &mut [u64]) {
+        let count = len.div_ceil(64) as usize;
+        let first = (start / 8) as usize;
+        match self.bytes.get(first..first + 8 * count + 1) {
+            Some(bytes) => {
+                let shift = (start % 8) as u32;
+                // Each word's 8 bytes, and the byte after them.
+                let lows = bytes.as_chunks::<8>().0;
+                let nexts = bytes[8..].iter().step_by(8);
+                for ((word, low), &next) in out[..count].iter_mut().zip(lows).zip(nexts) {
+                    *word = self.join(u64::from_le_bytes(*low), next, shift);
+                }
+            }
+            None => {
+                for (i, word) in out[..count].iter_mut().enumerate() {
+                    *word = self.word(start + 64 * i as u64);
+                }
+            }
+        }
+        if let Some(last) = out[..count].last_mut() {
+            *last &= low_bits(len - 64 * (count as u64 - 1));
         }
     }
 
@@ -763,13 +792,14 @@ struct Selector<'m, 'w, 'd, T> {
 impl<T: Lane> Selector<'_, '_, '_, T> {
     /// Writes the values whose mask bit is set, driven by the mask's words, 64 elements each.
     fn take(&mut self, values: &[T]) -> Result<(), Status> {
-        let mut words = [0u64; BLOCK / 64];
-        for (word, chunk) in words.iter_mut().zip(values.chunks(64)) {
-            *word = self.mask.word(self.index) & low_bits(chunk.len() as u64);
-            self.index += chunk.len() as u64;
+        for values in values.chunks(BLOCK) {
+            let mut words = [0u64; BLOCK / 64];
+            self.mask.words(self.index, values.len() as u64, &mut words);
+            self.index += values.len() as u64;
+            let kept = T::compress(values, &words, &mut self.selected);
+            T::write(self.out, &self.selected[..kept])?;
         }
-        let kept = T::compress(values, &words, &mut self.selected);
-        T::write(self.out, &self.selected[..kept])
+        Ok(())
     }
 }
 
@@ -878,9 +908,18 @@ struct Spreader<'m, 'w, 'd, T> {
 }
 
 impl<T: Lane> Spreader<'_, '_, '_, T> {
-    fn flush(&mut self) -> Result<(), Status> {
-        let filled = std::mem::take(&mut self.filled);
-        T::write(self.out, &self.expanded[..filled])
+    /// Writes the expanded values: all of them at the end, else whole groups of 8 (the rest
+    /// move to the front), so nominal output stays on byte boundaries for the packing kernel.
+    fn flush(&mut self, all: bool) -> Result<(), Status> {
+        let flushed = if all {
+            self.filled
+        } else {
+            self.filled / 8 * 8
+        };
+        T::write(self.out, &self.expanded[..flushed])?;
+        self.expanded.copy_within(flushed..self.filled, 0);
+        self.filled -= flushed;
+        Ok(())
     }
 
     /// Places every value of `source` at the next set mask bits, zeros before them, as many
@@ -889,7 +928,7 @@ impl<T: Lane> Spreader<'_, '_, '_, T> {
     fn place(&mut self, mut source: Source<T>) -> Result<(), Status> {
         while source.len() > 0 {
             if self.filled + 64 > BLOCK {
-                self.flush()?;
+                self.flush(false)?;
             }
             let left = self.end - self.position;
             if left == 0 {
@@ -898,10 +937,8 @@ impl<T: Lane> Spreader<'_, '_, '_, T> {
             }
             let count = ((BLOCK - self.filled) / 64).min(left.div_ceil(64) as usize);
             let mut words = [0u64; BLOCK / 64];
-            for (i, word) in words[..count].iter_mut().enumerate() {
-                let at = 64 * i as u64;
-                *word = self.mask.word(self.position + at) & low_bits((left - at).min(64));
-            }
+            self.mask
+                .words(self.position, left.min(64 * count as u64), &mut words);
             let out = &mut self.expanded[self.filled..self.filled + 64 * count];
             // Positions past n (or past the last value) were written as scratch; the next
             // words overwrite them.
