@@ -425,7 +425,7 @@ fn expand<T: Lane>(
             position: 0,
             end: plan.n,
             mask,
-            expanded: [T::default(); BLOCK],
+            expanded: LineAligned([T::default(); BLOCK]),
             filled: 0,
             out: writer,
         },
@@ -895,6 +895,11 @@ impl<T: Lane> Source<'_, T> {
     }
 }
 
+/// A block of lanes from a cache-line boundary: fewer of the vector stores into it and loads
+/// from it straddle two lines.
+#[repr(align(64))]
+struct LineAligned<T>([T; BLOCK]);
+
 /// Expand's state apart from its unpacking buffer, so the two can be borrowed apart.
 struct Spreader<'m, 'w, 'd, T> {
     /// Next output position (mask bit).
@@ -902,7 +907,7 @@ struct Spreader<'m, 'w, 'd, T> {
     /// n: the mask bits from here on are not used.
     end: u64,
     mask: Mask<'m>,
-    expanded: [T; BLOCK],
+    expanded: LineAligned<T>,
     filled: usize,
     out: &'w mut Writer<'d>,
 }
@@ -916,8 +921,8 @@ impl<T: Lane> Spreader<'_, '_, '_, T> {
         } else {
             self.filled / 8 * 8
         };
-        T::write(self.out, &self.expanded[..flushed])?;
-        self.expanded.copy_within(flushed..self.filled, 0);
+        T::write(self.out, &self.expanded.0[..flushed])?;
+        self.expanded.0.copy_within(flushed..self.filled, 0);
         self.filled -= flushed;
         Ok(())
     }
@@ -939,7 +944,7 @@ impl<T: Lane> Spreader<'_, '_, '_, T> {
             let mut words = [0u64; BLOCK / 64];
             self.mask
                 .words(self.position, left.min(64 * count as u64), &mut words);
-            let out = &mut self.expanded[self.filled..self.filled + 64 * count];
+            let out = &mut self.expanded.0[self.filled..self.filled + 64 * count];
             // Positions past n (or past the last value) were written as scratch; the next
             // words overwrite them.
             let emitted = source.expand_into(&words[..count], out).min(left);
