@@ -495,7 +495,7 @@ impl Mask<'_> {
                 let shift = (start % 8) as u32;
                 // Each word's 8 bytes, and the byte after them.
                 let lows = bytes.as_chunks::<8>().0;
-                let nexts = bytes[8..].iter().step_by(8);
+                let nexts = bytes.iter().skip(8).step_by(8);
                 for ((word, low), &next) in out[..count].iter_mut().zip(lows).zip(nexts) {
                     *word = self.join(u64::from_le_bytes(*low), next, shift);
                 }
