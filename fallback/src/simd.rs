@@ -1566,7 +1566,8 @@ mod avx512 {
     /// their bit offset within their first byte:
     /// output byte j takes its low contributor (the lane holding bit 8j) and its high one
     /// (the lane holding bit 8j + 7, if another); with width ≥ 4 a byte spans at most two.
-    /// Bytes past the lanes' `lane_bits` are left undefined: [`store_packed`] never keeps them.
+    /// Output bytes from `lane_bits` on (8 lanes of `lane_bits` bits fill `lane_bits` bytes)
+    /// are left undefined: [`store_packed`] never keeps them.
     struct PackPlan {
         first: [u8; 64],
         second: [u8; 64],
