@@ -6,7 +6,7 @@ use crate::output::{MinMaxSum, Writer};
 use crate::simd;
 use crate::source::BLOCK;
 use crate::status::Status;
-use crate::unpack::{unpack, BitWidth};
+use crate::unpack::{pack, unpack, BitWidth};
 
 /// A lane type; [`lane_bits`] says which one a job uses.
 pub(crate) trait Lane: Copy + Default + PartialEq + Into<u32> {
@@ -42,10 +42,10 @@ pub(crate) trait Lane: Copy + Default + PartialEq + Into<u32> {
     /// Appends `values` to the output.
     fn write(out: &mut Writer, values: &[Self]) -> Result<(), Status>;
 
-    /// Packs `values` (a multiple of 8 of them), each masked by `mask`, at `width` bits LSB
-    /// first into `out` (`values.len() / 8 · width` bytes) with a SIMD kernel; `false` when
-    /// there is none for this width (or no SIMD), and the caller must do it.
-    fn pack_le(width: u32, mask: u32, values: &[Self], out: &mut [u8]) -> bool;
+    /// Packs `values` (a multiple of 8 of them), each masked by `mask`, at `width` bits into
+    /// `out` (`values.len() / 8 · width` bytes), MSB first when `big_endian`: the nominal
+    /// output of select and expand.
+    fn pack(width: BitWidth, big_endian: bool, mask: u32, values: &[Self], out: &mut [u8]);
 
     /// The value aggregates of `values`.
     fn min_max_sum(values: &[Self]) -> MinMaxSum;
@@ -140,13 +140,31 @@ impl Lane for u32 {
         out.values(values)
     }
 
-    fn pack_le(width: u32, mask: u32, values: &[u32], out: &mut [u8]) -> bool {
-        simd::pack_le(simd::kernels(), width, mask, values, out)
+    fn pack(width: BitWidth, big_endian: bool, mask: u32, values: &[u32], out: &mut [u8]) {
+        pack(width, big_endian, mask, values, out);
     }
 
     fn min_max_sum(values: &[u32]) -> MinMaxSum {
         simd::min_max_sum(simd::kernels(), values)
             .unwrap_or_else(|| MinMaxSum::of(values.iter().copied()))
+    }
+}
+
+/// [`Lane::pack`] of narrow lanes through the `u32` packer, 64 values at a time.
+fn pack_widened<T: Lane>(
+    width: BitWidth,
+    big_endian: bool,
+    mask: u32,
+    values: &[T],
+    out: &mut [u8],
+) {
+    let group_bytes = 8 * width.get() as usize;
+    for (chunk, out) in values.chunks(64).zip(out.chunks_mut(group_bytes)) {
+        let mut wide = [0u32; 64];
+        for (w, &v) in wide.iter_mut().zip(chunk) {
+            *w = v.into();
+        }
+        pack(width, big_endian, mask, &wide[..chunk.len()], out);
     }
 }
 
@@ -212,8 +230,11 @@ macro_rules! narrow_lane {
                 out.narrow(values)
             }
 
-            fn pack_le(width: u32, mask: u32, values: &[$t], out: &mut [u8]) -> bool {
-                $pack(simd::kernels(), width, mask as $t, values, out)
+            fn pack(width: BitWidth, big_endian: bool, mask: u32, values: &[$t], out: &mut [u8]) {
+                let (kernels, w) = (simd::kernels(), width.get());
+                if big_endian || !$pack(kernels, w, mask as $t, values, out) {
+                    pack_widened(width, big_endian, mask, values, out);
+                }
             }
 
             fn min_max_sum(values: &[$t]) -> MinMaxSum {

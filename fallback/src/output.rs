@@ -6,7 +6,7 @@
 use crate::lane::Lane;
 use crate::simd;
 use crate::status::Status;
-use crate::unpack::{pack, unpack, BitWidth};
+use crate::unpack::{unpack, BitWidth};
 
 /// How output elements are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -345,33 +345,7 @@ impl<'d> Writer<'d> {
                 if self.bytes_after(values.len() as u64) > self.dst.len() as u64 {
                     return Err(Status::DST_IS_SHORT_ERR);
                 }
-                // Single values up to a group boundary (8 elements end on a byte boundary),
-                // then whole groups of 8 with the packing kernel.
-                let lead = ((8 - self.position % 8) % 8).min(values.len() as u64) as usize;
-                for &v in &values[..lead] {
-                    self.put_packed(v, width);
-                }
-                let mut rest = &values[lead..];
-                if self.pending_bits == 0 {
-                    let values = rest;
-                    let groups = values.len() / 8;
-                    let bytes = groups * width as usize;
-                    if let Some(w) = BitWidth::new(width) {
-                        let out = &mut self.dst[self.written..self.written + bytes];
-                        pack(
-                            w,
-                            self.big_endian,
-                            self.value_mask,
-                            &values[..groups * 8],
-                            out,
-                        );
-                        self.written += bytes;
-                        rest = &values[groups * 8..];
-                    }
-                }
-                for &v in rest {
-                    self.put_packed(v, width);
-                }
+                self.put_packed_values(values, width);
             }
         }
         self.aggregate_values(values);
@@ -379,14 +353,43 @@ impl<'d> Writer<'d> {
         Ok(())
     }
 
+    /// Writes `values` as nominal output of `width` bits (the caller has checked the room):
+    /// single values up to a group boundary (8 elements end on a byte boundary), then whole
+    /// groups of 8 with [`Lane::pack`], then the rest singly.
+    fn put_packed_values<T: Lane>(&mut self, values: &[T], width: u32) {
+        let lead = ((8 - self.position % 8) % 8).min(values.len() as u64) as usize;
+        for &v in &values[..lead] {
+            self.put_packed(v.into(), width);
+        }
+        let mut rest = &values[lead..];
+        if let (0, Some(w)) = (self.pending_bits, BitWidth::new(width)) {
+            let groups = rest.len() / 8;
+            let bytes = groups * width as usize;
+            let out = &mut self.dst[self.written..self.written + bytes];
+            T::pack(
+                w,
+                self.big_endian,
+                self.value_mask,
+                &rest[..groups * 8],
+                out,
+            );
+            self.written += bytes;
+            rest = &rest[groups * 8..];
+        }
+        for &v in rest {
+            self.put_packed(v.into(), width);
+        }
+    }
+
     /// Appends `values` given in narrow lanes (select and expand of sources of up to 16
-    /// bits): packed straight from the lanes for little-endian nominal output, copied for
-    /// arrays of the lane's size, through [`Writer::values`] otherwise.
+    /// bits): packed straight from the lanes for nominal output, copied for arrays of the
+    /// lane's size, through [`Writer::values`] otherwise.
     pub(crate) fn narrow<T: Lane>(&mut self, values: &[T]) -> Result<(), Status> {
         let lane_bytes = std::mem::size_of::<T>();
-        let width = match self.format {
-            Format::Packed { width } if !self.big_endian => width,
-            Format::Array { bytes } if bytes == lane_bytes && bytes <= 2 => 8 * bytes as u32,
+        let copy = match self.format {
+            // Nominal little-endian elements of the lane's size are its bytes.
+            Format::Packed { width } => width == 8 * lane_bytes as u32 && !self.big_endian,
+            Format::Array { bytes } if bytes == lane_bytes && bytes <= 2 => true,
             _ => {
                 for chunk in values.chunks(64) {
                     let mut wide = [0u32; 64];
@@ -402,7 +405,7 @@ impl<'d> Writer<'d> {
             return Err(Status::DST_IS_SHORT_ERR);
         }
         let mask = self.value_mask;
-        if width == 8 * lane_bytes as u32 {
+        if copy {
             let out = &mut self.dst[self.written..self.written + std::mem::size_of_val(values)];
             if lane_bytes == 1 {
                 for (o, &v) in out.iter_mut().zip(values) {
@@ -420,29 +423,8 @@ impl<'d> Writer<'d> {
                 }
             }
             self.written += out.len();
-        } else {
-            // As in `values`: single values up to a group boundary, whole groups, the rest.
-            let lead = ((8 - self.position % 8) % 8).min(values.len() as u64) as usize;
-            for &v in &values[..lead] {
-                self.put_packed(v.into(), width);
-            }
-            let groups = (values.len() - lead) / 8;
-            let body = &values[lead..lead + 8 * groups];
-            let out = &mut self.dst[self.written..self.written + groups * width as usize];
-            if !T::pack_le(width, mask, body, out) {
-                let bit_width = BitWidth::new(width).ok_or(Status::LIBRARY_INTERNAL_ERR)?;
-                for (chunk, out) in body.chunks(64).zip(out.chunks_mut(8 * width as usize)) {
-                    let mut wide = [0u32; 64];
-                    for (w, &v) in wide.iter_mut().zip(chunk) {
-                        *w = v.into();
-                    }
-                    pack(bit_width, false, mask, &wide[..chunk.len()], out);
-                }
-            }
-            self.written += groups * width as usize;
-            for &v in &values[lead + 8 * groups..] {
-                self.put_packed(v.into(), width);
-            }
+        } else if let Format::Packed { width } = self.format {
+            self.put_packed_values(values, width);
         }
         self.aggregate_values(values);
         self.position += values.len() as u64;
