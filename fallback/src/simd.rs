@@ -1102,13 +1102,7 @@ mod avx512 {
         let mut aggregator = Aggregator::new();
         let mut aggregates = MinMaxSum::NONE;
         let mut runs = HybridRuns::new(data, width, out.len() / 4);
-        #[expect(
-            clippy::while_let_on_iterator,
-            reason = "a `for` over `&mut runs` (or `runs.by_ref()`) goes through \
-                      `<&mut I as Iterator>::next`, which LLVM left a call per run (38 % of an \
-                      RLE-runs profile); `while let` inlines `HybridRuns::next`"
-        )]
-        while let Some((done, piece)) = runs.next() {
+        while let Some((done, piece)) = runs.next_run() {
             match piece {
                 Piece::Fill { value, count } => {
                     let to = &mut out[done * 4..(done + count) * 4];

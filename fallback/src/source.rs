@@ -225,8 +225,10 @@ pub(crate) enum Piece<'a> {
 /// as [`decode_hybrid`] reads them; ends after `count` values, or before the first run that
 /// is not whole (a truncated header, value or group) or has a header over 4 bytes.
 /// [`HybridRuns::walked`] then says how far it got: `decode_hybrid` goes on from there and
-/// reports the error. An iterator (not a callback) so that the SIMD kernel's loop holds
-/// the parsing and the writing with no call between. (Only the AVX-512 kernel walks runs so.)
+/// reports the error. A cursor (not a callback) so that the SIMD kernel's loop holds the
+/// parsing and the writing with no call between; not an `Iterator`, whose `for` loops over
+/// `&mut runs` went through `<&mut I as Iterator>::next`, which LLVM left a call per run.
+/// (Only the AVX-512 kernel walks runs so.)
 #[cfg(target_arch = "x86_64")]
 pub(crate) struct HybridRuns<'a> {
     data: &'a [u8],
@@ -252,14 +254,10 @@ impl<'a> HybridRuns<'a> {
     pub(crate) fn walked(&self) -> (usize, usize) {
         (self.done, self.pos)
     }
-}
 
-#[cfg(target_arch = "x86_64")]
-impl<'a> Iterator for HybridRuns<'a> {
-    type Item = (usize, Piece<'a>);
-
+    /// The next run with wanted values: the number of values before it, and the run.
     #[inline(always)]
-    fn next(&mut self) -> Option<(usize, Piece<'a>)> {
+    pub(crate) fn next_run(&mut self) -> Option<(usize, Piece<'a>)> {
         while self.done < self.count {
             let before = self.done;
             let mut pos = self.pos;
