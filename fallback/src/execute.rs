@@ -507,7 +507,7 @@ impl Mask<'_> {
             }
         }
         if let Some(last) = out[..count].last_mut() {
-            *last &= low_bits(len - 64 * (count as u64 - 1));
+            *last &= simd::low_bits((len - 64 * (count as u64 - 1)) as usize);
         }
     }
 
@@ -774,11 +774,6 @@ impl Consumer for Scan<'_, '_> {
     fn run(&mut self, value: u32, count: u64) -> Result<(), Status> {
         self.out.run(u32::from(self.predicate.test(value)), count)
     }
-}
-
-/// The low `count` bits set (`count` ≤ 64).
-fn low_bits(count: u64) -> u64 {
-    u64::MAX.checked_shr(64 - count as u32).unwrap_or(0)
 }
 
 /// Select's state apart from its unpacking buffer, so the two can be borrowed apart.

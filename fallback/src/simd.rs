@@ -5,6 +5,13 @@
 use crate::output::MinMaxSum;
 use std::sync::OnceLock;
 
+/// The low `count` (≤ 64) bits set: a mask word's first `count` bits, or the mask of a
+/// vector's first `count` bytes.
+#[inline]
+pub(crate) fn low_bits(count: usize) -> u64 {
+    u64::MAX.checked_shr(64 - count as u32).unwrap_or(0)
+}
+
 /// The kernel family chosen for this process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kernels {
@@ -516,7 +523,7 @@ pub(crate) fn pack_halves_le(
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use super::{Compare, MinMaxSum};
+    use super::{low_bits, Compare, MinMaxSum};
     use crate::source::{HybridRuns, Piece};
 
     /// Byte-permutation and shift vectors for one width, bit order and first bit. A 64-byte
@@ -1764,7 +1771,7 @@ mod avx512 {
             // The bytes of `out`'s first line.
             let first = head.min(len);
             if into_line <= before {
-                let lanes = low_bytes(into_line + first) & !low_bytes(into_line);
+                let lanes = low_bits(into_line + first) & !low_bits(into_line);
                 // SAFETY: the line starts `into_line` ≤ `before` bytes before `out`, inside
                 // the buffer; only its bytes into_line..into_line+first (the first `first`
                 // of `out`) are written.
@@ -1772,7 +1779,7 @@ mod avx512 {
             } else {
                 let v = _mm512_set1_epi32(pattern as i32);
                 // SAFETY: the first `first` (≤ len) bytes from `out`.
-                unsafe { _mm512_mask_storeu_epi8(out.cast(), low_bytes(first), v) };
+                unsafe { _mm512_mask_storeu_epi8(out.cast(), low_bits(first), v) };
             }
             at = first;
         }
@@ -1795,14 +1802,8 @@ mod avx512 {
         }
         if at < len {
             // SAFETY: the last len - at (< 64) bytes.
-            unsafe { _mm512_mask_storeu_epi8(out.add(at).cast(), low_bytes(len - at), aligned) };
+            unsafe { _mm512_mask_storeu_epi8(out.add(at).cast(), low_bits(len - at), aligned) };
         }
-    }
-
-    /// The mask of the first `count` (≤ 64) bytes of a vector.
-    #[inline]
-    fn low_bytes(count: usize) -> u64 {
-        u64::MAX.checked_shr(64 - count as u32).unwrap_or(0)
     }
 
     /// Stores the first `len` bytes of `bytes` at `out + at`, where a packer's chunks write
@@ -1822,7 +1823,7 @@ mod avx512 {
             if at + 64 <= end {
                 _mm512_storeu_si512(out.add(at).cast(), bytes);
             } else {
-                _mm512_mask_storeu_epi8(out.add(at).cast(), low_bytes(len), bytes);
+                _mm512_mask_storeu_epi8(out.add(at).cast(), low_bits(len), bytes);
             }
         }
     }
@@ -1919,7 +1920,7 @@ mod avx512 {
             let left = (values.len() - done).min(64);
             // SAFETY: reads `left` bytes from `done`, inside `values`.
             let x = unsafe {
-                _mm512_maskz_loadu_epi8(low_bytes(left), values.as_ptr().add(done).cast())
+                _mm512_maskz_loadu_epi8(low_bits(left), values.as_ptr().add(done).cast())
             };
             let x = _mm512_and_si512(x, value_mask);
             let len = left / 8 * w;
