@@ -743,7 +743,7 @@ mod avx512 {
     /// The mask of the first `count` (≤ 16) lanes of a vector of 32-bit lanes.
     #[inline]
     fn low_lanes(count: usize) -> u16 {
-        ((1u32 << count) - 1) as u16
+        low_bits(count) as u16
     }
 
     /// Loads the 64-byte window at `at`, zero past the end of `src`.
@@ -1960,12 +1960,6 @@ mod avx512 {
         }
     }
 
-    /// The mask of the first `count` (≤ 32) lanes of a vector of 16-bit lanes.
-    #[inline]
-    fn low_lanes32(count: usize) -> u32 {
-        u32::MAX.checked_shr(32 - count as u32).unwrap_or(0)
-    }
-
     /// # Safety
     /// The CPU supports AVX-512 F, BW and VBMI; `width` is 9..=15.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
@@ -1998,7 +1992,7 @@ mod avx512 {
             let left = (values.len() - done).min(32);
             // SAFETY: reads `left` u16s from `done`, inside `values`.
             let x = unsafe {
-                _mm512_maskz_loadu_epi16(low_lanes32(left), values.as_ptr().add(done).cast())
+                _mm512_maskz_loadu_epi16(low_bits(left) as u32, values.as_ptr().add(done).cast())
             };
             let x = _mm512_and_si512(x, value_mask);
             // Pairs in 32-bit lanes, fours in 64-bit lanes (`(low & keep) | high << shift`
