@@ -451,24 +451,16 @@ impl Mask<'_> {
         (byte >> shift) & 1 == 1
     }
 
-    /// Mask bits `start..start + 64` as a word, bit j = mask bit `start + j` (0 past the end).
-    #[inline]
+    /// Mask bits `start..start + 64` as a word, bit j = mask bit `start + j` (0 past the end),
+    /// from a zero-padded copy of its bytes: [`Mask::words`] near the mask's end.
     fn word(&self, start: u64) -> u64 {
         let first = (start / 8) as usize;
-        let (low, next) = match self.bytes.get(first..first + 9) {
-            // Fixed-size reads: a runtime-length copy here would be a memcpy call per word.
-            Some(&[b0, b1, b2, b3, b4, b5, b6, b7, b8]) => {
-                (u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]), b8)
-            }
-            _ => {
-                let mut raw = [0u8; 9];
-                let available = self.bytes.len().saturating_sub(first).min(9);
-                raw[..available].copy_from_slice(&self.bytes[first..first + available]);
-                let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = raw;
-                (u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]), b8)
-            }
-        };
-        self.join(low, next, (start % 8) as u32)
+        let mut raw = [0u8; 9];
+        let available = self.bytes.len().saturating_sub(first).min(9);
+        raw[..available].copy_from_slice(&self.bytes[first..first + available]);
+        let [b0, b1, b2, b3, b4, b5, b6, b7, b8] = raw;
+        let low = u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]);
+        self.join(low, b8, (start % 8) as u32)
     }
 
     /// The word of mask bits from bit `shift` (0..8) of the first of the 9 bytes `low`
@@ -485,8 +477,8 @@ impl Mask<'_> {
     }
 
     /// Mask bits `start..start + len` as words in `out[..len.div_ceil(64)]` (bit j of
-    /// `out[j / 64]` = mask bit `start + j`), the bits past `len` cleared: [`Mask::word`]
-    /// with one bounds check for all of them where the mask's bytes reach.
+    /// `out[j / 64]` = mask bit `start + j`), the bits past `len` cleared: straight from the
+    /// mask's bytes with one bounds check where they reach, else word by word.
     fn words(&self, start: u64, len: u64, out: &mut [u64]) {
         let count = len.div_ceil(64) as usize;
         let first = (start / 8) as usize;
