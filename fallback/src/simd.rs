@@ -1273,7 +1273,7 @@ mod avx512 {
                     }
                     _ => {
                         let d = Decoder16::new(width, big_endian);
-                        scan_words::<$op>(|x| d.decode(x), d.step, src, count, low, span, bits)
+                        scan_decoded::<$op>(&d, src, count, low, span, bits)
                     }
                 }
             };
@@ -1287,6 +1287,38 @@ mod avx512 {
             GE => scan_with!(GE),
             RANGE => scan_with!(RANGE),
             _ => scan_with!(NOT_RANGE),
+        }
+    }
+
+    /// `scan_words` decoding with `d`, one loop per decoder kind (not a branch on the kind
+    /// per window).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    fn scan_decoded<const OP: u8>(
+        d: &Decoder16,
+        src: &[u8],
+        count: usize,
+        low: u32,
+        span: u32,
+        bits: &mut [u8],
+    ) {
+        macro_rules! scan_as {
+            ($kind:ident) => {
+                scan_words::<OP>(
+                    |x| d.decode_as::<$kind>(x),
+                    d.step,
+                    src,
+                    count,
+                    low,
+                    span,
+                    bits,
+                )
+            };
+        }
+        match d.kind {
+            NARROW => scan_as!(NARROW),
+            WIDE => scan_as!(WIDE),
+            _ => scan_as!(WHOLE),
         }
     }
 
@@ -1308,19 +1340,27 @@ mod avx512 {
                 span: u32,
                 bits: &mut [u8],
             ) {
+                const WINDOWS: usize = 64 / $lanes;
                 let (l, s) = ($set1(low as _), $set1(span as _));
                 let mut done = 0usize;
                 let mut at = 0usize;
-                while done + $lanes <= count && at + 64 <= src.len() {
-                    // SAFETY: bytes at..at+64 are inside `src`.
-                    let x = decode(unsafe { _mm512_loadu_si512(src.as_ptr().add(at).cast()) });
-                    let hits: $hits = compare_lanes!(OP, x, l, s, $cmp, $sub);
+                // 64 elements an iteration: their windows' hits joined into one word, so one
+                // 8-byte store (a store per window was the narrow lanes' bottleneck).
+                while done + 64 <= count && at + (WINDOWS - 1) * step + 64 <= src.len() {
+                    let mut hits = 0u64;
+                    for k in 0..WINDOWS {
+                        let from = src.as_ptr().wrapping_add(at + k * step);
+                        // SAFETY: the 64 bytes from `from` are inside `src`.
+                        let x = decode(unsafe { _mm512_loadu_si512(from.cast()) });
+                        let window_hits: $hits = compare_lanes!(OP, x, l, s, $cmp, $sub);
+                        hits |= u64::from(window_hits) << (k * $lanes);
+                    }
                     let byte = done / 8;
-                    // `bits` holds ⌈count/8⌉ ≥ byte + $lanes/8 bytes here; a fixed-size store
-                    // (a runtime-length copy would be a memcpy call).
-                    bits[byte..byte + $lanes / 8].copy_from_slice(&hits.to_le_bytes());
-                    done += $lanes;
-                    at += step;
+                    // `bits` holds ⌈count/8⌉ ≥ byte + 8 bytes here; a fixed-size store (a
+                    // runtime-length copy would be a memcpy call).
+                    bits[byte..byte + 8].copy_from_slice(&hits.to_le_bytes());
+                    done += 64;
+                    at += WINDOWS * step;
                 }
                 while done < count {
                     let x = decode(window(src, at));
@@ -2067,8 +2107,8 @@ mod tests {
                 ];
                 for (compare, plain) in cases {
                     for (l, h) in params {
-                        // Tails of every lane size, and (from 64 elements of up to 7 bits,
-                        // from 128 of any width) whole windows before them.
+                        // Tails of every lane size, and (from 64 elements of up to 8 bits,
+                        // from 128 of any width) whole 64-element iterations before them.
                         for n in [0usize, 1, 8, 15, 16, 17, 31, 32, 33, 64, 97, 128, 200, 1000] {
                             let bytes = (n * width as usize).div_ceil(8);
                             let mut bits = vec![0x5Au8; n.div_ceil(8) + 1];
