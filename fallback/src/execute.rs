@@ -833,6 +833,18 @@ impl<T: Lane> Consumer for Select<'_, '_, '_, T> {
         big_endian: bool,
         scratch: &mut [u32],
     ) -> Result<(), Status> {
+        let count = scratch.len();
+        let s = &mut self.selector;
+        if count <= BLOCK {
+            let mut words = [0u64; BLOCK / 64];
+            s.mask.words(s.index, count as u64, &mut words);
+            if let Some(kept) =
+                T::unpack_compress(width, big_endian, src, count, &words, &mut s.selected)
+            {
+                s.index += count as u64;
+                return T::write(s.out, &s.selected[..kept]);
+            }
+        }
         let lanes = T::unpack(width, big_endian, src, scratch, &mut self.unpacked);
         self.selector.take(lanes)
     }

@@ -35,6 +35,21 @@ pub(crate) trait Lane: Copy + Default + PartialEq + Into<u32> {
     /// none at or above `values.len()` ≤ [`BLOCK`]) to `out`; returns how many.
     fn compress(values: &[Self], words: &[u64], out: &mut [Self; BLOCK]) -> usize;
 
+    /// [`Lane::unpack`] and [`Lane::compress`] in one pass, without storing the elements
+    /// that are not selected: appends element j of the `count` (≤ [`BLOCK`]) packed at
+    /// `width` bits from the start of `src` to `out` for every set bit j of the mask words;
+    /// returns how many. `None` when the lane type has no such kernel on this CPU.
+    fn unpack_compress(
+        _width: BitWidth,
+        _big_endian: bool,
+        _src: &[u8],
+        _count: usize,
+        _words: &[u64],
+        _out: &mut [Self; BLOCK],
+    ) -> Option<usize> {
+        None
+    }
+
     /// [`simd::expand_words`] from `values` into `out` (64 positions per word, 0 at clear
     /// bits): returns (values used, positions passed).
     fn expand(values: &[Self], words: &[u64], out: &mut [Self]) -> (usize, usize);
@@ -128,6 +143,19 @@ impl Lane for u32 {
     fn compress(values: &[u32], words: &[u64], out: &mut [u32; BLOCK]) -> usize {
         simd::compress(simd::kernels(), values, words, out)
             .unwrap_or_else(|| compress_portable(values, words, out))
+    }
+
+    #[inline]
+    fn unpack_compress(
+        width: BitWidth,
+        big_endian: bool,
+        src: &[u8],
+        count: usize,
+        words: &[u64],
+        out: &mut [u32; BLOCK],
+    ) -> Option<usize> {
+        let w = width.get();
+        simd::unpack_compress(simd::kernels(), w, big_endian, src, count, words, out)
     }
 
     #[inline]

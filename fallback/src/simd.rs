@@ -295,6 +295,35 @@ pub(crate) fn compress(
     }
 }
 
+/// Select's unpacking and compression in one pass for `u32` lanes: appends element j of the
+/// `count` packed at `width` bits from the start of `src` (MSB first when `big_endian`) to
+/// `out` for every set bit j of the mask words (bit j of `words[j / 64]`), and returns how
+/// many; the elements are never stored unselected. `out` has room for `count` rounded up to
+/// 16. `None` when the caller must do it.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn unpack_compress(
+    kernels: Kernels,
+    width: u32,
+    big_endian: bool,
+    src: &[u8],
+    count: usize,
+    words: &[u64],
+    out: &mut [u32],
+) -> Option<usize> {
+    match kernels {
+        Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi if width > 1 => {
+            // SAFETY: AVX-512 F, BW, VBMI and POPCNT were detected and `width` is 2..=32;
+            // the function checks the lengths it relies on.
+            Some(unsafe { avx512::unpack_compress(width, big_endian, src, count, words, out) })
+        }
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx512Vbmi => None,
+    }
+}
+
 /// Expand's inner loop over mask words: for word i, calls `spread(i, word, used)` to place the
 /// next `word.count_ones()` values (from index `used` of the `available` ones) at the
 /// positions 64·i + j of its set bits j. Stops when the values run out: after the last word
@@ -1401,6 +1430,74 @@ mod avx512 {
         _mm512_sub_epi32
     );
 
+    /// # Safety
+    /// The CPU supports AVX-512 F, BW and VBMI and POPCNT, and `width` is 2..=32.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    pub(super) unsafe fn unpack_compress(
+        width: u32,
+        big_endian: bool,
+        src: &[u8],
+        count: usize,
+        words: &[u64],
+        out: &mut [u32],
+    ) -> usize {
+        assert!(out.len() >= count.next_multiple_of(16) && words.len() >= count.div_ceil(64));
+        let d = Decoder16::new(width, big_endian);
+        match d.kind {
+            NARROW => unpack_compress_as::<NARROW>(&d, src, count, words, out),
+            WIDE => unpack_compress_as::<WIDE>(&d, src, count, words, out),
+            _ => unpack_compress_as::<WHOLE>(&d, src, count, words, out),
+        }
+    }
+
+    /// [`unpack_compress`] with a decoder of kind `KIND`; `out` and `words` checked by it.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+    fn unpack_compress_as<const KIND: u8>(
+        d: &Decoder16,
+        src: &[u8],
+        count: usize,
+        words: &[u64],
+        out: &mut [u32],
+    ) -> usize {
+        let mut kept = 0usize;
+        // Appends the lanes of `values` set in `lanes`; whole-vector stores, so `kept` must
+        // be below the element count the lanes start at.
+        let mut put = |lanes: u16, values: __m512i| {
+            // SAFETY: 16 u32s from `kept`, which is at most the index of the first of these
+            // `count` elements: inside `out`'s room for `count` rounded up to 16.
+            unsafe {
+                let packed = _mm512_maskz_compress_epi32(lanes, values);
+                _mm512_storeu_si512(out.as_mut_ptr().add(kept).cast(), packed);
+            }
+            kept += lanes.count_ones() as usize;
+        };
+        let step = d.step;
+        let (mut done, mut at) = (0usize, 0usize);
+        // A mask word (64 elements, four windows) an iteration.
+        while done + 64 <= count && at + 3 * step + 64 <= src.len() {
+            let word = words[done / 64];
+            for k in 0..4 {
+                let from = src.as_ptr().wrapping_add(at + k * step);
+                // SAFETY: the 64 bytes from `from` are inside `src`.
+                let values = d.decode_as::<KIND>(unsafe { _mm512_loadu_si512(from.cast()) });
+                put((word >> (16 * k)) as u16, values);
+            }
+            done += 64;
+            at += 4 * step;
+        }
+        while done < count {
+            let lanes = low_lanes((count - done).min(16));
+            put(
+                (words[done / 64] >> (done % 64)) as u16 & lanes,
+                d.decode_as::<KIND>(window(src, at)),
+            );
+            done += 16;
+            at += step;
+        }
+        kept
+    }
+
     /// Select's kernel for one lane type: per vector of `$lanes` values, their bits of the
     /// mask words, `vpcompress`, and a whole-vector store at `kept` (so `out` has room for
     /// `values.len()` rounded up to `$lanes`).
@@ -2196,6 +2293,54 @@ mod tests {
 
     /// What `expand_words` promises, one position at a time: (output, values used, positions
     /// passed).
+    #[test]
+    fn simd_unpack_compress_keeps_the_selected_elements_and_writes_nothing_past_its_room() {
+        if kernels() == Kernels::Portable {
+            return;
+        }
+        let src = noise(4 * 1024, 3);
+        for width in 2..=32u32 {
+            for be in [false, true] {
+                let mut values = vec![0u32; 1024];
+                unpack_portable(BitWidth::new(width).unwrap(), be, &src, &mut values);
+                // Tails of every length past whole mask words, each mask pattern in turn.
+                for count in [0usize, 1, 15, 16, 17, 63, 64, 65, 100, 191, 1000, 1024] {
+                    let words: Vec<u64> = (0..count.div_ceil(64))
+                        .map(|i| WORDS[(i + width as usize) % WORDS.len()])
+                        .collect();
+                    let selected: Vec<u32> = (0..count)
+                        .filter(|&j| (words[j / 64] >> (j % 64)) & 1 == 1)
+                        .map(|j| values[j])
+                        .collect();
+                    // Exactly the bytes that hold `count` elements: the last windows are
+                    // read short.
+                    let bytes = (count * width as usize).div_ceil(8);
+                    let room = count.next_multiple_of(16);
+                    let mut out = vec![0xDEAD_BEEFu32; room + 16];
+                    let kept = unpack_compress(
+                        kernels(),
+                        width,
+                        be,
+                        &src[..bytes],
+                        count,
+                        &words,
+                        &mut out[..room],
+                    );
+                    assert_eq!(kept, Some(selected.len()), "w{width} be{be} n{count}");
+                    assert_eq!(
+                        out[..selected.len()],
+                        selected[..],
+                        "w{width} be{be} n{count}"
+                    );
+                    assert!(
+                        out[room..].iter().all(|&o| o == 0xDEAD_BEEF),
+                        "wrote past the room"
+                    );
+                }
+            }
+        }
+    }
+
     fn plain_expand(values: &[u32], words: &[u64]) -> (Vec<u32>, usize, usize) {
         let mut out = vec![0u32; 64 * words.len()];
         let mut used = 0;
