@@ -834,19 +834,24 @@ impl<T: Lane> Consumer for Select<'_, '_, '_, T> {
         scratch: &mut [u32],
     ) -> Result<(), Status> {
         let count = scratch.len();
-        let s = &mut self.selector;
-        if count <= BLOCK {
-            let mut words = [0u64; BLOCK / 64];
-            s.mask.words(s.index, count as u64, &mut words);
-            if let Some(kept) =
-                T::unpack_compress(width, big_endian, src, count, &words, &mut s.selected)
-            {
-                s.index += count as u64;
-                return T::write(s.out, &s.selected[..kept]);
-            }
+        if count > BLOCK {
+            // Not from today's decoders, whose blocks are at most BLOCK.
+            let lanes = T::unpack(width, big_endian, src, scratch, &mut self.unpacked);
+            return self.selector.take(lanes);
         }
-        let lanes = T::unpack(width, big_endian, src, scratch, &mut self.unpacked);
-        self.selector.take(lanes)
+        let s = &mut self.selector;
+        let mut words = [0u64; BLOCK / 64];
+        s.mask.words(s.index, count as u64, &mut words);
+        s.index += count as u64;
+        let kept = match T::unpack_compress(width, big_endian, src, count, &words, &mut s.selected)
+        {
+            Some(kept) => kept,
+            None => {
+                let lanes = T::unpack(width, big_endian, src, scratch, &mut self.unpacked);
+                T::compress(lanes, &words, &mut s.selected)
+            }
+        };
+        T::write(s.out, &s.selected[..kept])
     }
 }
 
