@@ -2291,8 +2291,6 @@ mod tests {
         }
     }
 
-    /// What `expand_words` promises, one position at a time: (output, values used, positions
-    /// passed).
     #[test]
     fn simd_unpack_compress_keeps_the_selected_elements_and_writes_nothing_past_its_room() {
         if kernels() == Kernels::Portable {
@@ -2341,6 +2339,8 @@ mod tests {
         }
     }
 
+    /// What `expand_words` promises, one position at a time: (output, values used, positions
+    /// passed).
     fn plain_expand(values: &[u32], words: &[u64]) -> (Vec<u32>, usize, usize) {
         let mut out = vec![0u32; 64 * words.len()];
         let mut used = 0;
