@@ -780,13 +780,26 @@ impl<T: Lane> Selector<'_, '_, '_, T> {
     /// Writes the values whose mask bit is set, driven by the mask's words, 64 elements each.
     fn take(&mut self, values: &[T]) -> Result<(), Status> {
         for values in values.chunks(BLOCK) {
-            let mut words = [0u64; BLOCK / 64];
-            self.mask.words(self.index, values.len() as u64, &mut words);
-            self.index += values.len() as u64;
-            let kept = T::compress(values, &words, &mut self.selected);
-            T::write(self.out, &self.selected[..kept])?;
+            self.take_block(values.len(), |words, selected| {
+                T::compress(values, words, selected)
+            })?;
         }
         Ok(())
+    }
+
+    /// The next `count` (≤ [`BLOCK`]) elements: `compress` appends the selected ones to the
+    /// buffer it is given, by the mask words it is given, and returns how many; they are
+    /// then written.
+    fn take_block(
+        &mut self,
+        count: usize,
+        compress: impl FnOnce(&[u64], &mut [T; BLOCK]) -> usize,
+    ) -> Result<(), Status> {
+        let mut words = [0u64; BLOCK / 64];
+        self.mask.words(self.index, count as u64, &mut words);
+        self.index += count as u64;
+        let kept = compress(&words, &mut self.selected);
+        T::write(self.out, &self.selected[..kept])
     }
 }
 
@@ -839,19 +852,16 @@ impl<T: Lane> Consumer for Select<'_, '_, '_, T> {
             let lanes = T::unpack(width, big_endian, src, scratch, &mut self.unpacked);
             return self.selector.take(lanes);
         }
-        let s = &mut self.selector;
-        let mut words = [0u64; BLOCK / 64];
-        s.mask.words(s.index, count as u64, &mut words);
-        s.index += count as u64;
-        let kept = match T::unpack_compress(width, big_endian, src, count, &words, &mut s.selected)
-        {
-            Some(kept) => kept,
-            None => {
-                let lanes = T::unpack(width, big_endian, src, scratch, &mut self.unpacked);
-                T::compress(lanes, &words, &mut s.selected)
+        let unpacked = &mut self.unpacked;
+        self.selector.take_block(count, |words, selected| {
+            match T::unpack_compress(width, big_endian, src, count, words, selected) {
+                Some(kept) => kept,
+                None => {
+                    let lanes = T::unpack(width, big_endian, src, scratch, unpacked);
+                    T::compress(lanes, words, selected)
+                }
             }
-        };
-        T::write(s.out, &s.selected[..kept])
+        })
     }
 }
 
