@@ -672,6 +672,27 @@ mod avx512 {
     const WIDE: u8 = 1;
     const WHOLE: u8 = 2;
 
+    /// `$body` with `$kind` a const of `$decoder`'s kind: the loop in it is monomorphised per
+    /// kind, not a branch on the kind per window.
+    macro_rules! with_kind {
+        ($decoder:expr, $kind:ident => $body:expr) => {
+            match $decoder.kind {
+                NARROW => {
+                    const $kind: u8 = NARROW;
+                    $body
+                }
+                WIDE => {
+                    const $kind: u8 = WIDE;
+                    $body
+                }
+                _ => {
+                    const $kind: u8 = WHOLE;
+                    $body
+                }
+            }
+        };
+    }
+
     /// Decodes 16 elements from one 64-byte window into 32-bit lanes.
     #[derive(Clone, Copy)]
     struct Decoder16 {
@@ -734,11 +755,7 @@ mod avx512 {
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
         fn decode(&self, window: __m512i) -> __m512i {
-            match self.kind {
-                NARROW => self.decode_as::<NARROW>(window),
-                WIDE => self.decode_as::<WIDE>(window),
-                _ => self.decode_as::<WHOLE>(window),
-            }
+            with_kind!(self, KIND => self.decode_as::<KIND>(window))
         }
 
         /// `decode` for a decoder of kind `KIND` (the caller's loop is monomorphised).
@@ -945,11 +962,9 @@ mod avx512 {
     ) {
         // SAFETY: the caller's guarantees.
         unsafe {
-            match decoder.kind {
-                NARROW => unpack_as::<NARROW, AGGREGATE>(decoder, src, count, out, aggregator),
-                WIDE => unpack_as::<WIDE, AGGREGATE>(decoder, src, count, out, aggregator),
-                _ => unpack_as::<WHOLE, AGGREGATE>(decoder, src, count, out, aggregator),
-            }
+            with_kind!(decoder, KIND => {
+                unpack_as::<KIND, AGGREGATE>(decoder, src, count, out, aggregator)
+            })
         }
     }
 
@@ -1302,7 +1317,11 @@ mod avx512 {
                     }
                     _ => {
                         let d = Decoder16::new(width, big_endian);
-                        scan_decoded::<$op>(&d, src, count, low, span, bits)
+                        let step = d.step;
+                        with_kind!(d, KIND => {
+                            let decode = |x| d.decode_as::<KIND>(x);
+                            scan_words::<$op>(decode, step, src, count, low, span, bits)
+                        })
                     }
                 }
             };
@@ -1316,38 +1335,6 @@ mod avx512 {
             GE => scan_with!(GE),
             RANGE => scan_with!(RANGE),
             _ => scan_with!(NOT_RANGE),
-        }
-    }
-
-    /// `scan_words` decoding with `d`, one loop per decoder kind (not a branch on the kind
-    /// per window).
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
-    fn scan_decoded<const OP: u8>(
-        d: &Decoder16,
-        src: &[u8],
-        count: usize,
-        low: u32,
-        span: u32,
-        bits: &mut [u8],
-    ) {
-        macro_rules! scan_as {
-            ($kind:ident) => {
-                scan_words::<OP>(
-                    |x| d.decode_as::<$kind>(x),
-                    d.step,
-                    src,
-                    count,
-                    low,
-                    span,
-                    bits,
-                )
-            };
-        }
-        match d.kind {
-            NARROW => scan_as!(NARROW),
-            WIDE => scan_as!(WIDE),
-            _ => scan_as!(WHOLE),
         }
     }
 
@@ -1443,11 +1430,7 @@ mod avx512 {
     ) -> usize {
         assert!(out.len() >= count.next_multiple_of(16) && words.len() >= count.div_ceil(64));
         let d = Decoder16::new(width, big_endian);
-        match d.kind {
-            NARROW => unpack_compress_as::<NARROW>(&d, src, count, words, out),
-            WIDE => unpack_compress_as::<WIDE>(&d, src, count, words, out),
-            _ => unpack_compress_as::<WHOLE>(&d, src, count, words, out),
-        }
+        with_kind!(d, KIND => unpack_compress_as::<KIND>(&d, src, count, words, out))
     }
 
     /// [`unpack_compress`] with a decoder of kind `KIND`; `out` and `words` checked by it.
