@@ -314,13 +314,11 @@ pub(crate) fn unpack_compress(
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx512Vbmi if width > 1 => {
+        Kernels::Avx512Vbmi => (width > 1).then(|| {
             // SAFETY: AVX-512 F, BW, VBMI and POPCNT were detected and `width` is 2..=32;
             // the function checks the lengths it relies on.
-            Some(unsafe { avx512::unpack_compress(width, big_endian, src, count, words, out) })
-        }
-        #[cfg(target_arch = "x86_64")]
-        Kernels::Avx512Vbmi => None,
+            unsafe { avx512::unpack_compress(width, big_endian, src, count, words, out) }
+        }),
     }
 }
 
