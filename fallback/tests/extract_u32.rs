@@ -1,9 +1,9 @@
 //! Whole extracts into little-endian 32-bit arrays, the jobs whose values the fallback writes
 //! straight into the destination (one kernel call per packed span, the Parquet hybrid
 //! decoded in place, with or without aggregates): every parser and bit width, forced 0/1
-//! arrays, destinations at every
-//! 4-byte position of a cache line (and unaligned), exact, larger and too small, against the
-//! reference model in `common`, with guard bytes around the destination.
+//! arrays, destinations at every 4-byte position of a cache line (and unaligned), exact,
+//! larger and too small, against the reference model in `common`, with guard bytes around
+//! the destination.
 
 mod common;
 
