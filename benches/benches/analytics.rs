@@ -12,7 +12,10 @@
 //! - `arrow_rs`: arrow-rs's decoders where they do the same work (`extract_u32` of Parquet
 //!   hybrid streams with `RleDecoder`, of LE-packed arrays with `BitReader::get_batch`);
 //! - `fallback+checks` / `qpl_sw+checks`: the same jobs with CRC-32/XOR checksums and
-//!   aggregates computed, in `extract_u32/le_packed` and `scan_eq/parquet_bitpacked`.
+//!   aggregates computed, in `extract_u32/le_packed` and `scan_eq/parquet_bitpacked`;
+//! - `ceiling`: [`qpl_benches::stream_ceiling`], in the `extract_u32` groups: reads the
+//!   job's source-1 and writes n `u32`s without decoding, the bound memory sets on every
+//!   decoder past the L2 cache (for RLE runs, whose source is a few bytes a run, a fill).
 //!
 //! Before the first measurement of each (group, width) every engine's output is checked
 //! against the fallback's (bytes and result fields), and the fallback's against the values
@@ -29,7 +32,7 @@ use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use parquet::encodings::rle::RleDecoder;
 use parquet::util::bit_util::BitReader;
-use qpl_benches::{Case, Group, Input, Op, RawQplJob, GROUPS, WIDTHS};
+use qpl_benches::{stream_ceiling, Case, Group, Input, Op, RawQplJob, GROUPS, WIDTHS};
 use qpl_fallback::Job;
 use qpl_rs::{Executor, Path};
 
@@ -43,6 +46,7 @@ enum Engine {
     QplSwRaw,
     Iaa,
     ArrowRs,
+    Ceiling,
 }
 
 impl Engine {
@@ -55,6 +59,7 @@ impl Engine {
             Engine::QplSwRaw => "qpl_sw_raw",
             Engine::Iaa => "iaa",
             Engine::ArrowRs => "arrow_rs",
+            Engine::Ceiling => "ceiling",
         }
     }
 }
@@ -106,6 +111,9 @@ fn engines(group: Group, width: u32) -> Vec<Engine> {
     }
     if has_arrow(group) {
         engines.push(Engine::ArrowRs);
+    }
+    if group.op == Op::ExtractU32 {
+        engines.push(Engine::Ceiling);
     }
     if checks {
         engines.push(Engine::FallbackChecks);
@@ -197,6 +205,7 @@ impl Ready {
                 .ok_or("no raw QPL job")?
                 .run(&case.job, &case.src1, src2, &mut self.dst)
                 .map_err(|status| format!("QPL status {status}"))?,
+            Engine::Ceiling => return Err("the ceiling decodes nothing".to_owned()),
             Engine::ArrowRs => {
                 let read = arrow_decode(
                     case.group.input,
@@ -254,6 +263,11 @@ impl Ready {
         );
         let mut verified = Vec::new();
         for &engine in engines {
+            if engine == Engine::Ceiling {
+                // Moves the bytes without producing a result to check.
+                verified.push(engine);
+                continue;
+            }
             let (want, want_done) = match engine {
                 Engine::FallbackChecks | Engine::QplSwChecks => (&checked, checked_done),
                 _ => (&reference, reference_done),
@@ -399,6 +413,7 @@ fn measure(b: &mut criterion::Bencher<'_>, engine: Engine, ready: &mut Ready) {
             }
             Input::BePacked => unreachable!("no arrow_rs id for be_packed"),
         },
+        Engine::Ceiling => b.iter(|| stream_ceiling(black_box(src1), values)),
     }
 }
 

@@ -51,6 +51,31 @@ pub fn parse_elements(text: &str) -> Option<usize> {
     (1..=MAX_ELEMENTS).contains(&n).then_some(n)
 }
 
+/// The memory traffic of decoding to `u32` without the decoding: reads every byte of `src`
+/// (a job's source-1) and writes every value of `dst`, 64 values at a time, each chunk filled
+/// with a running XOR of its share of the source's 8-byte words (so neither stream can be
+/// optimised away). The `ceiling` id of the `extract_u32` groups: past the L2 cache (the
+/// suite's default size here) it is the rate at which this machine can move a decode's bytes,
+/// which no decoder can beat; in cache it is a plain loop that the fallback's kernels outrun.
+pub fn stream_ceiling(src: &[u8], dst: &mut [u32]) {
+    let chunks = dst.len().div_ceil(64).max(1);
+    let share = src.len().div_ceil(chunks).next_multiple_of(8);
+    let mut shares = src.chunks(share.max(8));
+    let mut acc = 0u32;
+    for out in dst.chunks_mut(64) {
+        let words = shares.next().unwrap_or_default().chunks_exact(8);
+        let tail = words
+            .remainder()
+            .iter()
+            .fold(0u64, |a, &b| a ^ u64::from(b));
+        let mixed = words.fold(tail, |a, w| {
+            a ^ u64::from_le_bytes(w.try_into().expect("8-byte chunk"))
+        });
+        acc = acc.wrapping_add(mixed as u32 ^ (mixed >> 32) as u32);
+        out.fill(acc);
+    }
+}
+
 /// How source-1 is laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Input {

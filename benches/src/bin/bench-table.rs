@@ -9,8 +9,9 @@
 //! `CRITERION_DIR` (default: `$CARGO_TARGET_DIR/criterion`, else the workspace's
 //! `target/criterion`). One row per (group, bit width); one column per function id, in
 //! billions of values per second (elements / median time); then the ratios
-//! fallback/qpl_sw and fallback/arrow_rs (above 1: the fallback is faster). A missing
-//! measurement prints "—".
+//! fallback/qpl_sw and fallback/arrow_rs (above 1: the fallback is faster), and
+//! fallback/ceiling (the share of the machine's streaming rate the fallback reaches). A
+//! missing measurement prints "—".
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -22,11 +23,12 @@ use serde_json::Value;
 /// Function ids in column order; ids not listed here follow, sorted. The first four are
 /// always shown (a missing `iaa` column says the accelerator was absent), the others only
 /// when measured.
-const KNOWN_IDS: [&str; 7] = [
+const KNOWN_IDS: [&str; 8] = [
     "fallback",
     "qpl_sw",
     "iaa",
     "arrow_rs",
+    "ceiling",
     "qpl_sw_raw",
     "fallback+checks",
     "qpl_sw+checks",
@@ -34,9 +36,10 @@ const KNOWN_IDS: [&str; 7] = [
 const ALWAYS_SHOWN: usize = 4;
 
 /// Ratio columns: (numerator id, denominator id), shown when either id was measured.
-const RATIOS: [(&str, &str); 3] = [
+const RATIOS: [(&str, &str); 4] = [
     ("fallback", "qpl_sw"),
     ("fallback", "arrow_rs"),
+    ("fallback", "ceiling"),
     ("fallback+checks", "qpl_sw+checks"),
 ];
 
