@@ -54,10 +54,12 @@ pub fn parse_elements(text: &str) -> Option<usize> {
 /// The memory traffic of decoding to `u32` without the decoding: reads every byte of `src`
 /// (a job's source-1) and writes every value of `dst`, 64 values at a time, each chunk filled
 /// with a running XOR of its share of the source's 8-byte words (so neither stream can be
-/// optimised away). The `ceiling` id of the `extract_u32` groups: past the L2 cache (the
-/// suite's default size here) it is the rate at which this machine can move a decode's bytes,
-/// which no decoder can beat; in cache it is a plain loop that the fallback's kernels outrun.
-pub fn stream_ceiling(src: &[u8], dst: &mut [u32]) {
+/// optimised away). The `memory` id of the `extract_u32` groups: past the L2 cache (the
+/// suite's default size here) memory sets this rate, and a decoder near it is bound by the
+/// bytes it moves, not by decoding. Not a strict bound: a plain loop, compiled for the
+/// baseline target, whose stores a SIMD kernel can issue somewhat better; in cache it is
+/// its loop that limits it.
+pub fn memory_reference(src: &[u8], dst: &mut [u32]) {
     let chunks = dst.len().div_ceil(64).max(1);
     let share = src.len().div_ceil(chunks).next_multiple_of(8);
     let mut shares = src.chunks(share.max(8));
