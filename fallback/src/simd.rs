@@ -2733,8 +2733,9 @@ mod tests {
         // not start a group), single values, a long bit-packed stretch.
         let mut lengths = vec![1usize, 8, 9, 3, 200, 7, 16, 1, 1, 1, 64, 130, 5, 8, 300, 2];
         lengths.extend(std::iter::repeat_n(1, 150));
-        lengths.extend([40, 8, 12]);
-        let mut buffer = vec![0u8; 4 * 2000 + 256];
+        // A run whose header takes 3 bytes (over 2^14 / 2 values).
+        lengths.extend([40, 8, 12, 9000, 20]);
+        let mut buffer = vec![0u8; 4 * 11000 + 256];
         for width in 1..=32u32 {
             let max = u32::MAX >> (32 - width);
             let mut values = Vec::new();
