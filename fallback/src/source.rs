@@ -76,19 +76,20 @@ pub(crate) fn decode_packed<C: Consumer>(
     let src = data.get(first_byte..).unwrap_or(&[]);
     // At most `num_input_elements`, a u32: it fits a usize.
     let count = usize::try_from(end - start).unwrap_or(usize::MAX);
-    push_packed(src, width, big_endian, count, consumer, &mut [0; BLOCK])
+    push_packed(src, width, big_endian, count, consumer, &mut None)
 }
 
 /// Pushes the `count` values packed at `width` bits from the start of `src` to `consumer`:
 /// their whole groups of 8 in one go when it can take them so, the rest (or all) in blocks
-/// through `block`.
+/// through `block`, zeroed when first needed: most calls never need it, and zeroing its
+/// 4 KiB cost more than decoding a short array.
 fn push_packed<C: Consumer>(
     src: &[u8],
     width: BitWidth,
     big_endian: bool,
     count: usize,
     consumer: &mut C,
-    block: &mut [u32; BLOCK],
+    block: &mut Option<[u32; BLOCK]>,
 ) -> Result<(), Status> {
     let span = count / 8 * 8;
     let mut done = 0;
@@ -99,6 +100,7 @@ fn push_packed<C: Consumer>(
         let len = (count - done).min(BLOCK);
         // Blocks start on group boundaries: byte done/8·width.
         let from = src.get(done / 8 * width.get() as usize..).unwrap_or(&[]);
+        let block = block.get_or_insert_with(|| [0; BLOCK]);
         consumer.packed(from, width, big_endian, &mut block[..len])?;
         done += len;
     }
@@ -147,7 +149,7 @@ pub(crate) fn decode_hybrid<C: Consumer>(
         pos = used;
         remaining -= done as u64;
     }
-    let mut block = [0u32; BLOCK];
+    let mut block = None;
     while remaining > 0 {
         // At most `count`, a u32 element count: it fits a usize.
         let wanted = usize::try_from(remaining).unwrap_or(usize::MAX);
