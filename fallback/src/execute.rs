@@ -478,25 +478,23 @@ impl Mask<'_> {
 
     /// Mask bits `start..start + len` as words in `out[..len.div_ceil(64)]` (bit j of
     /// `out[j / 64]` = mask bit `start + j`), the bits past `len` cleared: straight from the
-    /// mask's bytes with one bounds check where they reach, else word by word.
+    /// mask's bytes while the 9 bytes a word takes are there (one bounds check), the last
+    /// words (whose bytes reach past the mask's end) one by one.
     fn words(&self, start: u64, len: u64, out: &mut [u64]) {
         let count = len.div_ceil(64) as usize;
         let first = (start / 8) as usize;
-        match self.bytes.get(first..first + 8 * count + 1) {
-            Some(bytes) => {
-                let shift = (start % 8) as u32;
-                // Each word's 8 bytes, and the byte after them.
-                let lows = bytes.as_chunks::<8>().0;
-                let nexts = bytes.iter().skip(8).step_by(8);
-                for ((word, low), &next) in out[..count].iter_mut().zip(lows).zip(nexts) {
-                    *word = self.join(u64::from_le_bytes(*low), next, shift);
-                }
+        let whole = (self.bytes.len().saturating_sub(first + 1) / 8).min(count);
+        if let Some(bytes) = self.bytes.get(first..first + 8 * whole + 1) {
+            let shift = (start % 8) as u32;
+            // Each word's 8 bytes, and the byte after them.
+            let lows = bytes.as_chunks::<8>().0;
+            let nexts = bytes.iter().skip(8).step_by(8);
+            for ((word, low), &next) in out[..whole].iter_mut().zip(lows).zip(nexts) {
+                *word = self.join(u64::from_le_bytes(*low), next, shift);
             }
-            None => {
-                for (i, word) in out[..count].iter_mut().enumerate() {
-                    *word = self.word(start + 64 * i as u64);
-                }
-            }
+        }
+        for (i, word) in out[..count].iter_mut().enumerate().skip(whole) {
+            *word = self.word(start + 64 * i as u64);
         }
         if let Some(last) = out[..count].last_mut() {
             *last &= simd::low_bits((len - 64 * (count as u64 - 1)) as usize);
