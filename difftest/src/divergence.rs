@@ -529,7 +529,9 @@ fn width_zero_stand_in(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> Option<Ve
 /// - `D18` (§7.2): last_bit_offset of a nominal 1-bit extract (from the parameters),
 ///   select (0) or expand (0 or n mod 8; Parquet: anything).
 /// - `S5.4 expand parquet wants n values` (§5.4): QPL 232, stream with fewer than n values.
-/// - `ORDER 225/232`, `ORDER 221/232`: both errors pending (a genuinely short stream).
+/// - `ORDER 225/232`, `ORDER 221/232`: both errors pending (a genuinely short stream:
+///   the fallback finds 232 with a destination 8 times larger, or the stream's complete
+///   runs hold fewer values than the job needs).
 /// - `S3 raw src1_bit_width index pre-check` (§3): QPL 221 from the raw field == 1 on a
 ///   Parquet stream of another width (arrays, not index lists), n + iidx − 1 > max.
 ///
@@ -654,6 +656,18 @@ pub fn known_divergence(
         if pair.contains(&Status::SRC_IS_SHORT_ERR) && pair.contains(&Status::DST_IS_SHORT_ERR) {
             let big = run_fallback(job, src1, src2, dst_len * 8 + 4096);
             if big.result == Err(Status::SRC_IS_SHORT_ERR) {
+                return Some("ORDER 225/232");
+            }
+            // Still too small (e.g. a long RLE run, written before the stream runs out):
+            // the stream's complete runs hold fewer values than the job needs, with no
+            // 5-byte header (D4, 220 for the fallback) among them.
+            if parquet
+                && b == Status::DST_IS_SHORT_ERR
+                && a == Status::SRC_IS_SHORT_ERR
+                && big.result == Err(Status::DST_IS_SHORT_ERR)
+                && !stream_holds_needed(job, src1, src2)
+                && !five_byte_header(job, src1, src2)
+            {
                 return Some("ORDER 225/232");
             }
             // A 5-byte header further on (D4), behind the full destination.

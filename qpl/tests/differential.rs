@@ -363,6 +363,52 @@ mod linked {
         assert_identical("one step", &one_step);
     }
 
+    /// Found by the CI's fuzz smoke run: an extract of 2^24 elements to nominal u8 over a
+    /// Parquet stream of width 6 holding one empty RLE run and one RLE run of 315 780 values
+    /// (a 3-byte header), with a 16 448-byte destination. The stream is short (232) and the
+    /// destination too small (225): QPL decodes a step and finds the stream ended, the
+    /// fallback fills the destination first. A destination 8 times larger is still too
+    /// small, so the predicate counts the stream's values. With room for every value the
+    /// stream holds, both paths say 232.
+    #[test]
+    fn fuzz_finding_short_stream_behind_a_long_run_and_a_full_destination() {
+        let job = Job {
+            parser: Parser::PARQUET_RLE,
+            src1_bit_width: 1 << 24,
+            src2_bit_width: 1 << 27,
+            num_input_elements: 1 << 24,
+            param_low: 2,
+            param_high: 425_984,
+            // INV_OUT and a bit without meaning, as the fuzzer left them (both ignored).
+            flags: Flags::INV_OUT | Flags(0x0001_0000),
+            ..Job::new(Operation::Extract)
+        };
+        let found = Case {
+            job,
+            src1: vec![0x06, 0x00, 0x03, 0x88, 0xC6, 0x26, 0xFA],
+            src2: None,
+            dst_len: 16448,
+        };
+        assert_excused(
+            "fuzz finding",
+            &found,
+            "ORDER 225/232",
+            Some(Status::SRC_IS_SHORT_ERR),
+            Some(Status::DST_IS_SHORT_ERR),
+        );
+        let roomy = Case {
+            dst_len: 315_780,
+            ..found
+        };
+        let comparison = compare(&roomy);
+        assert_eq!(
+            (comparison.verdict, comparison.fallback.result.err()),
+            (Verdict::Identical, Some(Status::SRC_IS_SHORT_ERR)),
+            "room for the stream's values\n{}",
+            describe(&roomy, &comparison.software, &comparison.fallback)
+        );
+    }
+
     /// A wrapper bug the fuzz target found (fixed in gaps.rs): select of 16447 1-bit
     /// elements (all-ones mask) with `FORCE_ARRAY_OUTPUT` to u16. QPL's software path drops
     /// the tail after element 16384 (D10) from the nominal bit vector the wrapper asks it
