@@ -386,12 +386,24 @@ fn aggregates_excused(job: &Job, src1: &[u8], sw: &Completion, fb: &Completion) 
         && fb.sum_value > 0
         && u64::from(sw.last_index_max_value) < u64::from(job.num_input_elements)
         && (is_parquet(job) || op.uses_mask() || {
-            // Packed scan/extract: steps of C elements; the bug sets max to the start of a
-            // step whose length is a multiple of 64.
+            // Packed scan/extract: steps of C source elements from element 0; the kernel
+            // sees the elements of a step that the job outputs (extract: param_low..=
+            // param_high), and the bug sets max to the count output before a step whose
+            // output count is a multiple of 64. Extract of wider elements reports value
+            // aggregates, without the bug.
             let c = step_elements(width_of(job, src1));
-            let base = u64::from(sw.last_index_max_value);
             let n = u64::from(job.num_input_elements);
-            base % c == 0 && (n - base).min(c) % 64 == 0
+            let (first, end) = if op == Operation::Extract {
+                let high = u64::from(job.param_high) + 1;
+                (u64::from(job.param_low), n.min(high))
+            } else {
+                (0, n)
+            };
+            let start = first + u64::from(sw.last_index_max_value);
+            (op != Operation::Extract || nominal_width(job, src1) == 1)
+                && start % c == 0
+                && start < end
+                && (end - start).min(c) % 64 == 0
         })
 }
 
@@ -525,7 +537,8 @@ fn width_zero_stand_in(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> Option<Ve
 /// - `D16` (§7.3): select/expand aggregates with bw > 1 (value vs byte-based); select
 ///   with bw 1 over more than one mask step; the 64-multiple step bug (only
 ///   last_index_max_value moves up, to a step start; packed scan/extract: a multiple of C
-///   with a step length that is a multiple of 64).
+///   with a step length that is a multiple of 64, for extract counted in the elements of
+///   param_low..=param_high).
 /// - `D18` (§7.2): last_bit_offset of a nominal 1-bit extract (from the parameters),
 ///   select (0) or expand (0 or n mod 8; Parquet: anything).
 /// - `S5.4 expand parquet wants n values` (§5.4): QPL 232, stream with fewer than n values.

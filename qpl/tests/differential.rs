@@ -409,6 +409,49 @@ mod linked {
         );
     }
 
+    /// Found by a local run of the `differential` fuzz target: extract of elements
+    /// 0..=32191 of 32728 1-bit elements (LE), one element set, to a 32-bit index list.
+    /// QPL's 64-multiple step bug (D16, §7.3) moves last_index_max_value to 16448, the
+    /// start of the second step, whose 15744 extracted elements are a multiple of 64; the
+    /// predicate counted the step in source elements (16280, up to n) instead. Measured
+    /// with QPL 1.6.0: steps are C source elements from element 0, their length and the
+    /// index counted in extracted elements (param_low 64, param_high 17087 → max 16384).
+    /// Without a multiple of 64 the paths agree exactly.
+    #[test]
+    fn fuzz_finding_extract_step_bug_counts_extracted_elements() {
+        let n = 32728u32;
+        let mut src1 = vec![0u8; n.div_ceil(8) as usize];
+        src1[100 / 8] = 1 << (100 % 8);
+        let extract = |param_low: u32, param_high: u32| Case {
+            job: Job {
+                parser: Parser::LE_PACKED,
+                src1_bit_width: 1,
+                num_input_elements: n,
+                param_low,
+                param_high,
+                out_bit_width: OutBitWidth::W32,
+                ..Job::new(Operation::Extract)
+            },
+            src1: src1.clone(),
+            src2: None,
+            dst_len: 4,
+        };
+        for (low, high, bug) in [
+            (0, 32191, true),
+            (64, 17087, true),
+            (0, 32192, false),
+            (64, 17150, false),
+        ] {
+            let case = extract(low, high);
+            let label = format!("param_low {low}, param_high {high}");
+            if bug {
+                assert_excused(&label, &case, "D16", None, None);
+            } else {
+                assert_identical(&label, &case);
+            }
+        }
+    }
+
     /// A wrapper bug the fuzz target found (fixed in gaps.rs): select of 16447 1-bit
     /// elements (all-ones mask) with `FORCE_ARRAY_OUTPUT` to u16. QPL's software path drops
     /// the tail after element 16384 (D10) from the nominal bit vector the wrapper asks it
