@@ -6,7 +6,7 @@ use crate::job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
 use crate::lane::{lane_bits, Lane};
 use crate::output::{AggregateKind, Format, Writer};
 use crate::simd::{self, Compare};
-use crate::source::{decode_hybrid, decode_packed, Consumer, BLOCK};
+use crate::source::{decode_hybrid, decode_packed, Consumer, LazyBlock, BLOCK};
 use crate::status::Status;
 use crate::unpack::{unpack, BitWidth};
 
@@ -573,16 +573,17 @@ impl Consumer for Extract<'_, '_> {
         src: &[u8],
         width: BitWidth,
         big_endian: bool,
-        scratch: &mut [u32],
+        count: usize,
+        scratch: &mut LazyBlock<u32>,
     ) -> Result<(), Status> {
-        let len = scratch.len() as u64;
-        if !self.wants_all(len) {
-            unpack(width, big_endian, src, scratch);
-            return self.values(scratch);
+        if !self.wants_all(count as u64) {
+            let values = scratch.first(count);
+            unpack(width, big_endian, src, values);
+            return self.values(values);
         }
         // The whole block is wanted: the writer may unpack it straight into the destination.
-        self.index += len;
-        self.out.packed(src, width, big_endian, scratch)
+        self.index += count as u64;
+        self.out.packed(src, width, big_endian, count, scratch)
     }
 
     fn packed_span(&mut self, src: &[u8], width: BitWidth, big_endian: bool, count: u64) -> bool {
@@ -716,9 +717,9 @@ impl Consumer for Scan<'_, '_> {
         src: &[u8],
         width: BitWidth,
         big_endian: bool,
-        scratch: &mut [u32],
+        count: usize,
+        scratch: &mut LazyBlock<u32>,
     ) -> Result<(), Status> {
-        let count = scratch.len();
         if self.packed_span(src, width, big_endian, count as u64) {
             return Ok(());
         }
@@ -726,8 +727,9 @@ impl Consumer for Scan<'_, '_> {
         if scan_bits(self.predicate, src, width, big_endian, count, bits) {
             return self.out.bits(bits, count);
         }
-        unpack(width, big_endian, src, scratch);
-        self.values(scratch)
+        let values = scratch.first(count);
+        unpack(width, big_endian, src, values);
+        self.values(values)
     }
 
     /// Straight into the destination when it is a plain bit vector on a byte boundary.
@@ -842,20 +844,15 @@ impl<T: Lane> Consumer for Select<'_, '_, '_, T> {
         src: &[u8],
         width: BitWidth,
         big_endian: bool,
-        scratch: &mut [u32],
+        count: usize,
+        scratch: &mut LazyBlock<u32>,
     ) -> Result<(), Status> {
-        let count = scratch.len();
-        if count > BLOCK {
-            // Not from today's decoders, whose blocks are at most BLOCK.
-            let lanes = T::unpack(width, big_endian, src, scratch, &mut self.unpacked);
-            return self.selector.take(lanes);
-        }
         let unpacked = &mut self.unpacked;
         self.selector.take_block(count, |words, selected| {
             match T::unpack_compress(width, big_endian, src, count, words, selected) {
                 Some(kept) => kept,
                 None => {
-                    let lanes = T::unpack(width, big_endian, src, scratch, unpacked);
+                    let lanes = T::unpack(width, big_endian, src, count, scratch, unpacked);
                     T::compress(lanes, words, selected)
                 }
             }
@@ -993,9 +990,10 @@ impl<T: Lane> Consumer for Expand<'_, '_, '_, T> {
         src: &[u8],
         width: BitWidth,
         big_endian: bool,
-        scratch: &mut [u32],
+        count: usize,
+        scratch: &mut LazyBlock<u32>,
     ) -> Result<(), Status> {
-        let lanes = T::unpack(width, big_endian, src, scratch, &mut self.unpacked);
+        let lanes = T::unpack(width, big_endian, src, count, scratch, &mut self.unpacked);
         self.spreader.place(Source::Values(lanes))
     }
 }

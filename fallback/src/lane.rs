@@ -4,7 +4,7 @@
 
 use crate::output::{MinMaxSum, Writer};
 use crate::simd;
-use crate::source::BLOCK;
+use crate::source::{LazyBlock, BLOCK};
 use crate::status::Status;
 use crate::unpack::{pack, unpack, BitWidth};
 
@@ -21,13 +21,15 @@ pub(crate) trait Lane: Copy + Default + PartialEq + Into<u32> {
     /// An empty [`Lane::Unpacked`].
     fn new_unpacked() -> Self::Unpacked;
 
-    /// The `scratch.len()` elements packed at `width` bits from the start of `src`, unpacked
-    /// into `scratch` or `lanes` (whichever the lane type uses), or found in `src` itself.
+    /// The `count` (≤ [`BLOCK`]) elements packed at `width` bits from the start of `src`,
+    /// unpacked into `scratch` or `lanes` (whichever the lane type uses), or found in `src`
+    /// itself.
     fn unpack<'a>(
         width: BitWidth,
         big_endian: bool,
         src: &'a [u8],
-        scratch: &'a mut [u32],
+        count: usize,
+        scratch: &'a mut LazyBlock<u32>,
         lanes: &'a mut Self::Unpacked,
     ) -> &'a [Self];
 
@@ -132,11 +134,13 @@ impl Lane for u32 {
         width: BitWidth,
         big_endian: bool,
         src: &'a [u8],
-        scratch: &'a mut [u32],
+        count: usize,
+        scratch: &'a mut LazyBlock<u32>,
         _lanes: &'a mut (),
     ) -> &'a [u32] {
-        unpack(width, big_endian, src, scratch);
-        scratch
+        let values = scratch.first(count);
+        unpack(width, big_endian, src, values);
+        values
     }
 
     #[inline]
@@ -196,20 +200,22 @@ fn pack_widened<T: Lane>(
     }
 }
 
-/// Unpacks into narrow lanes with `simd_unpack`, or through the portable kernel into
-/// `scratch` and then narrowing.
+/// Unpacks `count` elements into narrow lanes with `simd_unpack`, or through the portable
+/// kernel into `scratch` and then narrowing.
 fn unpack_narrow<'a, T: Lane>(
     simd_unpack: fn(simd::Kernels, u32, bool, &[u8], &mut [T]) -> bool,
     width: BitWidth,
     big_endian: bool,
     src: &[u8],
-    scratch: &mut [u32],
-    lanes: &'a mut [T; BLOCK],
+    count: usize,
+    scratch: &mut LazyBlock<u32>,
+    lanes: &'a mut LazyBlock<T>,
 ) -> &'a [T] {
-    let out = &mut lanes[..scratch.len()];
+    let out = lanes.first(count);
     if !simd_unpack(simd::kernels(), width.get(), big_endian, src, out) {
-        unpack(width, big_endian, src, scratch);
-        for (o, &v) in out.iter_mut().zip(scratch.iter()) {
+        let values = scratch.first(count);
+        unpack(width, big_endian, src, values);
+        for (o, &v) in out.iter_mut().zip(values.iter()) {
             *o = T::from_u32(v);
         }
     }
@@ -220,10 +226,10 @@ fn unpack_narrow<'a, T: Lane>(
 macro_rules! narrow_lane {
     ($t:ty, $unpack:expr, $compress:path, $expand:path, $pack:path) => {
         impl Lane for $t {
-            type Unpacked = [$t; BLOCK];
+            type Unpacked = LazyBlock<$t>;
 
-            fn new_unpacked() -> [$t; BLOCK] {
-                [0; BLOCK]
+            fn new_unpacked() -> LazyBlock<$t> {
+                LazyBlock::new()
             }
 
             #[inline]
@@ -236,10 +242,11 @@ macro_rules! narrow_lane {
                 width: BitWidth,
                 big_endian: bool,
                 src: &'a [u8],
-                scratch: &'a mut [u32],
-                lanes: &'a mut [$t; BLOCK],
+                count: usize,
+                scratch: &'a mut LazyBlock<u32>,
+                lanes: &'a mut LazyBlock<$t>,
             ) -> &'a [$t] {
-                $unpack(width, big_endian, src, scratch, lanes)
+                $unpack(width, big_endian, src, count, scratch, lanes)
             }
 
             #[inline]
@@ -277,13 +284,22 @@ fn unpack_bytes<'a>(
     width: BitWidth,
     big_endian: bool,
     src: &'a [u8],
-    scratch: &mut [u32],
-    lanes: &'a mut [u8; BLOCK],
+    count: usize,
+    scratch: &mut LazyBlock<u32>,
+    lanes: &'a mut LazyBlock<u8>,
 ) -> &'a [u8] {
     if width.get() == 8 {
-        return &src[..scratch.len()];
+        return &src[..count];
     }
-    unpack_narrow(simd::unpack_bytes, width, big_endian, src, scratch, lanes)
+    unpack_narrow(
+        simd::unpack_bytes,
+        width,
+        big_endian,
+        src,
+        count,
+        scratch,
+        lanes,
+    )
 }
 
 /// 16-bit lanes unpack through their kernel.
@@ -291,10 +307,19 @@ fn unpack_halves<'a>(
     width: BitWidth,
     big_endian: bool,
     src: &[u8],
-    scratch: &mut [u32],
-    lanes: &'a mut [u16; BLOCK],
+    count: usize,
+    scratch: &mut LazyBlock<u32>,
+    lanes: &'a mut LazyBlock<u16>,
 ) -> &'a [u16] {
-    unpack_narrow(simd::unpack_halves, width, big_endian, src, scratch, lanes)
+    unpack_narrow(
+        simd::unpack_halves,
+        width,
+        big_endian,
+        src,
+        count,
+        scratch,
+        lanes,
+    )
 }
 
 narrow_lane!(

@@ -5,6 +5,7 @@
 
 use crate::lane::Lane;
 use crate::simd;
+use crate::source::LazyBlock;
 use crate::status::Status;
 use crate::unpack::{unpack, BitWidth};
 
@@ -431,21 +432,23 @@ impl<'d> Writer<'d> {
         Ok(())
     }
 
-    /// Appends the `scratch.len()` elements packed at `width` bits from the start of `src`:
-    /// straight into the destination when [`Writer::array_in_place`] allows, through
+    /// Appends the `count` (≤ [`BLOCK`](crate::source::BLOCK)) elements packed at `width` bits from the start of
+    /// `src`: straight into the destination when [`Writer::array_in_place`] allows, through
     /// `scratch` otherwise.
     pub(crate) fn packed(
         &mut self,
         src: &[u8],
         width: BitWidth,
         big_endian: bool,
-        scratch: &mut [u32],
+        count: usize,
+        scratch: &mut LazyBlock<u32>,
     ) -> Result<(), Status> {
-        if self.packed_in_place(src, width, big_endian, scratch.len() as u64) {
+        if self.packed_in_place(src, width, big_endian, count as u64) {
             return Ok(());
         }
-        unpack(width, big_endian, src, scratch);
-        self.values(scratch)
+        let values = scratch.first(count);
+        unpack(width, big_endian, src, values);
+        self.values(values)
     }
 
     /// Appends the `count` elements packed at `width` bits from the start of `src` straight

@@ -10,25 +10,45 @@ use crate::unpack::{unpack, BitWidth};
 /// both packed orders and in Parquet bit-packed runs, and small enough to stay in L1.
 pub(crate) const BLOCK: usize = 1024;
 
+/// A block of [`BLOCK`] elements, zeroed when first used: most calls hand their values to
+/// kernels that never touch it, and zeroing 1–4 KiB per call cost more than decoding a
+/// short array.
+pub(crate) struct LazyBlock<T>(Option<[T; BLOCK]>);
+
+impl<T: Copy + Default> LazyBlock<T> {
+    /// A block not yet zeroed.
+    pub(crate) const fn new() -> Self {
+        LazyBlock(None)
+    }
+
+    /// Its first `len` (≤ [`BLOCK`]) elements.
+    #[inline]
+    pub(crate) fn first(&mut self, len: usize) -> &mut [T] {
+        &mut self.0.get_or_insert_with(|| [T::default(); BLOCK])[..len]
+    }
+}
+
 /// Receives decoded source-1 values in stream order.
 pub(crate) trait Consumer {
     /// The next `values.len()` values.
     fn values(&mut self, values: &[u32]) -> Result<(), Status>;
     /// The next `count` values, all equal to `value`.
     fn run(&mut self, value: u32, count: u64) -> Result<(), Status>;
-    /// The next `scratch.len()` values (at most [`BLOCK`]), still packed at `width` bits from
-    /// the start of `src` (which holds them all). Consumers that can work on packed bits
-    /// (scans, whole-block extracts) override this; the default unpacks into `scratch`.
+    /// The next `count` values (at most [`BLOCK`]), still packed at `width` bits from the
+    /// start of `src` (which holds them all). Consumers that can work on packed bits (scans,
+    /// whole-block extracts) override this; the default unpacks into `scratch`.
     #[inline]
     fn packed(
         &mut self,
         src: &[u8],
         width: BitWidth,
         big_endian: bool,
-        scratch: &mut [u32],
+        count: usize,
+        scratch: &mut LazyBlock<u32>,
     ) -> Result<(), Status> {
-        unpack(width, big_endian, src, scratch);
-        self.values(scratch)
+        let values = scratch.first(count);
+        unpack(width, big_endian, src, values);
+        self.values(values)
     }
     /// The next `count` values (a multiple of 8, any number), still packed at `width` bits
     /// from the start of `src` (which holds them all), taken in one go when the consumer can
@@ -76,20 +96,26 @@ pub(crate) fn decode_packed<C: Consumer>(
     let src = data.get(first_byte..).unwrap_or(&[]);
     // At most `num_input_elements`, a u32: it fits a usize.
     let count = usize::try_from(end - start).unwrap_or(usize::MAX);
-    push_packed(src, width, big_endian, count, consumer, &mut None)
+    push_packed(
+        src,
+        width,
+        big_endian,
+        count,
+        consumer,
+        &mut LazyBlock::new(),
+    )
 }
 
 /// Pushes the `count` values packed at `width` bits from the start of `src` to `consumer`:
 /// their whole groups of 8 in one go when it can take them so, the rest (or all) in blocks
-/// through `block`, zeroed when first needed: most calls never need it, and zeroing its
-/// 4 KiB cost more than decoding a short array.
+/// with `block` as the consumer's scratch.
 fn push_packed<C: Consumer>(
     src: &[u8],
     width: BitWidth,
     big_endian: bool,
     count: usize,
     consumer: &mut C,
-    block: &mut Option<[u32; BLOCK]>,
+    block: &mut LazyBlock<u32>,
 ) -> Result<(), Status> {
     let span = count / 8 * 8;
     let mut done = 0;
@@ -100,8 +126,7 @@ fn push_packed<C: Consumer>(
         let len = (count - done).min(BLOCK);
         // Blocks start on group boundaries: byte done/8·width.
         let from = src.get(done / 8 * width.get() as usize..).unwrap_or(&[]);
-        let block = block.get_or_insert_with(|| [0; BLOCK]);
-        consumer.packed(from, width, big_endian, &mut block[..len])?;
+        consumer.packed(from, width, big_endian, len, block)?;
         done += len;
     }
     Ok(())
@@ -149,7 +174,7 @@ pub(crate) fn decode_hybrid<C: Consumer>(
         pos = used;
         remaining -= done as u64;
     }
-    let mut block = None;
+    let mut block = LazyBlock::new();
     while remaining > 0 {
         // At most `count`, a u32 element count: it fits a usize.
         let wanted = usize::try_from(remaining).unwrap_or(usize::MAX);
