@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use qpl_rs::{Completion, Executor, Flags, Job, Operation, OutBitWidth, Parser, Path, Status};
 
-use crate::{agree, push_varint, run_fallback, width_mask, Fallback, Software};
+use crate::{agree, run_fallback, width_mask, Fallback, Software};
 
 fn status_of<T, E: Copy>(r: &Result<T, E>) -> Option<E> {
     r.as_ref().err().copied()
@@ -497,25 +497,6 @@ fn index_range_past_max(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> bool {
         && u64::from(job.initial_output_index) + elements - 1 > max
 }
 
-/// The stream of zeros `gaps::run_width_zero` gives QPL for a width-0 Parquet job.
-fn width_zero_stand_in(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> Option<Vec<u8>> {
-    let arrays = !job.operation.is_scan() && job.out_bit_width != OutBitWidth::NOMINAL;
-    let drop = job.drop_initial_bytes as usize;
-    let mut zeros = vec![0u8; 1 + drop];
-    zeros[0] = if arrays { 8 } else { 1 };
-    let mut left = qpl_fallback::source_values_needed(job, src2);
-    if src1.len() < 1 + drop {
-        return None;
-    }
-    while left > 0 {
-        let run = left.min(u64::from(qpl_fallback::MAX_RUN_LENGTH));
-        push_varint(&mut zeros, run << 1, 1);
-        zeros.push(0);
-        left -= run;
-    }
-    Some(zeros)
-}
-
 /// Names the known divergence that explains why QPL's software path (`software`) and the
 /// fallback (`fallback`) disagree on this job, or `None` when nothing known does (a bug).
 ///
@@ -595,7 +576,8 @@ pub fn known_divergence(
         }
         // Otherwise QPL ran the wrapper's stand-in stream: the other divergences apply
         // to that job (a wrapper bug keeps its own name).
-        if let Some(zeros) = width_zero_stand_in(job, src1, src2) {
+        if src1.len() > job.drop_initial_bytes as usize {
+            let zeros = qpl_rs::width_zero_stand_in(job, src2);
             let stand_in = run_fallback(job, &zeros, src2, dst_len);
             let mut inner = Software {
                 result: software.result.clone(),

@@ -31,11 +31,9 @@ pub(crate) fn run_width_zero(
     dst: &mut [u8],
 ) -> Result<Output, Error> {
     let fail = |status| Error::from_status(job.operation, route.path(), status);
-    let arrays = !job.operation.is_scan() && job.out_bit_width != OutBitWidth::NOMINAL;
-    let stand_in: u8 = if arrays { 8 } else { 1 };
     // Every other field is checked as for a stream of that width and the same length.
     let mut same_length = src1.to_vec();
-    same_length[0] = stand_in;
+    same_length[0] = stand_in_width(job);
     if qpl_fallback::validate(job, &same_length, src2, dst.len())
         .map_err(fail)?
         .is_none()
@@ -45,21 +43,40 @@ pub(crate) fn run_width_zero(
     let drop = job.drop_initial_bytes as usize;
     let needed = qpl_fallback::source_values_needed(job, src2);
     qpl_fallback::check_hybrid(src1.get(1 + drop..).unwrap_or(&[]), 0, needed).map_err(fail)?;
-    // The stand-in holds n zeros: QPL's Parquet expand reads up to n values whatever the mask
-    // (§5.4), and extra values are ignored by every operation.
-    let needed = u64::from(job.num_input_elements).max(needed);
-    let mut zeros = vec![0u8; 1 + drop];
-    zeros[0] = stand_in;
-    let mut left = needed;
+    let zeros = width_zero_stand_in(job, src2);
+    let mut output = executor.run_routed(route, job, &zeros, src2, dst)?;
+    set_checksums(&mut output.completion, job, src1);
+    Ok(output)
+}
+
+/// The bit width of a width-0 job's stand-in stream (see [`run_width_zero`]).
+fn stand_in_width(job: &Job) -> u8 {
+    let arrays = !job.operation.is_scan() && job.out_bit_width != OutBitWidth::NOMINAL;
+    if arrays {
+        8
+    } else {
+        1
+    }
+}
+
+/// The stream of zeros a width-0 Parquet job runs over in its place (see [`run_width_zero`]):
+/// its [`stand_in_width`]; `drop_initial_bytes` zero bytes
+/// after the width byte; then n zeros, or more when the job needs more (QPL's Parquet expand
+/// reads up to n values whatever the mask, §5.4, and extra values are ignored by every
+/// operation). Public (hidden) for `qpl-difftest`, which checks QPL's result on this stream.
+#[doc(hidden)]
+pub fn width_zero_stand_in(job: &Job, src2: Option<&[u8]>) -> Vec<u8> {
+    let mut zeros = vec![0u8; 1 + job.drop_initial_bytes as usize];
+    zeros[0] = stand_in_width(job);
+    let needed = qpl_fallback::source_values_needed(job, src2);
+    let mut left = u64::from(job.num_input_elements).max(needed);
     while left > 0 {
         let run = left.min(u64::from(MAX_RUN_LENGTH));
         write_run_header(&mut zeros, (run as u32) << 1);
         zeros.push(0);
         left -= run;
     }
-    let mut output = executor.run_routed(route, job, &zeros, src2, dst)?;
-    set_checksums(&mut output.completion, job, src1);
-    Ok(output)
+    zeros
 }
 
 /// Reports the checksums of the caller's own source-1 (after QPL ran on a copy).

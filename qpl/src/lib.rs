@@ -48,6 +48,10 @@ pub use qpl_fallback::{
 };
 pub use slot::RetryPolicy;
 
+// For `qpl-difftest`, which compares QPL's result on the stand-in stream with the fallback's.
+#[doc(hidden)]
+pub use gaps::width_zero_stand_in;
+
 use slot::{run_blocking, Slot};
 
 /// Where a job runs.
