@@ -407,6 +407,24 @@ fn aggregates_excused(job: &Job, src1: &[u8], sw: &Completion, fb: &Completion) 
         })
 }
 
+/// D5 (§6.6): a Parquet job of extract/select/expand whose output packs values at the
+/// nominal width (also when the wrapper widens QPL's nominal bit vector for
+/// FORCE_ARRAY_OUTPUT, bw 1), over a stream with an RLE run value wider than bw bits: QPL
+/// spills the extra bits into the packed output, so its bytes may differ from the
+/// fallback's (which masks the values to bw bits).
+fn over_wide_values_packed(job: &Job, src1: &[u8]) -> bool {
+    let bw = width_of(job, src1);
+    let forced = job.flags.contains(Flags::FORCE_ARRAY_OUTPUT) && bw == 1;
+    is_parquet(job)
+        && !job.operation.is_scan()
+        && (job.out_bit_width == OutBitWidth::NOMINAL || forced)
+        && !matches!(bw, 8 | 16 | 32)
+        && parquet_runs(job, src1)
+            .0
+            .iter()
+            .any(|r| r.rle && r.count > 0 && r.value > width_mask(bw))
+}
+
 /// D18 (§7.2): QPL's last_bit_offset of a nominal 1-bit output of extract/select/expand.
 fn last_bit_offset_excused(job: &Job, src1: &[u8], sw: &Completion) -> bool {
     if job.out_bit_width != OutBitWidth::NOMINAL || nominal_width(job, src1) != 1 {
@@ -807,9 +825,11 @@ pub fn known_divergence(
         if let (Ok(out), Ok(c)) = (&software.result, &full.result) {
             let (a, b) = (out.completion.total_out as usize, c.total_out as usize);
             let whole = a.saturating_sub(1);
+            // With D5 the bytes of over-wide values differ anywhere in the prefix.
             if a < b
                 && (software.bytes[..whole] == full.bytes[..whole]
-                    || select_window_bug(job, bw, mask, &software.bytes, &full.bytes[..a]))
+                    || select_window_bug(job, bw, mask, &software.bytes, &full.bytes[..a])
+                    || over_wide_values_packed(job, src1))
             {
                 return Some("D10");
             }
@@ -861,10 +881,11 @@ pub fn known_divergence(
                     if let (Ok(c), Ok(f)) = (&mut candidate.result, &fallback.result) {
                         (c.crc, c.xor_checksum) = (f.crc, f.xor_checksum);
                     }
+                    // With D5 the bytes of over-wide values differ; the length decides.
                     if candidate
                         .result
                         .is_ok_and(|c| c.total_out == out.completion.total_out)
-                        && candidate.bytes == software.bytes
+                        && (candidate.bytes == software.bytes || over_wide_values_packed(job, src1))
                     {
                         reference = candidate;
                         id = Some("D11");
@@ -890,22 +911,9 @@ pub fn known_divergence(
             let mut bytes_ok = !diff.bytes;
             // D5 (§6.6): over-wide RLE values packed at the nominal width — also when the
             // wrapper widens QPL's nominal bit vector for FORCE_ARRAY_OUTPUT (bw 1).
-            let forced = job.flags.contains(Flags::FORCE_ARRAY_OUTPUT) && bw == 1;
-            if !bytes_ok
-                && parquet
-                && !op.is_scan()
-                && (job.out_bit_width == OutBitWidth::NOMINAL || forced)
-                && !matches!(bw, 8 | 16 | 32)
-                && !diff.total_out
-            {
-                let (runs, _) = parquet_runs(job, src1);
-                if runs
-                    .iter()
-                    .any(|r| r.rle && r.count > 0 && r.value > width_mask(bw))
-                {
-                    bytes_ok = true;
-                    id = id.or(Some("D5"));
-                }
+            if !bytes_ok && !diff.total_out && over_wide_values_packed(job, src1) {
+                bytes_ok = true;
+                id = id.or(Some("D5"));
             }
             // An index list's length changes with the wrong elements of NEW-Q1.
             if !bytes_ok
