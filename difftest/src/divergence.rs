@@ -909,8 +909,7 @@ pub fn known_divergence(
             let c = &out.completion;
             let mut diff = Diff::of(c, &software.bytes, r, &reference.bytes);
             let mut bytes_ok = !diff.bytes;
-            // D5 (§6.6): over-wide RLE values packed at the nominal width — also when the
-            // wrapper widens QPL's nominal bit vector for FORCE_ARRAY_OUTPUT (bw 1).
+            // D5 (§6.6).
             if !bytes_ok && !diff.total_out && over_wide_values_packed(job, src1) {
                 bytes_ok = true;
                 id = id.or(Some("D5"));

@@ -60,10 +60,10 @@ fn stand_in_width(job: &Job) -> u8 {
 }
 
 /// The stream of zeros a width-0 Parquet job runs over in its place (see [`run_width_zero`]):
-/// its [`stand_in_width`]; `drop_initial_bytes` zero bytes
-/// after the width byte; then n zeros, or more when the job needs more (QPL's Parquet expand
-/// reads up to n values whatever the mask, §5.4, and extra values are ignored by every
-/// operation). Public (hidden) for `qpl-difftest`, which checks QPL's result on this stream.
+/// its [`stand_in_width`], `drop_initial_bytes` zero bytes, then n zeros, or more when the
+/// job needs more (QPL's Parquet expand reads up to n values whatever the mask, §5.4, and
+/// extra values are ignored by every operation). Public (hidden) for `qpl-difftest`, which
+/// checks QPL's result on this stream.
 #[doc(hidden)]
 pub fn width_zero_stand_in(job: &Job, src2: Option<&[u8]>) -> Vec<u8> {
     let mut zeros = vec![0u8; 1 + job.drop_initial_bytes as usize];
