@@ -198,7 +198,13 @@ fn run_widened(
         flags: Flags(job.flags.0 & !(Flags::FORCE_ARRAY_OUTPUT.0 | Flags::OUT_BE.0)),
         ..*job
     };
-    let mut bits = vec![0u8; (elements as usize).div_ceil(8).max(1)];
+    // QPL's expand may write past n, up to available_src2·8 bits (D11): room for those too,
+    // or its overshoot would fail the job (225) on this buffer of ours.
+    let mut scratch_bits = elements;
+    if job.operation == Operation::Expand {
+        scratch_bits = scratch_bits.max(src2.map_or(0, |mask| mask.len() as u64 * 8));
+    }
+    let mut bits = vec![0u8; (scratch_bits as usize).div_ceil(8).max(1)];
     let result = executor.run_job(route, &nominal, src1, src2, &mut bits)?;
     Some(result.map(|mut completion| {
         // Only the bits the engine reports: QPL's software select can stop short of the

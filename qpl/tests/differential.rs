@@ -546,6 +546,34 @@ mod linked {
         );
     }
 
+    /// A wrapper bug the random jobs found (`DIFF_SEED=195`, case 54; fixed in gaps.rs):
+    /// expand of 1-bit elements with `FORCE_ARRAY_OUTPUT` to u32 and spare mask bytes. The
+    /// wrapper asks QPL for the nominal bit vector in a buffer of n bits, and QPL's expand
+    /// overshoots n (D11), so the job failed with 225 although the caller's destination had
+    /// room. Now the buffer has room for available_src2·8 bits, and the widened output has
+    /// the n elements the fallback writes.
+    #[test]
+    fn forced_array_expand_overshoot_fits_the_wrappers_buffer() {
+        let n = 21230u32;
+        let src1: Vec<u8> = (0..n.div_ceil(8)).map(|i| (i * 151 + 7) as u8).collect();
+        let mask_bytes = n as usize / 8 + 217;
+        let case = Case {
+            job: Job {
+                parser: Parser::LE_PACKED,
+                src1_bit_width: 1,
+                src2_bit_width: 1,
+                num_input_elements: n,
+                flags: Flags::FORCE_ARRAY_OUTPUT | Flags::OMIT_CHECKSUMS,
+                out_bit_width: OutBitWidth::W32,
+                ..Job::new(Operation::Expand)
+            },
+            src1,
+            src2: Some(vec![0; mask_bytes]),
+            dst_len: 4 * mask_bytes * 8 + 64,
+        };
+        assert_identical("all-zero mask", &case);
+    }
+
     /// A wrapper bug the fuzz target found (fixed in gaps.rs): select of 16447 1-bit
     /// elements (all-ones mask) with `FORCE_ARRAY_OUTPUT` to u16. QPL's software path drops
     /// the tail after element 16384 (D10) from the nominal bit vector the wrapper asks it
