@@ -546,6 +546,90 @@ mod linked {
         );
     }
 
+    /// Found by a local run of the `differential` fuzz target after affbe19: expand of one
+    /// element over a Parquet stream of width 1 whose RLE value is 0x5E (over-wide, D5), one
+    /// mask byte. QPL packs the value as 1, the fallback as 0 (masked); no overshoot shows
+    /// in the length, so D11's search must not pick a longer count on D5's say-so alone
+    /// (it did: any count then "matched", and the aggregates did not).
+    #[test]
+    fn fuzz_finding_over_wide_value_without_an_overshoot_is_d5() {
+        let case = Case {
+            job: Job {
+                parser: Parser::PARQUET_RLE,
+                src1_bit_width: 1,
+                src2_bit_width: 1,
+                num_input_elements: 1,
+                ..Job::new(Operation::Expand)
+            },
+            src1: vec![0x01, 0x5E, 0x5E],
+            src2: Some(vec![0xFF]),
+            dst_len: 1,
+        };
+        assert_excused("fuzz finding", &case, "D5", None, None);
+    }
+
+    /// NEW-Q4, found by the random jobs with `DIFF_SEED=164` (case 3971): QPL accepts a
+    /// bit-packed run whose last group is cut short (3 of its 16 bytes missing, width 16)
+    /// but holds every wanted value, when the run began before the job's last step; the
+    /// fallback says 232 (D6). Measured: RLE 16445 values, then that run, n 16459 (steps of
+    /// 8224) → QPL OK, its output that of the stream with the group completed; within one
+    /// step (RLE 8000, n 8014), or with the cut group all that is left of the run after the
+    /// step boundary (RLE 8200, 4 groups, n 8230) → 232 on both paths.
+    #[test]
+    fn random_finding_cut_short_group_after_a_step_boundary_is_new_q4() {
+        let stream = |rle: u32, groups: u8| {
+            let mut stream = vec![16u8];
+            let mut header = rle << 1;
+            while header >= 0x80 {
+                stream.push(header as u8 | 0x80);
+                header >>= 7;
+            }
+            stream.extend([header as u8, 0x01, 0x00, (groups << 1) | 1]);
+            stream.extend((0..usize::from(groups) * 16 - 3).map(|i| (i * 37 + 11) as u8));
+            stream
+        };
+        let case = |rle: u32, groups: u8, n: u32| Case {
+            job: Job {
+                parser: Parser::PARQUET_RLE,
+                src1_bit_width: 16,
+                num_input_elements: n,
+                param_high: u32::MAX,
+                out_bit_width: OutBitWidth::W32,
+                ..Job::new(Operation::Extract)
+            },
+            src1: stream(rle, groups),
+            src2: None,
+            dst_len: 4 * n as usize,
+        };
+        let new_q4 = "NEW-Q4 cut-short group after a step boundary";
+        let short = Some(Status::SRC_IS_SHORT_ERR);
+        assert_excused(
+            "after a boundary",
+            &case(16445, 2, 16459),
+            new_q4,
+            None,
+            short,
+        );
+        assert_excused(
+            "across a boundary",
+            &case(8220, 2, 8234),
+            new_q4,
+            None,
+            short,
+        );
+        for (label, rle, groups, n) in [
+            ("one step", 8000, 2, 8014),
+            ("only the cut group pending", 8200, 4, 8230),
+        ] {
+            let comparison = compare(&case(rle, groups, n));
+            let statuses = (
+                comparison.software.result.as_ref().err().map(|e| e.status),
+                comparison.fallback.result.err(),
+            );
+            assert_eq!(statuses, (short, short), "{label}");
+        }
+    }
+
     /// A wrapper bug the random jobs found (`DIFF_SEED=195`, case 54; fixed in gaps.rs):
     /// expand of 1-bit elements with `FORCE_ARRAY_OUTPUT` to u32 and spare mask bytes. The
     /// wrapper asks QPL for the nominal bit vector in a buffer of n bits, and QPL's expand
