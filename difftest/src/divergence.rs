@@ -471,6 +471,23 @@ fn completed_last_group(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> Option<V
     Some(padded)
 }
 
+/// The wrapper's FORCE_ARRAY_OUTPUT on QPL widens the bits of QPL's nominal bit vector, up
+/// to the whole bytes QPL reports (it cannot tell the padding of the last byte from
+/// elements, select reporting no bit offset), at most the elements the job selects: after
+/// QPL's select drops a tail (D10), its output ends with zero elements up to a multiple of
+/// 8. Makes `outcome` (a successful forced-array select) end the same way.
+fn pad_to_whole_bytes_of_bits(job: &Job, src2: Option<&[u8]>, outcome: &mut Fallback) {
+    let Ok(completion) = &mut outcome.result else {
+        return;
+    };
+    let bytes = (job.out_bit_width.bits().unwrap_or(8) / 8).max(1) as usize;
+    let elements = outcome.bytes.len() / bytes;
+    let cap = qpl_fallback::nominal_output_elements(job, src2) as usize;
+    let padded = elements.next_multiple_of(8).min(cap).max(elements);
+    outcome.bytes.resize(padded * bytes, 0);
+    completion.total_out = (padded * bytes) as u32;
+}
+
 /// D18 (§7.2): QPL's last_bit_offset of a nominal 1-bit output of extract/select/expand.
 fn last_bit_offset_excused(job: &Job, src1: &[u8], sw: &Completion) -> bool {
     if job.out_bit_width != OutBitWidth::NOMINAL || nominal_width(job, src1) != 1 {
@@ -861,8 +878,11 @@ pub fn known_divergence(
         let processed = select_processed(u64::from(job.num_input_elements), bw);
         if processed < u64::from(job.num_input_elements) {
             let cleared = mask_cleared_from(job, mask, processed);
-            let candidate = run_fallback(job, src1, Some(&cleared), dst_len);
+            let mut candidate = run_fallback(job, src1, Some(&cleared), dst_len);
             if candidate.result.is_ok() && candidate.bytes != fallback.bytes {
+                if job.flags.contains(Flags::FORCE_ARRAY_OUTPUT) && bw == 1 {
+                    pad_to_whole_bytes_of_bits(job, src2, &mut candidate);
+                }
                 reference = candidate;
                 id = Some("D10");
             }
