@@ -8,7 +8,7 @@ use crate::output::{AggregateKind, Format, Writer};
 use crate::simd::{self, Compare};
 use crate::source::{decode_hybrid, decode_packed, Consumer, LazyBlock, BLOCK};
 use crate::status::Status;
-use crate::unpack::{unpack, BitWidth};
+use crate::unpack::BitWidth;
 
 /// The largest `drop_initial_bytes` QPL accepts.
 const MAX_DROP_BYTES: u32 = 65535;
@@ -577,9 +577,7 @@ impl Consumer for Extract<'_, '_> {
         scratch: &mut LazyBlock<u32>,
     ) -> Result<(), Status> {
         if !self.wants_all(count as u64) {
-            let values = scratch.first(count);
-            unpack(width, big_endian, src, values);
-            return self.values(values);
+            return self.values(scratch.unpack(width, big_endian, src, count));
         }
         // The whole block is wanted: the writer may unpack it straight into the destination.
         self.index += count as u64;
@@ -727,9 +725,7 @@ impl Consumer for Scan<'_, '_> {
         if scan_bits(self.predicate, src, width, big_endian, count, bits) {
             return self.out.bits(bits, count);
         }
-        let values = scratch.first(count);
-        unpack(width, big_endian, src, values);
-        self.values(values)
+        self.values(scratch.unpack(width, big_endian, src, count))
     }
 
     /// Straight into the destination when it is a plain bit vector on a byte boundary.

@@ -6,7 +6,7 @@ use crate::output::{MinMaxSum, Writer};
 use crate::simd;
 use crate::source::{LazyBlock, BLOCK};
 use crate::status::Status;
-use crate::unpack::{pack, unpack, BitWidth};
+use crate::unpack::{pack, BitWidth};
 
 /// A lane type; [`lane_bits`] says which one a job uses.
 pub(crate) trait Lane: Copy + Default + PartialEq + Into<u32> {
@@ -138,9 +138,7 @@ impl Lane for u32 {
         scratch: &'a mut LazyBlock<u32>,
         _lanes: &'a mut (),
     ) -> &'a [u32] {
-        let values = scratch.first(count);
-        unpack(width, big_endian, src, values);
-        values
+        scratch.unpack(width, big_endian, src, count)
     }
 
     #[inline]
@@ -213,9 +211,8 @@ fn unpack_narrow<'a, T: Lane>(
 ) -> &'a [T] {
     let out = lanes.first(count);
     if !simd_unpack(simd::kernels(), width.get(), big_endian, src, out) {
-        let values = scratch.first(count);
-        unpack(width, big_endian, src, values);
-        for (o, &v) in out.iter_mut().zip(values.iter()) {
+        let values = scratch.unpack(width, big_endian, src, count);
+        for (o, &v) in out.iter_mut().zip(values) {
             *o = T::from_u32(v);
         }
     }

@@ -7,7 +7,7 @@ use crate::lane::Lane;
 use crate::simd;
 use crate::source::LazyBlock;
 use crate::status::Status;
-use crate::unpack::{unpack, BitWidth};
+use crate::unpack::BitWidth;
 
 /// How output elements are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -432,9 +432,9 @@ impl<'d> Writer<'d> {
         Ok(())
     }
 
-    /// Appends the `count` (≤ [`BLOCK`](crate::source::BLOCK)) elements packed at `width` bits from the start of
-    /// `src`: straight into the destination when [`Writer::array_in_place`] allows, through
-    /// `scratch` otherwise.
+    /// Appends the `count` (≤ [`BLOCK`](crate::source::BLOCK)) elements packed at `width`
+    /// bits from the start of `src`: straight into the destination when
+    /// [`Writer::array_in_place`] allows, through `scratch` otherwise.
     pub(crate) fn packed(
         &mut self,
         src: &[u8],
@@ -446,9 +446,7 @@ impl<'d> Writer<'d> {
         if self.packed_in_place(src, width, big_endian, count as u64) {
             return Ok(());
         }
-        let values = scratch.first(count);
-        unpack(width, big_endian, src, values);
-        self.values(values)
+        self.values(scratch.unpack(width, big_endian, src, count))
     }
 
     /// Appends the `count` elements packed at `width` bits from the start of `src` straight

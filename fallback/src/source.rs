@@ -28,6 +28,23 @@ impl<T: Copy + Default> LazyBlock<T> {
     }
 }
 
+impl LazyBlock<u32> {
+    /// The `count` (≤ [`BLOCK`]) values packed at `width` bits from the start of `src`,
+    /// unpacked into the block.
+    #[inline]
+    pub(crate) fn unpack(
+        &mut self,
+        width: BitWidth,
+        big_endian: bool,
+        src: &[u8],
+        count: usize,
+    ) -> &[u32] {
+        let values = self.first(count);
+        unpack(width, big_endian, src, values);
+        values
+    }
+}
+
 /// Receives decoded source-1 values in stream order.
 pub(crate) trait Consumer {
     /// The next `values.len()` values.
@@ -46,9 +63,7 @@ pub(crate) trait Consumer {
         count: usize,
         scratch: &mut LazyBlock<u32>,
     ) -> Result<(), Status> {
-        let values = scratch.first(count);
-        unpack(width, big_endian, src, values);
-        self.values(values)
+        self.values(scratch.unpack(width, big_endian, src, count))
     }
     /// The next `count` values (a multiple of 8, any number), still packed at `width` bits
     /// from the start of `src` (which holds them all), taken in one go when the consumer can
