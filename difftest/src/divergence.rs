@@ -488,6 +488,31 @@ fn pad_to_whole_bytes_of_bits(job: &Job, src2: Option<&[u8]>, outcome: &mut Fall
     completion.total_out = (padded * bytes) as u32;
 }
 
+/// The fallback's outcome on `stream`, a stand-in for the caller's source-1 that QPL ran
+/// (the wrapper's width-0 stand-in) or behaved as if it ran (NEW-Q4's completed group),
+/// when QPL's result agrees with it exactly or by a known divergence. QPL's checksums are
+/// of the caller's stream, so the stand-in's are taken for the comparison.
+fn explained_on_stand_in(
+    job: &Job,
+    stream: &[u8],
+    src2: Option<&[u8]>,
+    dst_len: usize,
+    software: &Software,
+) -> Option<Fallback> {
+    let stand_in = run_fallback(job, stream, src2, dst_len);
+    let mut inner = Software {
+        result: software.result.clone(),
+        bytes: software.bytes.clone(),
+    };
+    if let (Ok(out), Ok(c)) = (&mut inner.result, &stand_in.result) {
+        out.completion.crc = c.crc;
+        out.completion.xor_checksum = c.xor_checksum;
+    }
+    let explained = agree(&inner, &stand_in)
+        || known_divergence(job, stream, src2, dst_len, &inner, &stand_in).is_some();
+    explained.then_some(stand_in)
+}
+
 /// D18 (§7.2): QPL's last_bit_offset of a nominal 1-bit output of extract/select/expand.
 fn last_bit_offset_excused(job: &Job, src1: &[u8], sw: &Completion) -> bool {
     if job.out_bit_width != OutBitWidth::NOMINAL || nominal_width(job, src1) != 1 {
@@ -661,20 +686,7 @@ pub fn known_divergence(
         // to that job (a wrapper bug keeps its own name).
         if src1.len() > job.drop_initial_bytes as usize {
             let zeros = qpl_rs::width_zero_stand_in(job, src2);
-            let stand_in = run_fallback(job, &zeros, src2, dst_len);
-            let mut inner = Software {
-                result: software.result.clone(),
-                bytes: software.bytes.clone(),
-            };
-            // The wrapper reports the caller's checksums; the stand-in's differ.
-            if let (Ok(out), Ok(c)) = (&mut inner.result, &stand_in.result) {
-                out.completion.crc = c.crc;
-                out.completion.xor_checksum = c.xor_checksum;
-            }
-            if agree(&inner, &stand_in) {
-                return Some("W0 width-0 stream");
-            }
-            return known_divergence(job, &zeros, src2, dst_len, &inner, &stand_in)
+            return explained_on_stand_in(job, &zeros, src2, dst_len, software)
                 .map(|_| "W0 width-0 stream");
         }
         return None;
@@ -775,19 +787,8 @@ pub fn known_divergence(
     // that a step boundary split; the fallback reports the short stream (232, D6).
     if sw.is_none() && fb == Some(Status::SRC_IS_SHORT_ERR) {
         if let Some(padded) = completed_last_group(job, src1, src2) {
-            let completed = run_fallback(job, &padded, src2, dst_len);
-            let mut inner = Software {
-                result: software.result.clone(),
-                bytes: software.bytes.clone(),
-            };
-            // QPL's checksums are of the caller's stream, the padded one's differ.
-            if let (Ok(out), Ok(c)) = (&mut inner.result, &completed.result) {
-                out.completion.crc = c.crc;
-                out.completion.xor_checksum = c.xor_checksum;
-            }
-            if completed.result.is_ok()
-                && (agree(&inner, &completed)
-                    || known_divergence(job, &padded, src2, dst_len, &inner, &completed).is_some())
+            if explained_on_stand_in(job, &padded, src2, dst_len, software)
+                .is_some_and(|completed| completed.result.is_ok())
             {
                 return Some("NEW-Q4 cut-short group after a step boundary");
             }
