@@ -65,6 +65,8 @@ struct WalkedRun {
     rle: bool,
     /// Bytes of the varint header.
     header_len: usize,
+    /// Offset of its payload (after the header) in the stream walked.
+    payload_at: usize,
     /// The RLE value (all ⌈bw/8⌉ bytes, not masked).
     value: u32,
     /// All payload bytes present.
@@ -90,6 +92,7 @@ fn walk(data: &[u8], bw: u32) -> (Vec<WalkedRun>, bool) {
                         count: 0,
                         rle: true,
                         header_len: 5,
+                        payload_at: data.len(),
                         value: 0,
                         complete: false,
                     });
@@ -124,6 +127,7 @@ fn walk(data: &[u8], bw: u32) -> (Vec<WalkedRun>, bool) {
             count,
             rle,
             header_len: len,
+            payload_at: pos,
             value,
             complete,
         });
@@ -447,20 +451,8 @@ fn completed_last_group(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> Option<V
     if clean || last.complete || last.rle || needed <= c || last.start >= (needed - 1) / c * c {
         return None;
     }
-    // Where its payload starts: the bit-width byte, the dropped bytes, the runs before it.
-    let value_bytes = bw.div_ceil(8) as u64;
-    let before: u64 = runs[..runs.len() - 1]
-        .iter()
-        .map(|r| {
-            r.header_len as u64
-                + if r.rle {
-                    value_bytes
-                } else {
-                    r.count / 8 * u64::from(bw)
-                }
-        })
-        .sum();
-    let payload = 1 + u64::from(job.drop_initial_bytes) + before + last.header_len as u64;
+    // Where its payload starts in `src1`: after the bit-width byte and the dropped bytes.
+    let payload = 1 + u64::from(job.drop_initial_bytes) + last.payload_at as u64;
     let wanted_bytes = (needed.checked_sub(last.start)? * u64::from(bw)).div_ceil(8);
     let full = payload + last.count / 8 * u64::from(bw);
     if payload + wanted_bytes > src1.len() as u64 || full > 1 << 30 {
