@@ -256,13 +256,25 @@ fn read_run<'a>(
     Ok(piece)
 }
 
-/// [`read_run`] of an RLE run with a header of 1 or 2 bytes and 8 bytes of data from its
-/// start (most RLE runs): read from one 8-byte load, without a branch on the header's length,
-/// which runs of random lengths mispredict (RLE runs of 8..=200 values: +8–30 % from L1 in
-/// the AVX-512 walk). `None` (nothing consumed) for the others.
+/// [`read_run`] of an RLE run that [`parse_short_rle_run`] reads (most RLE runs). `None`
+/// (nothing consumed) for the others.
 #[inline(always)]
 fn short_rle_run<'a>(data: &[u8], pos: &mut usize, width: u32, wanted: usize) -> Option<Piece<'a>> {
-    let word = u64::from_le_bytes(*data.get(*pos..)?.first_chunk::<8>()?);
+    let (used, value, run_len) = parse_short_rle_run(data, *pos, width)?;
+    *pos += used;
+    Some(Piece::Fill {
+        value,
+        count: run_len.min(wanted),
+    })
+}
+
+/// The RLE run at `pos` when its header has 1 or 2 bytes and `data` has 8 bytes from `pos`:
+/// (its header and value bytes, its value, its length), read from one 8-byte load without a
+/// branch on the header's length, which runs of random lengths mispredict (RLE runs of
+/// 8..=200 values: +8–30 % from L1 in the AVX-512 walk). `None` for any other run.
+#[inline(always)]
+fn parse_short_rle_run(data: &[u8], pos: usize, width: u32) -> Option<(usize, u32, usize)> {
+    let word = u64::from_le_bytes(*data.get(pos..)?.first_chunk::<8>()?);
     if word & 0x8080 == 0x8080 {
         // A header of 3 or more bytes.
         return None;
@@ -278,11 +290,7 @@ fn short_rle_run<'a>(data: &[u8], pos: &mut usize, width: u32, wanted: usize) ->
     // (D5).
     let value_bytes = rle_value_bytes(width);
     let value = ((word >> (8 * header_len)) & ((1 << (8 * value_bytes)) - 1)) as u32;
-    *pos += header_len + value_bytes;
-    Some(Piece::Fill {
-        value,
-        count: ((header >> 1) as usize).min(wanted),
-    })
+    Some((header_len + value_bytes, value, (header >> 1) as usize))
 }
 
 /// A run of a hybrid stream (its wanted values), as [`read_run`] reads it.
@@ -327,6 +335,23 @@ impl<'a> HybridRuns<'a> {
     /// (values, bytes) handed over so far.
     pub(crate) fn walked(&self) -> (usize, usize) {
         (self.done, self.pos)
+    }
+
+    /// The next run when it is a nonempty RLE run that [`parse_short_rle_run`] reads and
+    /// that ends at least `spare` values before the `count` wanted: (values before it, its
+    /// value, its length). `None` (nothing consumed) for any other run, which
+    /// [`HybridRuns::next_run`] reads: the fast path of a stream of RLE runs, with no case
+    /// for a run cut short at the end.
+    #[inline(always)]
+    pub(crate) fn next_short_fill(&mut self, spare: usize) -> Option<(usize, u32, usize)> {
+        let (used, value, run_len) = parse_short_rle_run(self.data, self.pos, self.width)?;
+        if run_len == 0 || self.done + run_len + spare > self.count {
+            return None;
+        }
+        let before = self.done;
+        self.done += run_len;
+        self.pos += used;
+        Some((before, value, run_len))
     }
 
     /// The next run with wanted values: the number of values before it, and the run.
