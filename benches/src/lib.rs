@@ -6,7 +6,8 @@
 //! `bench-table` binary. See `RESULTS.md` beside this crate for the numbers and the commands.
 
 use qpl_fallback::{
-    encode_parquet_rle, pack_be, pack_le, Flags, Job, Operation, OutBitWidth, Parser,
+    encode_parquet_rle, pack_be, pack_le, read_run_header, Flags, Job, Operation, OutBitWidth,
+    Parser,
 };
 
 /// The source bit widths every group runs at.
@@ -89,8 +90,8 @@ pub enum Input {
     /// value repeats 8 times in a row, so the encoder never starts an RLE run).
     ParquetBitpacked,
     /// Parquet hybrid of runs of one repeated value, run lengths uniform in 8..=200, each
-    /// value different from the one before: mostly RLE runs, with a short bit-packed run
-    /// wherever a run does not start on a group boundary.
+    /// value different from the one before: RLE runs only, but for a last repeat shorter than
+    /// 8 values (one bit-packed group).
     ParquetRleRuns,
 }
 
@@ -340,6 +341,31 @@ impl Case {
                 src1.len(),
                 1 + varint_len(header) + groups * width as usize,
                 "parquet_bitpacked at width {width} is not one bit-packed run"
+            );
+        }
+        if group.input == Input::ParquetRleRuns {
+            // One RLE run per repeat (each has 8 values or more and starts where the RLE run
+            // before it ends), but for a last repeat of fewer than 8 values: one bit-packed
+            // group.
+            let mut pos = 1;
+            for repeat in values.chunk_by(|a, b| a == b) {
+                let header = read_run_header(&src1, &mut pos).expect("a whole run header");
+                let (expected, payload) = match repeat.len() {
+                    len @ 8.. => ((len as u32) << 1, width.div_ceil(8)),
+                    _ => ((1 << 1) | 1, width),
+                };
+                assert_eq!(
+                    header,
+                    expected,
+                    "parquet_rle_runs at width {width}: a repeat of {} values is not one run",
+                    repeat.len()
+                );
+                pos += payload as usize;
+            }
+            assert_eq!(
+                pos,
+                src1.len(),
+                "parquet_rle_runs at width {width}: bytes left"
             );
         }
         let parser = match group.input {
