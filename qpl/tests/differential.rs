@@ -22,6 +22,7 @@ mod linked {
         agree, compare, describe, gen_case, run_fallback, run_software, width_mask, Case, Choices,
         Rng, Tally, Verdict,
     };
+    use qpl_fallback::write_run_header;
     use qpl_rs::{
         encode_parquet_rle, pack_be, pack_le, Executor, Flags, Job, Operation, OutBitWidth, Parser,
         Path, Status,
@@ -607,12 +608,9 @@ mod linked {
     fn random_finding_cut_short_group_after_a_step_boundary_is_new_q4() {
         let stream = |rle: u32, groups: u8| {
             let mut stream = vec![16u8];
-            let mut header = rle << 1;
-            while header >= 0x80 {
-                stream.push(header as u8 | 0x80);
-                header >>= 7;
-            }
-            stream.extend([header as u8, 0x01, 0x00, (groups << 1) | 1]);
+            write_run_header(&mut stream, rle << 1);
+            stream.extend([0x01, 0x00]);
+            write_run_header(&mut stream, (u32::from(groups) << 1) | 1);
             stream.extend((0..usize::from(groups) * 16 - 3).map(|i| (i * 37 + 11) as u8));
             stream
         };
