@@ -1236,7 +1236,9 @@ mod avx512 {
     /// +40–50 % from L1 and ×2.6 at 2^20 values, of 8..=200 +10–30 % from L1 and +2–14 % at
     /// 2^20. Not inlined into `hybrid_to_le_bytes`, whose loop holds the bit-packed decoder's
     /// state in registers: inlined, its values were spilled around it (8–10 % slower on runs
-    /// of 8..=200 values, L1).
+    /// of 8..=200 values, L1). Its own first-line store rather than [`fill_past`] with lines
+    /// ahead: [`fill_first_line`] computes the pattern's rotation and the line mask for any
+    /// length, run by run, which measured 2–5 % slower from L1 (parity at 2^20).
     ///
     /// # Safety
     /// The CPU supports AVX-512 F and BW; `runs` walks the stream of `out.len() / 4` values.
