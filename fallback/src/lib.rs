@@ -30,6 +30,7 @@ mod execute;
 mod job;
 mod lane;
 mod output;
+pub mod parquet;
 mod simd;
 mod source;
 mod status;
