@@ -21,6 +21,8 @@
 
 use std::fmt;
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod bit_packed;
 pub mod byte_stream_split;
 pub mod delta_binary_packed;
