@@ -253,6 +253,25 @@ fn indices_past_the_dictionary_at_every_position() {
 }
 
 #[test]
+fn every_truncation_of_a_page_errors_or_still_holds_the_values() {
+    let values: Vec<i32> = (0..300)
+        .map(|i| if i < 100 { i % 7 } else { (i / 50) * 3 })
+        .collect();
+    let (dict, data) = page(&values);
+    for cut in 0..data.len() {
+        let mut out = vec![0i32; values.len()];
+        match dictionary::decode(&data[..cut], &dict, &mut out) {
+            Err(e) => assert_eq!(e.kind, ErrorKind::Truncated, "cut {cut}: {e}"),
+            Ok(_) => {
+                // Only a last bit-packed group's pad can go.
+                assert_eq!(out, values, "cut {cut}");
+                assert!(data.len() - cut < index_bit_width(dict.len()) as usize);
+            }
+        }
+    }
+}
+
+#[test]
 fn builders_work_by_bit_pattern_in_first_occurrence_order() {
     let values = [1.0f64, -0.0, 0.0, 1.0, f64::NAN, -0.0, f64::NAN];
     let (dict, indices) = build_dictionary(&values);
