@@ -515,3 +515,45 @@ proptest! {
         prop_assert_eq!(back.iter().map(|v| v.data().to_vec()).collect::<Vec<_>>(), values);
     }
 }
+
+/// arrow-rs with its other valid layouts: miniblocks of 64..1024 values exercise chunks inside a
+/// miniblock (the decoder unpacks 64 values at a time) and blocks of up to 8 miniblocks.
+fn arrow_layout() -> impl Strategy<Value = (usize, usize)> {
+    prop_oneof![
+        Just((128, 1)),
+        Just((128, 2)),
+        Just((256, 8)),
+        Just((512, 4)),
+        Just((1024, 1)),
+        Just((384, 3)),
+    ]
+}
+
+fn arrow_encode_with<A: DataType>(layout: (usize, usize), values: &[A::T]) -> Vec<u8> {
+    let options = DeltaBinaryPackedEncoderOptions::try_new(layout.0, layout.1).unwrap();
+    let mut encoder = DeltaBitPackEncoder::<A>::new_with_options(options);
+    encoder.put(values).unwrap();
+    encoder.flush_buffer().unwrap().to_vec()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    #[test]
+    fn dbp_decodes_arrow_layouts_whole_and_incremental(
+        values in values_i64(),
+        layout in arrow_layout(),
+        steps in steps(),
+    ) {
+        let theirs = arrow_encode_with::<Int64Type>(layout, &values);
+        prop_assert_eq!(dbp::stream_len::<i64>(&theirs, values.len()), Ok((values.len(), theirs.len())));
+        prop_assert_eq!(dbp_decode::<i64>(&theirs, values.len()), (values.clone(), theirs.len()));
+        check_incremental(&values, &incremental_values::<i64>(&theirs, values.len(), &steps));
+
+        let narrow: Vec<i32> = values.iter().map(|&v| v as i32).collect();
+        let theirs = arrow_encode_with::<Int32Type>(layout, &narrow);
+        prop_assert_eq!(dbp::stream_len::<i32>(&theirs, narrow.len()), Ok((narrow.len(), theirs.len())));
+        prop_assert_eq!(dbp_decode::<i32>(&theirs, narrow.len()), (narrow.clone(), theirs.len()));
+        check_incremental(&narrow, &incremental_values::<i32>(&theirs, narrow.len(), &steps));
+    }
+}
