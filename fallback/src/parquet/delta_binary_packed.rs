@@ -18,7 +18,7 @@
 //! decoded), and any data that ends before the last needed miniblock's body (padding
 //! included). Arithmetic wraps in two's complement, as the specification requires.
 //!
-//! Decoding keeps constant state: a chunk of [`CHUNK`] values at a time is unpacked with the
+//! Decoding keeps constant state: a chunk of 64 values at a time is unpacked with the
 //! crate's bit-unpacking kernels (widths 1..=32) or this module's own (33..=64), the min delta
 //! added and prefix-summed several values at a time (SSE2 lanes for INT32 on x86-64).
 
