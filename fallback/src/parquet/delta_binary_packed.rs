@@ -514,7 +514,7 @@ pub struct DeltaBinaryPackedDecoder<'a, T: DeltaInt> {
     miniblocks: usize,
     values_per_miniblock: usize,
     total: usize,
-    /// Values not yet handed out (decoded into `buffered` or not decoded yet).
+    /// Values not yet handed out (decoded into `buffer` or not decoded yet).
     remaining: usize,
     /// Whether the header's first value is still to be handed out.
     first_pending: bool,
@@ -535,9 +535,9 @@ pub struct DeltaBinaryPackedDecoder<'a, T: DeltaInt> {
     width: u32,
     miniblock_left: usize,
     cursor: usize,
-    /// Decoded values of a chunk a batch ended inside: `buffer[buffered..buffer_len]`.
+    /// Decoded values of a chunk a batch ended inside: `buffer[buffer_pos..buffer_len]`.
     buffer: [T; CHUNK],
-    buffered: usize,
+    buffer_pos: usize,
     buffer_len: usize,
 }
 
@@ -567,7 +567,7 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
             miniblock_left: 0,
             cursor: header.len,
             buffer: [T::default(); CHUNK],
-            buffered: 0,
+            buffer_pos: 0,
             buffer_len: 0,
         })
     }
@@ -577,8 +577,9 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
         self.total
     }
 
-    /// Bytes read so far: once [`ValueDecoder::remaining`] is 0, the stream's length (the
-    /// header, then every needed miniblock's body with its padding), as [`stream_len`] says.
+    /// Bytes of the stream passed so far (up to the end of the current miniblock's body): once
+    /// [`ValueDecoder::remaining`] is 0, the stream's length (the header, then every needed
+    /// miniblock's body with its padding), as [`stream_len`] says.
     pub fn bytes_consumed(&self) -> usize {
         self.pos
     }
@@ -658,7 +659,7 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
         self.cursor += n / 8 * self.width as usize;
         self.miniblock_left -= n;
         if to_buffer {
-            self.buffered = 0;
+            self.buffer_pos = 0;
             self.buffer_len = n;
         }
         Ok((n, to_buffer))
@@ -680,17 +681,17 @@ impl<T: DeltaInt> ValueDecoder for DeltaBinaryPackedDecoder<'_, T> {
             self.first_pending = false;
             done = 1;
         }
-        let from_buffer = (want - done).min(self.buffer_len - self.buffered);
+        let from_buffer = (want - done).min(self.buffer_len - self.buffer_pos);
         out[done..done + from_buffer]
-            .copy_from_slice(&self.buffer[self.buffered..self.buffered + from_buffer]);
-        self.buffered += from_buffer;
+            .copy_from_slice(&self.buffer[self.buffer_pos..self.buffer_pos + from_buffer]);
+        self.buffer_pos += from_buffer;
         done += from_buffer;
         while done < want {
             let (n, buffered) = self.decode_next_chunk(&mut out[done..want])?;
             if buffered {
                 let take = want - done;
                 out[done..want].copy_from_slice(&self.buffer[..take]);
-                self.buffered = take;
+                self.buffer_pos = take;
                 done = want;
             } else {
                 done += n;
@@ -707,8 +708,8 @@ impl<T: DeltaInt> ValueDecoder for DeltaBinaryPackedDecoder<'_, T> {
             self.first_pending = false;
             done = 1;
         }
-        let from_buffer = (want - done).min(self.buffer_len - self.buffered);
-        self.buffered += from_buffer;
+        let from_buffer = (want - done).min(self.buffer_len - self.buffer_pos);
+        self.buffer_pos += from_buffer;
         done += from_buffer;
         while done < want {
             if self.miniblock_left == 0 {
@@ -725,7 +726,7 @@ impl<T: DeltaInt> ValueDecoder for DeltaBinaryPackedDecoder<'_, T> {
             // Decode into the buffer (an empty `out` forces it) and keep what is not skipped.
             let (chunk, _) = self.decode_next_chunk(&mut [])?;
             let take = chunk.min(left);
-            self.buffered = take;
+            self.buffer_pos = take;
             done += take;
         }
         self.remaining -= want;
