@@ -330,7 +330,7 @@ mod sse2 {
 /// The values' memory as bytes when `T` is a primitive integer or float (no padding, every
 /// bit pattern valid) on a little-endian target, where that memory is the values'
 /// little-endian bytes: the byte kernels then write straight into the caller's values.
-fn as_bytes_mut<T: FixedWidth>(values: &mut [T]) -> Option<&mut [u8]> {
+pub(super) fn as_bytes_mut<T: FixedWidth>(values: &mut [T]) -> Option<&mut [u8]> {
     if !is_primitive::<T>() {
         return None;
     }
@@ -343,7 +343,7 @@ fn as_bytes_mut<T: FixedWidth>(values: &mut [T]) -> Option<&mut [u8]> {
 }
 
 /// [`as_bytes_mut`] for reading.
-fn as_bytes<T: FixedWidth>(values: &[T]) -> Option<&[u8]> {
+pub(super) fn as_bytes<T: FixedWidth>(values: &[T]) -> Option<&[u8]> {
     if !is_primitive::<T>() {
         return None;
     }
