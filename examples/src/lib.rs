@@ -9,6 +9,7 @@
 //! The binaries are `qpl-demo` (`src/main.rs`: encode, decode, scan, select and expand a
 //! million values, check them and print throughput) and `qpl-replay` (`src/bin/qpl-replay.rs`).
 
+pub mod parquet_tool;
 pub mod path;
 pub mod replay;
 

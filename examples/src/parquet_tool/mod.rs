@@ -1,0 +1,3 @@
+//! Placeholder until h4's `qpl-parquet` lands (replaced by its mod.rs on merge).
+
+pub mod files;
