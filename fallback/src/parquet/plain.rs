@@ -1,1 +1,495 @@
-//! (being written)
+//! PLAIN (0): values back to back, for every physical type.
+//!
+//! - INT32, INT64, INT96, FLOAT, DOUBLE: each value's little-endian bytes ([`FixedWidth`]):
+//!   [`decode`], [`PlainDecoder`], [`encode`].
+//! - BOOLEAN: one bit per value, LSB first ([`decode_booleans`], [`PlainBooleanDecoder`],
+//!   [`encode_booleans`]). The padding bits of the last byte are written as 0 and ignored
+//!   when read.
+//! - BYTE_ARRAY: a 4-byte little-endian length, then the bytes ([`PlainByteArrayDecoder`],
+//!   [`encode_byte_arrays`]).
+//! - FIXED_LEN_BYTE_ARRAY: the bytes of each value, of the column's length
+//!   ([`PlainFixedLenDecoder`], [`encode_fixed_len`]). A length of 0 is
+//!   [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument) in the decoder and the
+//!   encoder: Parquet's schema requires a positive length, and a page of 0-byte values could
+//!   not say how many values it holds.
+//!
+//! Bytes after the last value the caller asked for are ignored (a PLAIN page has no header
+//! saying where its values end; the caller's `num_values` does).
+
+use super::{ByteArrayDecoder, ByteArrays, FixedWidth, ParquetError, ValueDecoder};
+
+const ENCODING: &str = "PLAIN";
+
+/// `count * size` bytes, or a Truncated error when even that product overflows (a count no
+/// slice could hold).
+fn bytes_needed(
+    count: usize,
+    size: usize,
+    what: &str,
+    data_len: usize,
+) -> Result<usize, ParquetError> {
+    count.checked_mul(size).ok_or_else(|| {
+        ParquetError::truncated(
+            ENCODING,
+            format!("{count} {what} of {size} bytes do not fit in the {data_len} bytes of data"),
+        )
+    })
+}
+
+fn check_len(
+    count: usize,
+    size: usize,
+    what: &str,
+    data_len: usize,
+) -> Result<usize, ParquetError> {
+    let need = bytes_needed(count, size, what, data_len)?;
+    if need > data_len {
+        return Err(ParquetError::truncated(
+            ENCODING,
+            format!(
+                "{count} {what} of {size} bytes need {need} bytes, but the data holds {data_len}"
+            ),
+        ));
+    }
+    Ok(need)
+}
+
+/// Converts values in place from `SIZE`-byte little-endian chunks. `chunks_exact` lets LLVM
+/// drop the per-value bounds checks; on little-endian targets each value is one load.
+#[inline]
+fn read_values<T: FixedWidth>(bytes: &[u8], out: &mut [T]) {
+    for (value, chunk) in out.iter_mut().zip(bytes.chunks_exact(T::SIZE)) {
+        *value = T::from_le_slice(chunk);
+    }
+}
+
+/// Decodes `out.len()` values of a PLAIN page of INT32, INT64, INT96, FLOAT or DOUBLE
+/// values; returns the bytes consumed (`out.len() * T::SIZE`).
+///
+/// # Errors
+/// [`ErrorKind::Truncated`](super::ErrorKind::Truncated) when `data` holds fewer than
+/// `out.len()` values; `out` is then left untouched.
+pub fn decode<T: FixedWidth>(data: &[u8], out: &mut [T]) -> Result<usize, ParquetError> {
+    let need = check_len(out.len(), T::SIZE, "values", data.len())?;
+    read_values(&data[..need], out);
+    Ok(need)
+}
+
+/// Appends the PLAIN encoding of `values` (their little-endian bytes) to `out`.
+pub fn encode<T: FixedWidth>(values: &[T], out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start + values.len() * T::SIZE, 0);
+    for (value, chunk) in values.iter().zip(out[start..].chunks_exact_mut(T::SIZE)) {
+        value.write_le(chunk);
+    }
+}
+
+/// The incremental decoder of a PLAIN page of fixed-size values.
+#[derive(Clone, Debug)]
+pub struct PlainDecoder<'a, T> {
+    /// The page's values, exactly `num_values * T::SIZE` bytes.
+    data: &'a [u8],
+    /// Values already decoded or skipped.
+    position: usize,
+    num_values: usize,
+    _type: std::marker::PhantomData<T>,
+}
+
+impl<'a, T: FixedWidth> PlainDecoder<'a, T> {
+    /// A decoder of the first `num_values` values of `data`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Truncated`](super::ErrorKind::Truncated) when `data` holds fewer.
+    pub fn new(data: &'a [u8], num_values: usize) -> Result<Self, ParquetError> {
+        let need = check_len(num_values, T::SIZE, "values", data.len())?;
+        Ok(PlainDecoder {
+            data: &data[..need],
+            position: 0,
+            num_values,
+            _type: std::marker::PhantomData,
+        })
+    }
+}
+
+impl<T: FixedWidth> ValueDecoder for PlainDecoder<'_, T> {
+    type Value = T;
+
+    fn remaining(&self) -> usize {
+        self.num_values - self.position
+    }
+
+    fn next_batch(&mut self, out: &mut [T]) -> Result<usize, ParquetError> {
+        let count = out.len().min(self.remaining());
+        let start = self.position * T::SIZE;
+        read_values(
+            &self.data[start..start + count * T::SIZE],
+            &mut out[..count],
+        );
+        self.position += count;
+        Ok(count)
+    }
+
+    fn skip(&mut self, n: usize) -> Result<usize, ParquetError> {
+        let count = n.min(self.remaining());
+        self.position += count;
+        Ok(count)
+    }
+}
+
+/// Writes booleans `first_bit..first_bit + out.len()` of the LSB-first bitmap `data` into
+/// `out`; `data` holds them all.
+fn read_bits(data: &[u8], first_bit: usize, out: &mut [bool]) {
+    let mut bit = first_bit;
+    let mut done = 0;
+    // Up to the next byte boundary one bit at a time, then whole bytes.
+    while done < out.len() && bit % 8 != 0 {
+        out[done] = (data[bit / 8] >> (bit % 8)) & 1 != 0;
+        done += 1;
+        bit += 1;
+    }
+    let whole_bytes = (out.len() - done) / 8;
+    let bytes = &data[bit / 8..bit / 8 + whole_bytes];
+    for (chunk, &byte) in out[done..done + whole_bytes * 8]
+        .chunks_exact_mut(8)
+        .zip(bytes)
+    {
+        for (k, value) in chunk.iter_mut().enumerate() {
+            *value = (byte >> k) & 1 != 0;
+        }
+    }
+    done += whole_bytes * 8;
+    bit += whole_bytes * 8;
+    for value in &mut out[done..] {
+        *value = (data[bit / 8] >> (bit % 8)) & 1 != 0;
+        bit += 1;
+    }
+}
+
+/// Decodes `out.len()` booleans of a PLAIN BOOLEAN page (bit-packed, LSB first); returns the
+/// bytes consumed (`ceil(out.len() / 8)`). The padding bits of the last byte are ignored.
+///
+/// # Errors
+/// [`ErrorKind::Truncated`](super::ErrorKind::Truncated) when `data` holds fewer bits.
+pub fn decode_booleans(data: &[u8], out: &mut [bool]) -> Result<usize, ParquetError> {
+    let need = out.len().div_ceil(8);
+    if need > data.len() {
+        return Err(ParquetError::truncated(
+            ENCODING,
+            format!(
+                "{} booleans need {need} bytes, but the data holds {}",
+                out.len(),
+                data.len()
+            ),
+        ));
+    }
+    read_bits(data, 0, out);
+    Ok(need)
+}
+
+/// Appends the PLAIN encoding of `values` (one bit each, LSB first, the last byte's padding
+/// bits 0) to `out`.
+pub fn encode_booleans(values: &[bool], out: &mut Vec<u8>) {
+    out.reserve(values.len().div_ceil(8));
+    for chunk in values.chunks(8) {
+        let byte = chunk
+            .iter()
+            .enumerate()
+            .fold(0u8, |byte, (k, &value)| byte | (u8::from(value) << k));
+        out.push(byte);
+    }
+}
+
+/// The incremental decoder of a PLAIN BOOLEAN page.
+#[derive(Clone, Debug)]
+pub struct PlainBooleanDecoder<'a> {
+    data: &'a [u8],
+    /// Booleans already decoded or skipped (the next one's bit index).
+    position: usize,
+    num_values: usize,
+}
+
+impl<'a> PlainBooleanDecoder<'a> {
+    /// A decoder of the first `num_values` booleans of `data`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Truncated`](super::ErrorKind::Truncated) when `data` holds fewer than
+    /// `ceil(num_values / 8)` bytes.
+    pub fn new(data: &'a [u8], num_values: usize) -> Result<Self, ParquetError> {
+        let need = num_values.div_ceil(8);
+        if need > data.len() {
+            return Err(ParquetError::truncated(
+                ENCODING,
+                format!(
+                    "{num_values} booleans need {need} bytes, but the data holds {}",
+                    data.len()
+                ),
+            ));
+        }
+        Ok(PlainBooleanDecoder {
+            data: &data[..need],
+            position: 0,
+            num_values,
+        })
+    }
+}
+
+impl ValueDecoder for PlainBooleanDecoder<'_> {
+    type Value = bool;
+
+    fn remaining(&self) -> usize {
+        self.num_values - self.position
+    }
+
+    fn next_batch(&mut self, out: &mut [bool]) -> Result<usize, ParquetError> {
+        let count = out.len().min(self.remaining());
+        read_bits(self.data, self.position, &mut out[..count]);
+        self.position += count;
+        Ok(count)
+    }
+
+    fn skip(&mut self, n: usize) -> Result<usize, ParquetError> {
+        let count = n.min(self.remaining());
+        self.position += count;
+        Ok(count)
+    }
+}
+
+/// The Arrow offset `end`, or the error `ByteArrays::push` gives past `i32::MAX` bytes.
+fn arrow_offset(end: usize) -> Result<i32, ParquetError> {
+    i32::try_from(end).map_err(|_| {
+        ParquetError::new(
+            "BYTE_ARRAY",
+            super::ErrorKind::TooMany,
+            format!("byte arrays of {end} bytes in all do not fit Arrow's 32-bit offsets"),
+        )
+    })
+}
+
+/// The incremental decoder of a PLAIN BYTE_ARRAY page.
+#[derive(Clone, Debug)]
+pub struct PlainByteArrayDecoder<'a> {
+    data: &'a [u8],
+    /// Byte offset of the next value's length.
+    offset: usize,
+    /// Values already decoded or skipped (the next one's index, for errors).
+    position: usize,
+    num_values: usize,
+}
+
+impl<'a> PlainByteArrayDecoder<'a> {
+    /// A decoder of the first `num_values` byte arrays of `data`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Truncated`](super::ErrorKind::Truncated) when `data` cannot hold even the
+    /// `num_values` 4-byte lengths. Lengths that run past the data are found (and reported
+    /// with the value's index) when that value is decoded or skipped.
+    pub fn new(data: &'a [u8], num_values: usize) -> Result<Self, ParquetError> {
+        check_len(num_values, 4, "byte array lengths", data.len())?;
+        Ok(PlainByteArrayDecoder {
+            data,
+            offset: 0,
+            position: 0,
+            num_values,
+        })
+    }
+
+    /// Walks over the next `count` values, checking each length against the data; returns
+    /// the offset after them and their bytes in all.
+    fn scan(&self, count: usize) -> Result<(usize, usize), ParquetError> {
+        let mut offset = self.offset;
+        let mut total = 0usize;
+        for index in self.position..self.position + count {
+            let avail = self.data.len() - offset;
+            let Some(prefix) = self.data.get(offset..offset + 4) else {
+                return Err(ParquetError::truncated(
+                    ENCODING,
+                    format!(
+                        "BYTE_ARRAY value {index}: its 4-byte length at byte {offset} is cut \
+                         short ({avail} bytes left)"
+                    ),
+                ));
+            };
+            let len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
+            if len > avail - 4 {
+                return Err(ParquetError::truncated(
+                    ENCODING,
+                    format!(
+                        "BYTE_ARRAY value {index} has length {len} at byte {offset}, but only {} \
+                         bytes follow",
+                        avail - 4
+                    ),
+                ));
+            }
+            offset += 4 + len;
+            total += len;
+        }
+        Ok((offset, total))
+    }
+}
+
+impl ByteArrayDecoder for PlainByteArrayDecoder<'_> {
+    fn remaining(&self) -> usize {
+        self.num_values - self.position
+    }
+
+    fn next_batch(&mut self, out: &mut ByteArrays, max: usize) -> Result<usize, ParquetError> {
+        let count = max.min(self.remaining());
+        // Validate the whole batch first: on an error `out` is left as it was, and the
+        // buffers grow once, by sizes the data really holds.
+        let (end, total) = self.scan(count)?;
+        arrow_offset(out.values.len() + total)?;
+        out.values.reserve(total);
+        out.offsets.reserve(count);
+        let mut offset = self.offset;
+        for _ in 0..count {
+            let prefix = &self.data[offset..offset + 4];
+            let len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
+            out.values
+                .extend_from_slice(&self.data[offset + 4..offset + 4 + len]);
+            // Cannot overflow: the total was checked above.
+            out.offsets.push(out.values.len() as i32);
+            offset += 4 + len;
+        }
+        debug_assert_eq!(offset, end);
+        self.offset = end;
+        self.position += count;
+        Ok(count)
+    }
+
+    fn skip(&mut self, n: usize) -> Result<usize, ParquetError> {
+        let count = n.min(self.remaining());
+        let (end, _) = self.scan(count)?;
+        self.offset = end;
+        self.position += count;
+        Ok(count)
+    }
+}
+
+/// Appends the PLAIN encoding of byte arrays (each a 4-byte little-endian length, then its
+/// bytes) to `out`.
+///
+/// # Errors
+/// [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument) for a value of more than
+/// `u32::MAX` bytes (`out` then holds the values before it).
+pub fn encode_byte_arrays<'v, I: IntoIterator<Item = &'v [u8]>>(
+    values: I,
+    out: &mut Vec<u8>,
+) -> Result<(), ParquetError> {
+    for (index, value) in values.into_iter().enumerate() {
+        let len = u32::try_from(value.len()).map_err(|_| {
+            ParquetError::invalid_argument(
+                ENCODING,
+                format!(
+                    "BYTE_ARRAY value {index} has {} bytes, more than a 4-byte length holds",
+                    value.len()
+                ),
+            )
+        })?;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(value);
+    }
+    Ok(())
+}
+
+fn check_type_length(type_length: usize) -> Result<(), ParquetError> {
+    if type_length == 0 {
+        return Err(ParquetError::invalid_argument(
+            ENCODING,
+            "FIXED_LEN_BYTE_ARRAY type_length 0: the length must be at least 1",
+        ));
+    }
+    Ok(())
+}
+
+/// The incremental decoder of a PLAIN FIXED_LEN_BYTE_ARRAY page.
+#[derive(Clone, Debug)]
+pub struct PlainFixedLenDecoder<'a> {
+    /// The page's values, exactly `num_values * type_length` bytes.
+    data: &'a [u8],
+    type_length: usize,
+    position: usize,
+    num_values: usize,
+}
+
+impl<'a> PlainFixedLenDecoder<'a> {
+    /// A decoder of the first `num_values` values of `type_length` bytes in `data`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument) for a `type_length`
+    /// of 0; [`ErrorKind::Truncated`](super::ErrorKind::Truncated) when `data` holds fewer
+    /// than `num_values` values.
+    pub fn new(
+        data: &'a [u8],
+        type_length: usize,
+        num_values: usize,
+    ) -> Result<Self, ParquetError> {
+        check_type_length(type_length)?;
+        let need = check_len(
+            num_values,
+            type_length,
+            "FIXED_LEN_BYTE_ARRAY values",
+            data.len(),
+        )?;
+        Ok(PlainFixedLenDecoder {
+            data: &data[..need],
+            type_length,
+            position: 0,
+            num_values,
+        })
+    }
+}
+
+impl ByteArrayDecoder for PlainFixedLenDecoder<'_> {
+    fn remaining(&self) -> usize {
+        self.num_values - self.position
+    }
+
+    fn next_batch(&mut self, out: &mut ByteArrays, max: usize) -> Result<usize, ParquetError> {
+        let count = max.min(self.remaining());
+        let k = self.type_length;
+        let base = out.values.len();
+        arrow_offset(base + count * k)?;
+        let start = self.position * k;
+        out.values
+            .extend_from_slice(&self.data[start..start + count * k]);
+        // Offsets fit i32: the end was checked above.
+        out.offsets
+            .extend((1..=count).map(|i| (base + i * k) as i32));
+        self.position += count;
+        Ok(count)
+    }
+
+    fn skip(&mut self, n: usize) -> Result<usize, ParquetError> {
+        let count = n.min(self.remaining());
+        self.position += count;
+        Ok(count)
+    }
+}
+
+/// Appends the PLAIN encoding of FIXED_LEN_BYTE_ARRAY values (their bytes back to back) to
+/// `out`.
+///
+/// # Errors
+/// [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument) for a `type_length` of 0
+/// or a value of another length (`out` then holds the values before it).
+pub fn encode_fixed_len<'v, I: IntoIterator<Item = &'v [u8]>>(
+    values: I,
+    type_length: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), ParquetError> {
+    check_type_length(type_length)?;
+    for (index, value) in values.into_iter().enumerate() {
+        if value.len() != type_length {
+            return Err(ParquetError::invalid_argument(
+                ENCODING,
+                format!(
+                    "FIXED_LEN_BYTE_ARRAY value {index} has {} bytes, the column's length is \
+                     {type_length}",
+                    value.len()
+                ),
+            ));
+        }
+        out.extend_from_slice(value);
+    }
+    Ok(())
+}
