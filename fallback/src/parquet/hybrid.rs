@@ -591,7 +591,10 @@ mod tests {
     fn five_byte_headers_and_six() {
         // RLE run of 1 value, header 2 padded to 5 bytes.
         let mut out = [0u32; 1];
-        assert_eq!(decode(&[0x82, 0x80, 0x80, 0x80, 0x00, 5], 3, &mut out), Ok(6));
+        assert_eq!(
+            decode(&[0x82, 0x80, 0x80, 0x80, 0x00, 5], 3, &mut out),
+            Ok(6)
+        );
         assert_eq!(out, [5]);
         let err = decode(&[0x82, 0x80, 0x80, 0x80, 0x80, 0x00, 5], 3, &mut out).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Corrupt);
