@@ -892,6 +892,13 @@ impl ChunkDecoder {
                 "a second dictionary page in the column chunk",
             ));
         }
+        if self.column.physical_type == PhysicalType::Boolean {
+            return Err(PageError::unsupported(
+                PagePart::Dictionary,
+                encoding,
+                "BOOLEAN columns have no dictionary",
+            ));
+        }
         let mut dictionary = Values::new(self.column.physical_type);
         values::decode_plain(
             &self.column,
@@ -901,13 +908,6 @@ impl ChunkDecoder {
             num_values as usize,
             &mut dictionary,
         )?;
-        if let Values::Boolean(_) = dictionary {
-            return Err(PageError::unsupported(
-                PagePart::Dictionary,
-                encoding,
-                "BOOLEAN columns have no dictionary",
-            ));
-        }
         let entries = dictionary.len();
         self.dictionary = Some(dictionary);
         Ok(PageReport {

@@ -140,7 +140,7 @@ pub(super) fn decode_values(
                 return Err(unsupported());
             };
             let values = DeltaLengthByteArrayDecoder::new(data, n).map_err(codec)?;
-            drain_bytes(values, n, out).map_err(codec)?;
+            drain_bytes(values, n, out, "DELTA_LENGTH_BYTE_ARRAY").map_err(codec)?;
             Ok(Path::Fallback)
         }
         Encoding::DeltaByteArray => {
@@ -149,7 +149,7 @@ pub(super) fn decode_values(
             };
             let start = out.len();
             let values = DeltaByteArrayDecoder::new(data, n).map_err(codec)?;
-            drain_bytes(values, n, out).map_err(codec)?;
+            drain_bytes(values, n, out, "DELTA_BYTE_ARRAY").map_err(codec)?;
             if let PhysicalType::FixedLenByteArray(len) = column.physical_type {
                 check_fixed_lengths(out, start, len, encoding)?;
             }
@@ -164,7 +164,7 @@ pub(super) fn decode_values(
                 Values::Bytes(out) => match column.physical_type {
                     PhysicalType::FixedLenByteArray(len) => {
                         ByteStreamSplitFixedLenDecoder::new(data, len, n)
-                            .and_then(|values| drain_bytes(values, n, out))
+                            .and_then(|values| drain_bytes(values, n, out, "BYTE_STREAM_SPLIT"))
                     }
                     _ => return Err(unsupported()),
                 },
@@ -179,12 +179,22 @@ pub(super) fn decode_values(
 
 /// DELTA_BINARY_PACKED integers: the header's count is checked against `n` first.
 fn drain_delta<T: DeltaInt>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), ParquetError> {
-    drain(DeltaBinaryPackedDecoder::<T>::new(data, n)?, n, out)
+    drain(
+        DeltaBinaryPackedDecoder::<T>::new(data, n)?,
+        n,
+        out,
+        "DELTA_BINARY_PACKED",
+    )
 }
 
 /// BYTE_STREAM_SPLIT values: the section's length must give exactly `n` of them.
 fn drain_split<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), ParquetError> {
-    drain(ByteStreamSplitDecoder::<T>::new(data, n)?, n, out)
+    drain(
+        ByteStreamSplitDecoder::<T>::new(data, n)?,
+        n,
+        out,
+        "BYTE_STREAM_SPLIT",
+    )
 }
 
 /// FIXED_LEN_BYTE_ARRAY values from DELTA_BYTE_ARRAY (which stores every length): each must be
@@ -255,7 +265,7 @@ fn decode_dictionary_indices(
         (Values::Float(d), Values::Float(out)) => drain_dictionary(data, d, n, out),
         (Values::Double(d), Values::Double(out)) => drain_dictionary(data, d, n, out),
         (Values::Bytes(d), Values::Bytes(out)) => DictionaryByteArrayDecoder::new(data, d, n)
-            .and_then(|values| drain_bytes(values, n, out)),
+            .and_then(|values| drain_bytes(values, n, out, "RLE_DICTIONARY")),
         _ => {
             return Err(PageError::unsupported(
                 part,
@@ -275,7 +285,12 @@ fn drain_dictionary<T: FixedWidth>(
     n: usize,
     out: &mut Vec<T>,
 ) -> Result<(), ParquetError> {
-    drain(DictionaryDecoder::new(data, dictionary, n)?, n, out)
+    drain(
+        DictionaryDecoder::new(data, dictionary, n)?,
+        n,
+        out,
+        "RLE_DICTIONARY",
+    )
 }
 
 /// Appends `dictionary[index]` for each index to `out` (nothing on error).
@@ -320,9 +335,13 @@ pub(super) fn decode_plain(
 ) -> Result<(), PageError> {
     let codec = |e| PageError::codec(part, encoding, e);
     match out {
-        Values::Boolean(out) => {
-            drain(PlainBooleanDecoder::new(data, n).map_err(codec)?, n, out).map_err(codec)
-        }
+        Values::Boolean(out) => drain(
+            PlainBooleanDecoder::new(data, n).map_err(codec)?,
+            n,
+            out,
+            "PLAIN",
+        )
+        .map_err(codec),
         Values::Int32(out) => drain_fixed::<i32>(data, n, out).map_err(codec),
         Values::Int64(out) => drain_fixed::<i64>(data, n, out).map_err(codec),
         Values::Int96(out) => drain_fixed(data, n, out).map_err(codec),
@@ -333,17 +352,23 @@ pub(super) fn decode_plain(
                 PlainFixedLenDecoder::new(data, len, n).map_err(codec)?,
                 n,
                 out,
+                "PLAIN",
             )
             .map_err(codec),
-            _ => drain_bytes(PlainByteArrayDecoder::new(data, n).map_err(codec)?, n, out)
-                .map_err(codec),
+            _ => drain_bytes(
+                PlainByteArrayDecoder::new(data, n).map_err(codec)?,
+                n,
+                out,
+                "PLAIN",
+            )
+            .map_err(codec),
         },
     }
 }
 
 /// PLAIN fixed-width values: checked to be present before the output grows.
 fn drain_fixed<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), ParquetError> {
-    drain(PlainDecoder::<T>::new(data, n)?, n, out)
+    drain(PlainDecoder::<T>::new(data, n)?, n, out, "PLAIN")
 }
 
 /// Appends the `n` values of `decoder` to `out` (nothing on error).
@@ -351,6 +376,7 @@ fn drain<D: ValueDecoder>(
     mut decoder: D,
     n: usize,
     out: &mut Vec<D::Value>,
+    encoding: &'static str,
 ) -> Result<(), ParquetError>
 where
     D::Value: Copy + Default,
@@ -371,7 +397,7 @@ where
     if done < n {
         out.truncate(start);
         return Err(ParquetError::truncated(
-            "PAGE",
+            encoding,
             format!("the values section ends after {done} of the page's {n} values"),
         ));
     }
@@ -383,6 +409,7 @@ fn drain_bytes<D: ByteArrayDecoder>(
     mut decoder: D,
     n: usize,
     out: &mut ByteArrays,
+    encoding: &'static str,
 ) -> Result<(), ParquetError> {
     let (offsets, bytes) = (out.offsets.len(), out.values.len());
     let mut done = 0;
@@ -393,7 +420,7 @@ fn drain_bytes<D: ByteArrayDecoder>(
         match decoder.next_batch(out, n - done) {
             Ok(0) => {
                 break Err(ParquetError::truncated(
-                    "PAGE",
+                    encoding,
                     format!("the values section ends after {done} of the page's {n} values"),
                 ))
             }
@@ -455,6 +482,6 @@ fn decode_rle_booleans(
         }
     }
     let (booleans, _) = BooleanHybridDecoder::new(data, n).map_err(codec)?;
-    drain(booleans, n, out).map_err(codec)?;
+    drain(booleans, n, out, "RLE").map_err(codec)?;
     Ok(Path::Fallback)
 }
