@@ -32,7 +32,8 @@ Output: one JSON line per column chunk on stdout, with the keys
   result (ok, mismatch or error), detail (\"\" when ok, else the first difference or the error),
   path (the path that decoded levels/indices/booleans: hardware or software if any page used
     it, else fallback; null when nothing was decoded).
-A file that cannot be opened gives one error line with row_group, column and physical_type null.
+A file that cannot be opened or parsed (or a --path that cannot run here) gives one error line
+for the file, with row_group, column and physical_type null.
 A summary goes to stderr.
 
 Exit status: 0 when every chunk is ok, 1 when any is a mismatch, 2 when any is an error (or the \

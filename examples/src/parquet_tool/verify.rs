@@ -84,17 +84,21 @@ pub struct ChunkLine {
 /// Verifies each file on `path`, writes one JSON line per column chunk on stdout and a short
 /// summary on stderr; the exit status is 0 (all ok), 1 (a mismatch) or 2 (an error).
 pub fn run(files: &[PathBuf], path: Path) -> ExitCode {
-    if let Err(why) = path.availability() {
-        eprintln!("qpl-parquet: the {path} path cannot run here: {why}");
-        return ExitCode::from(2);
-    }
     // Panics in the parquet crate are caught and reported per chunk; keep stderr quiet.
     let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let mut stdout = std::io::stdout().lock();
     let mut all = Vec::new();
     for file in files {
-        for line in verify_file(file, path) {
+        let lines = match path.availability() {
+            // Nothing can be decoded on this path: one error line per file says why.
+            Err(why) => vec![file_error(
+                &file.display().to_string(),
+                format!("the {path} path cannot run here: {why}"),
+            )],
+            Ok(()) => verify_file(file, path),
+        };
+        for line in lines {
             let json = serde_json::to_string(&line).expect("a line serialises");
             if writeln!(stdout, "{json}").is_err() {
                 std::panic::set_hook(previous_hook);
@@ -139,7 +143,7 @@ pub fn summary(lines: &[ChunkLine]) -> String {
     }
     let levels: u64 = lines.iter().map(|l| l.values).sum();
     let mut out = format!(
-        "verified {} column chunks ({levels} values): {} ok, {} mismatch, {} error\n\
+        "verified {} lines ({levels} values): {} ok, {} mismatch, {} error\n\
          encodings: {}\n\
          levels/indices decoded on: {}",
         lines.len(),
@@ -689,6 +693,26 @@ mod tests {
         );
         let json = serde_json::to_string(&lines[0]).unwrap();
         assert!(json.contains(r#""row_group":null,"column":null"#), "{json}");
+    }
+
+    #[test]
+    fn exit_status_is_the_worst_outcome() {
+        let line = |result| ChunkLine {
+            result,
+            ..file_error("f", String::new())
+        };
+        assert_eq!(exit_status(&[]), ExitCode::SUCCESS);
+        assert_eq!(exit_status(&[line(Outcome::Ok)]), ExitCode::SUCCESS);
+        let mixed = [
+            line(Outcome::Ok),
+            line(Outcome::Mismatch),
+            line(Outcome::Ok),
+        ];
+        assert_eq!(exit_status(&mixed), ExitCode::from(1));
+        let worst = [line(Outcome::Error), line(Outcome::Mismatch)];
+        assert_eq!(exit_status(&worst), ExitCode::from(2));
+        let json = serde_json::to_string(&line(Outcome::Mismatch)).unwrap();
+        assert!(json.contains(r#""result":"mismatch""#), "{json}");
     }
 
     #[test]
