@@ -190,12 +190,9 @@ proptest! {
         prop_assert_eq!(&data, &reference_split(&values, k));
 
         let arrow_values: Vec<FixedLenByteArray> = values.chunks_exact(k).map(|v| FixedLenByteArray::from(v.to_vec())).collect();
-        if n > 0 {
-            // arrow-rs's FIXED_LEN_BYTE_ARRAY encoder of an empty page fails, so only n > 0.
-            prop_assert_eq!(&arrow_encode::<FixedLenByteArrayType>(&arrow_values, k as i32), &data);
-            let back = arrow_decode::<FixedLenByteArrayType>(&data, n, k as i32);
-            prop_assert_eq!(back.iter().flat_map(|v| v.data().to_vec()).collect::<Vec<_>>(), values.clone());
-        }
+        prop_assert_eq!(&arrow_encode::<FixedLenByteArrayType>(&arrow_values, k as i32), &data);
+        let back = arrow_decode::<FixedLenByteArrayType>(&data, n, k as i32);
+        prop_assert_eq!(back.iter().flat_map(|v| v.data().to_vec()).collect::<Vec<_>>(), values.clone());
 
         let mut whole = vec![0xEEu8; n * k + 5];
         prop_assert_eq!(bss::decode_fixed_len(&data, k, &mut whole).unwrap(), n);

@@ -226,7 +226,7 @@ fn values_i64() -> impl Strategy<Value = Vec<i64>> {
             proptest::collection::vec(prop_oneof![Just(v), special_i64()], n.div_ceil(run))
                 .prop_map(move |runs| {
                     runs.iter()
-                        .flat_map(|&v| std::iter::repeat(v).take(run))
+                        .flat_map(|&v| std::iter::repeat_n(v, run))
                         .take(n)
                         .collect()
                 })
@@ -296,7 +296,7 @@ fn incremental_values<T: DeltaInt>(data: &[u8], count: usize, steps: &[Step]) ->
             }
             Step::Skip(n) => {
                 let got = decoder.skip(n).unwrap();
-                seen.extend(std::iter::repeat(None).take(got));
+                seen.extend(std::iter::repeat_n(None, got));
             }
         }
     }
@@ -325,7 +325,7 @@ fn incremental_arrays(mut decoder: impl ByteArrayDecoder, steps: &[Step]) -> Vec
             }
             Step::Skip(n) => {
                 let got = decoder.skip(n).unwrap();
-                seen.extend(std::iter::repeat(None).take(got));
+                seen.extend(std::iter::repeat_n(None, got));
             }
         }
     }

@@ -25,46 +25,53 @@ use parquet::schema::types::ColumnDescPtr;
 use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Encoding, Page, PhysicalType};
 use qpl_rs::Path;
 
+use super::verify::column_of;
+
 /// Timed runs per side; the best is kept.
 const RUNS: usize = 5;
 /// Stop repeating a side once its runs took this long in total (big chunks, debug builds).
 const TIME_BUDGET: Duration = Duration::from_millis(500);
 
-/// Runs `qpl-parquet bench FILE` on `path`: prints the table; exit 0, or 2 when the file
-/// cannot be read or a chunk fails to decode (the table still shows the others).
-pub fn run(file: &FilePath, path: Path) -> ExitCode {
-    let chunks = match read_chunks(file, None) {
+/// Runs `qpl-parquet bench FILE` on `path` (`None`: every path available here, one column
+/// each): prints the table; exit 0, or 2 when the file cannot be read, a given path cannot run
+/// here, or a chunk fails to decode (the table still shows the others).
+pub fn run(file: &FilePath, path: Option<Path>) -> ExitCode {
+    let paths = match path {
+        Some(path) => {
+            if let Err(why) = path.availability() {
+                eprintln!("qpl-parquet bench: the {path} path cannot run here: {why}");
+                return ExitCode::from(2);
+            }
+            vec![path]
+        }
+        None => available_paths(),
+    };
+    let chunks = match catch(|| read_chunks(file, None)) {
         Ok(chunks) => chunks,
         Err(e) => {
             eprintln!("qpl-parquet bench: {}: {e}", file.display());
             return ExitCode::from(2);
         }
     };
+    let names: Vec<&str> = paths.iter().map(|p| p.name()).collect();
     println!(
-        "{}: {} column chunks; path {}; best of {RUNS} runs, decompressed pages in memory",
+        "{}: {} column chunks; qpl-rs on {}; best of up to {RUNS} runs on the same decompressed pages in memory",
         file.display(),
         chunks.len(),
-        path.name()
+        names.join(", ")
     );
-    let header = [
-        "rg",
-        "column",
-        "type",
-        "encodings",
-        "values",
-        "qpl-rs ms",
-        "qpl-rs Mv/s",
-        "parquet ms",
-        "parquet Mv/s",
-        "speedup",
-        "path",
-    ];
-    let mut rows = vec![header.map(str::to_string).to_vec()];
+    println!("speedup = parquet time / fastest qpl-rs time (above 1: qpl-rs faster); ran on = where Auto decoded levels/indices");
+    let mut header: Vec<String> = ["rg", "column", "type", "encodings", "values"]
+        .map(str::to_string)
+        .to_vec();
+    header.extend(names.iter().map(|n| format!("{n} ms")));
+    header.extend(
+        ["parquet ms", "qpl-rs Mv/s", "parquet Mv/s", "speedup", "ran on"].map(str::to_string),
+    );
+    let mut rows = vec![header];
     let mut failed = false;
     let (mut ours_total, mut theirs_total) = (Duration::ZERO, Duration::ZERO);
     for chunk in &chunks {
-        let ours = time_ours(chunk, path);
-        let theirs = time_parquet_crate(chunk);
         let values = chunk.levels();
         let mut row = vec![
             chunk.row_group.to_string(),
@@ -73,38 +80,46 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
             chunk.encodings(),
             values.to_string(),
         ];
-        match (&ours, &theirs) {
-            (Ok((ours, ran_on)), Ok(theirs)) => {
-                ours_total += *ours;
-                theirs_total += *theirs;
+        let mut best: Option<Duration> = None;
+        let mut ran_on = String::new();
+        for &path in &paths {
+            match catch(|| time_ours(chunk, path)) {
+                Ok((time, ran)) => {
+                    best = Some(best.map_or(time, |b| b.min(time)));
+                    if path == Path::Auto || paths.len() == 1 {
+                        ran_on = ran.name().to_string();
+                    }
+                    row.push(millis(time));
+                }
+                Err(e) => {
+                    failed = true;
+                    row.push(format!("error: {e}"));
+                }
+            }
+        }
+        match (best, catch(|| time_parquet_crate(chunk))) {
+            (Some(ours), Ok(theirs)) => {
+                ours_total += ours;
+                theirs_total += theirs;
                 row.extend([
-                    millis(*ours),
-                    per_second(values, *ours),
-                    millis(*theirs),
-                    per_second(values, *theirs),
-                    ratio(*theirs, *ours),
-                    ran_on.name().to_string(),
+                    millis(theirs),
+                    per_second(values, ours),
+                    per_second(values, theirs),
+                    ratio(theirs, ours),
+                    ran_on,
                 ]);
             }
-            _ => {
-                failed = true;
-                let error = |r: Result<String, String>| r.unwrap_or_else(|e| format!("error: {e}"));
-                row.extend([
-                    error(ours.as_ref().map(|(d, _)| millis(*d)).map_err(Clone::clone)),
-                    String::new(),
-                    error(theirs.as_ref().map(|d| millis(*d)).map_err(Clone::clone)),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                ]);
+            (_, theirs) => {
+                failed |= theirs.is_err();
+                row.push(theirs.map_or_else(|e| format!("error: {e}"), millis));
             }
         }
         rows.push(row);
     }
-    print_table(&rows);
-    if ours_total > Duration::ZERO {
+    print_table(&rows, 5 + paths.len() + 4);
+    if !ours_total.is_zero() {
         println!(
-            "total: qpl-rs {} ms, parquet {} ms, speedup {} (parquet time / qpl-rs time; above 1: qpl-rs faster)",
+            "total (chunks both decoded): qpl-rs {} ms, parquet {} ms, speedup {}",
             millis(ours_total),
             millis(theirs_total),
             ratio(theirs_total, ours_total)
@@ -115,6 +130,31 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// `Auto` and `Fallback` always; QPL's software path when QPL is linked; the accelerator when
+/// usable.
+fn available_paths() -> Vec<Path> {
+    [Path::Auto, Path::Fallback, Path::Software, Path::Hardware]
+        .into_iter()
+        .filter(|p| p.availability().is_ok())
+        .collect()
+}
+
+/// Runs `f`, turning a panic (of the parquet crate, on a malformed file) into an error.
+pub(super) fn catch<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(previous);
+    result.unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string());
+        Err(format!("panicked: {message}"))
+    })
 }
 
 /// Milliseconds with three decimals.
@@ -139,18 +179,20 @@ fn ratio(theirs: Duration, ours: Duration) -> String {
 }
 
 /// Prints rows with every column padded to its widest cell (text left, numbers right).
-fn print_table(rows: &[Vec<String>]) {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+/// The last column (`ran on`) is text too; `columns` is the header's width.
+fn print_table(rows: &[Vec<String>], columns: usize) {
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
             rows.iter()
                 .filter_map(|r| r.get(c))
+                // An error message is long: let it overflow its cell rather than widen the table.
+                .filter(|s| !s.starts_with("error"))
                 .map(|s| s.chars().count())
                 .max()
                 .unwrap_or(0)
         })
         .collect();
-    let numeric = |c: usize| !matches!(c, 1..=3 | 10);
+    let numeric = |c: usize| !(matches!(c, 1..=3) || c + 1 == columns);
     for row in rows {
         let cells: Vec<String> = row
             .iter()
@@ -409,30 +451,6 @@ pub fn to_qpl_page(page: &CratePage) -> Result<Page<'_>, String> {
             def_levels_byte_len: *def_levels_byte_len,
             rep_levels_byte_len: *rep_levels_byte_len,
         },
-    })
-}
-
-/// What the page layer needs of a leaf.
-pub fn column_of(descr: &ColumnDescPtr) -> Result<Column, String> {
-    use parquet::basic::Type;
-    let physical_type = match descr.physical_type() {
-        Type::BOOLEAN => PhysicalType::Boolean,
-        Type::INT32 => PhysicalType::Int32,
-        Type::INT64 => PhysicalType::Int64,
-        Type::INT96 => PhysicalType::Int96,
-        Type::FLOAT => PhysicalType::Float,
-        Type::DOUBLE => PhysicalType::Double,
-        Type::BYTE_ARRAY => PhysicalType::ByteArray,
-        Type::FIXED_LEN_BYTE_ARRAY => {
-            let len = usize::try_from(descr.type_length())
-                .map_err(|_| format!("type_length {} is negative", descr.type_length()))?;
-            PhysicalType::FixedLenByteArray(len)
-        }
-    };
-    Ok(Column {
-        physical_type,
-        max_def_level: descr.max_def_level(),
-        max_rep_level: descr.max_rep_level(),
     })
 }
 

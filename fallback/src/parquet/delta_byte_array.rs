@@ -38,9 +38,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         let prefixes = DeltaBinaryPackedDecoder::new(&data[..prefixes_end], max_values)
             .map_err(in_prefixes)?;
         let suffixes = DeltaLengthByteArrayDecoder::new(&data[prefixes_end..], max_values)
-            .map_err(|e| {
-                ParquetError::new(ENCODING, e.kind, format!("the suffixes: {}", e.message))
-            })?;
+            .map_err(in_suffixes)?;
         if suffixes.remaining() != count {
             return Err(ParquetError::corrupt(
                 ENCODING,
@@ -73,7 +71,10 @@ impl<'a> DeltaByteArrayDecoder<'a> {
                 .prefixes
                 .next_batch(&mut prefix_lengths[..batch])
                 .map_err(in_prefixes)?;
-            let (suffixes, mut bytes) = self.suffixes.next_values(&mut suffix_lengths[..n])?;
+            let (suffixes, mut bytes) = self
+                .suffixes
+                .next_values(&mut suffix_lengths[..n])
+                .map_err(in_suffixes)?;
             if n != batch || suffixes != n {
                 return Err(ParquetError::corrupt(
                     ENCODING,
@@ -119,6 +120,15 @@ fn in_prefixes(error: ParquetError) -> ParquetError {
             "the prefix lengths (DELTA_BINARY_PACKED): {}",
             error.message
         ),
+    )
+}
+
+/// Names the suffixes' stream in an error of the inner decoder.
+fn in_suffixes(error: ParquetError) -> ParquetError {
+    ParquetError::new(
+        ENCODING,
+        error.kind,
+        format!("the suffixes (DELTA_LENGTH_BYTE_ARRAY): {}", error.message),
     )
 }
 

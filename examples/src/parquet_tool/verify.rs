@@ -1,0 +1,569 @@
+//! `qpl-parquet verify`: every column chunk of every row group of a file decoded by qpl-rs's
+//! page layer and compared with what the `parquet` crate decodes from the same file.
+//!
+//! The `parquet` crate reads the file's structure: the footer, and each chunk's pages through
+//! its page reader, which decompresses them. Each page's body then goes to
+//! [`qpl_rs::parquet::ChunkDecoder`], which decodes definition levels, repetition levels and
+//! values by itself (levels, dictionary indices and RLE booleans on the chosen [`Path`]). The
+//! reference is the `parquet` crate's typed column reader (`read_records` with level buffers)
+//! over the same row group. Levels must be equal, values equal (floats by bit pattern, so NaNs
+//! and -0.0 count).
+//!
+//! One JSON line per column chunk on stdout, keys in this order:
+//!
+//! | key | value |
+//! |---|---|
+//! | `file` | the file name as given |
+//! | `row_group` | row group index (`null` when the file could not be opened) |
+//! | `column` | the column's dotted path, e.g. `"tags.list.element"` (`null` likewise) |
+//! | `physical_type` | `"INT32"`, `"FIXED_LEN_BYTE_ARRAY"`... (`null` likewise) |
+//! | `encodings` | distinct encodings the chunk's page headers name, in first-seen order: per page, the dictionary page's encoding, or a data page's value encoding then its repetition- and definition-level encodings (only for levels the column has) |
+//! | `values` | the chunk's level count: one per value slot, nulls and empty lists included (the sum of the data pages' `num_values`), as far as the pages were read |
+//! | `result` | `"ok"`, `"mismatch"` or `"error"` |
+//! | `detail` | `""` when ok; else the first difference (`"value 17: expected 5, got 6"`) or the error |
+//! | `path` | the path that decoded the levels/indices/booleans: the accelerator (or QPL's software path) if any page used it, else `"fallback"` (`null` when nothing was decoded) |
+//!
+//! Exit status: 0 when every chunk is ok, 1 when any is a mismatch (and none an error), 2 when
+//! any is an error. A malformed file gives error lines, never a panic: a panic inside the
+//! `parquet` crate is caught and reported as that chunk's error.
+
+use std::fs::File;
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use parquet::basic::{Encoding as PqEncoding, Type as PqType};
+use parquet::column::page::Page as PqPage;
+use parquet::column::reader::get_typed_column_reader;
+use parquet::data_type::{
+    BoolType, ByteArrayType, DataType, DoubleType, FixedLenByteArrayType, FloatType, Int32Type,
+    Int64Type, Int96Type,
+};
+use parquet::file::reader::{FileReader, RowGroupReader, SerializedFileReader};
+use parquet::schema::types::ColumnDescriptor;
+use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Encoding, Page, PhysicalType, Values};
+use qpl_rs::Path;
+use serde::Serialize;
+
+/// The outcome of one column chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Levels and values equal the `parquet` crate's.
+    Ok,
+    /// Both decoded, with a difference.
+    Mismatch,
+    /// Something could not be decoded (by this project, or by the `parquet` crate).
+    Error,
+}
+
+/// One JSON line of `verify` (see the module docs for each field).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChunkLine {
+    /// The file name as given.
+    pub file: String,
+    /// Row group index.
+    pub row_group: Option<usize>,
+    /// Dotted column path.
+    pub column: Option<String>,
+    /// Physical type as Parquet names it.
+    pub physical_type: Option<&'static str>,
+    /// Distinct encodings of the chunk's page headers, first seen first.
+    pub encodings: Vec<String>,
+    /// Levels (value slots, nulls included) in the pages read.
+    pub values: u64,
+    /// The outcome.
+    pub result: Outcome,
+    /// `""` when ok, else the first difference or the error.
+    pub detail: String,
+    /// The path that decoded the levels/indices/booleans.
+    pub path: Option<&'static str>,
+}
+
+/// Verifies each file on `path`, writes one JSON line per column chunk on stdout and a short
+/// summary on stderr; the exit status is 0 (all ok), 1 (a mismatch) or 2 (an error).
+pub fn run(files: &[PathBuf], path: Path) -> ExitCode {
+    if let Err(why) = path.availability() {
+        eprintln!("qpl-parquet: the {path} path cannot run here: {why}");
+        return ExitCode::from(2);
+    }
+    // Panics in the parquet crate are caught and reported per chunk; keep stderr quiet.
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut stdout = std::io::stdout().lock();
+    let mut all = Vec::new();
+    for file in files {
+        for line in verify_file(file, path) {
+            let json = serde_json::to_string(&line).expect("a line serialises");
+            if writeln!(stdout, "{json}").is_err() {
+                std::panic::set_hook(previous_hook);
+                return ExitCode::from(2);
+            }
+            all.push(line);
+        }
+    }
+    let _ = stdout.flush();
+    std::panic::set_hook(previous_hook);
+    eprintln!("{}", summary(&all));
+    exit_status(&all)
+}
+
+/// 2 when any line is an error, else 1 when any is a mismatch, else 0.
+pub fn exit_status(lines: &[ChunkLine]) -> ExitCode {
+    if lines.iter().any(|l| l.result == Outcome::Error) {
+        ExitCode::from(2)
+    } else if lines.iter().any(|l| l.result == Outcome::Mismatch) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// A few lines for people: counts, the encodings seen, the paths that ran, the failures.
+pub fn summary(lines: &[ChunkLine]) -> String {
+    let count = |o| lines.iter().filter(|l| l.result == o).count();
+    let mut encodings: Vec<&str> = Vec::new();
+    let mut paths: Vec<&str> = Vec::new();
+    for line in lines {
+        for e in &line.encodings {
+            if !encodings.contains(&e.as_str()) {
+                encodings.push(e);
+            }
+        }
+        if let Some(p) = line.path {
+            if !paths.contains(&p) {
+                paths.push(p);
+            }
+        }
+    }
+    let levels: u64 = lines.iter().map(|l| l.values).sum();
+    let mut out = format!(
+        "verified {} column chunks ({levels} values): {} ok, {} mismatch, {} error\n\
+         encodings: {}\n\
+         levels/indices decoded on: {}",
+        lines.len(),
+        count(Outcome::Ok),
+        count(Outcome::Mismatch),
+        count(Outcome::Error),
+        if encodings.is_empty() {
+            "-".to_string()
+        } else {
+            encodings.join(", ")
+        },
+        if paths.is_empty() {
+            "-".to_string()
+        } else {
+            paths.join(", ")
+        },
+    );
+    for line in lines.iter().filter(|l| l.result != Outcome::Ok).take(10) {
+        out.push_str(&format!(
+            "\n  {:?} {} row group {} column {}: {}",
+            line.result,
+            line.file,
+            line.row_group.map_or("-".into(), |r| r.to_string()),
+            line.column.as_deref().unwrap_or("-"),
+            line.detail
+        ));
+    }
+    out
+}
+
+/// The JSON lines of one file.
+pub fn verify_file(file: &std::path::Path, path: Path) -> Vec<ChunkLine> {
+    let name = file.display().to_string();
+    let file_error = |detail: String| ChunkLine {
+        file: name.clone(),
+        row_group: None,
+        column: None,
+        physical_type: None,
+        encodings: Vec::new(),
+        values: 0,
+        result: Outcome::Error,
+        detail,
+        path: None,
+    };
+    let opened = File::open(file)
+        .map_err(|e| format!("cannot open: {e}"))
+        .and_then(|f| {
+            catch(|| SerializedFileReader::new(f))
+                .and_then(|r| r.map_err(|e| format!("not a readable Parquet file: {e}")))
+        });
+    let reader = match opened {
+        Ok(reader) => reader,
+        Err(detail) => return vec![file_error(detail)],
+    };
+    let mut lines = Vec::new();
+    let metadata = reader.metadata();
+    for rg in 0..reader.num_row_groups() {
+        let columns = metadata.row_group(rg).columns();
+        for (j, chunk) in columns.iter().enumerate() {
+            let descr = chunk.column_descr();
+            let mut line = ChunkLine {
+                file: name.clone(),
+                row_group: Some(rg),
+                column: Some(chunk.column_path().string()),
+                physical_type: Some(type_name(descr.physical_type())),
+                encodings: Vec::new(),
+                values: 0,
+                result: Outcome::Ok,
+                detail: String::new(),
+                path: None,
+            };
+            let verdict =
+                catch(|| verify_chunk(&reader, rg, j, descr, path, &mut line)).and_then(|r| r);
+            match verdict {
+                Ok(None) => {}
+                Ok(Some(difference)) => {
+                    line.result = Outcome::Mismatch;
+                    line.detail = difference;
+                }
+                Err(error) => {
+                    line.result = Outcome::Error;
+                    line.detail = error;
+                }
+            }
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+/// Runs `f`, turning a panic into an error message.
+fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string());
+        format!("the parquet crate panicked: {message}")
+    })
+}
+
+fn type_name(t: PqType) -> &'static str {
+    match t {
+        PqType::BOOLEAN => "BOOLEAN",
+        PqType::INT32 => "INT32",
+        PqType::INT64 => "INT64",
+        PqType::INT96 => "INT96",
+        PqType::FLOAT => "FLOAT",
+        PqType::DOUBLE => "DOUBLE",
+        PqType::BYTE_ARRAY => "BYTE_ARRAY",
+        PqType::FIXED_LEN_BYTE_ARRAY => "FIXED_LEN_BYTE_ARRAY",
+    }
+}
+
+/// The page layer's column for a schema leaf.
+pub fn column_of(descr: &ColumnDescriptor) -> Result<Column, String> {
+    let physical_type = match descr.physical_type() {
+        PqType::BOOLEAN => PhysicalType::Boolean,
+        PqType::INT32 => PhysicalType::Int32,
+        PqType::INT64 => PhysicalType::Int64,
+        PqType::INT96 => PhysicalType::Int96,
+        PqType::FLOAT => PhysicalType::Float,
+        PqType::DOUBLE => PhysicalType::Double,
+        PqType::BYTE_ARRAY => PhysicalType::ByteArray,
+        PqType::FIXED_LEN_BYTE_ARRAY => match usize::try_from(descr.type_length()) {
+            Ok(len) if len > 0 => PhysicalType::FixedLenByteArray(len),
+            _ => {
+                return Err(format!(
+                    "FIXED_LEN_BYTE_ARRAY with type_length {}",
+                    descr.type_length()
+                ))
+            }
+        },
+    };
+    Ok(Column {
+        physical_type,
+        max_def_level: descr.max_def_level(),
+        max_rep_level: descr.max_rep_level(),
+    })
+}
+
+/// The page layer's encoding for one the `parquet` crate read from a page header.
+fn encoding_of(e: PqEncoding) -> Result<Encoding, String> {
+    let name = e.to_string();
+    Encoding::from_name(&name)
+        .ok_or_else(|| format!("encoding {name} is not one this project decodes"))
+}
+
+fn note_encoding(encodings: &mut Vec<String>, e: PqEncoding) {
+    let name = e.to_string();
+    if !encodings.contains(&name) {
+        encodings.push(name);
+    }
+}
+
+/// Decodes chunk `j` of row group `rg` both ways; `Ok(None)` when equal, `Ok(Some(difference))`
+/// for a mismatch, `Err` when either side fails. Fills `line`'s encodings, values and path.
+fn verify_chunk(
+    reader: &SerializedFileReader<File>,
+    rg: usize,
+    j: usize,
+    descr: &ColumnDescriptor,
+    path: Path,
+    line: &mut ChunkLine,
+) -> Result<Option<String>, String> {
+    let column = column_of(descr)?;
+    let row_group = reader
+        .get_row_group(rg)
+        .map_err(|e| format!("cannot read the row group: {e}"))?;
+    let ours = decode_ours(row_group.as_ref(), j, column, path, line)?;
+    let reference = read_reference(row_group.as_ref(), j, descr)
+        .map_err(|e| format!("the parquet crate cannot read the chunk: {e}"))?;
+    Ok(compare(&reference, &ours))
+}
+
+/// This project's decoding of the chunk's pages.
+fn decode_ours(
+    row_group: &dyn RowGroupReader,
+    j: usize,
+    column: Column,
+    path: Path,
+    line: &mut ChunkLine,
+) -> Result<ColumnData, String> {
+    let mut pages = row_group
+        .get_column_page_reader(j)
+        .map_err(|e| format!("cannot read the pages: {e}"))?;
+    let mut decoder = ChunkDecoder::new(column, path);
+    let mut data = ColumnData::new(&column);
+    let mut index = 0usize;
+    let mut ran: Option<Path> = None;
+    loop {
+        let page = pages
+            .get_next_page()
+            .map_err(|e| format!("page {index}: the parquet crate cannot read it: {e}"))?;
+        let Some(page) = page else { break };
+        let what = |e: String| format!("page {index}: {e}");
+        let report = match &page {
+            PqPage::DictionaryPage {
+                buf,
+                num_values,
+                encoding,
+                ..
+            } => {
+                note_encoding(&mut line.encodings, *encoding);
+                let page = Page::Dictionary {
+                    buf,
+                    num_values: *num_values,
+                    encoding: encoding_of(*encoding).map_err(what)?,
+                };
+                decoder.decode_page(&page, &mut data)
+            }
+            PqPage::DataPage {
+                buf,
+                num_values,
+                encoding,
+                def_level_encoding,
+                rep_level_encoding,
+                ..
+            } => {
+                note_encoding(&mut line.encodings, *encoding);
+                if column.max_rep_level > 0 {
+                    note_encoding(&mut line.encodings, *rep_level_encoding);
+                }
+                if column.max_def_level > 0 {
+                    note_encoding(&mut line.encodings, *def_level_encoding);
+                }
+                line.values += u64::from(*num_values);
+                let page = Page::V1 {
+                    buf,
+                    num_values: *num_values,
+                    encoding: encoding_of(*encoding).map_err(what)?,
+                    def_level_encoding: encoding_of(*def_level_encoding).map_err(what)?,
+                    rep_level_encoding: encoding_of(*rep_level_encoding).map_err(what)?,
+                };
+                decoder.decode_page(&page, &mut data)
+            }
+            PqPage::DataPageV2 {
+                buf,
+                num_values,
+                encoding,
+                num_nulls,
+                def_levels_byte_len,
+                rep_levels_byte_len,
+                ..
+            } => {
+                note_encoding(&mut line.encodings, *encoding);
+                if column.max_rep_level > 0 || column.max_def_level > 0 {
+                    note_encoding(&mut line.encodings, PqEncoding::RLE);
+                }
+                line.values += u64::from(*num_values);
+                let page = Page::V2 {
+                    buf,
+                    num_values: *num_values,
+                    num_nulls: *num_nulls,
+                    encoding: encoding_of(*encoding).map_err(what)?,
+                    def_levels_byte_len: *def_levels_byte_len,
+                    rep_levels_byte_len: *rep_levels_byte_len,
+                };
+                decoder.decode_page(&page, &mut data)
+            }
+        };
+        let report = report.map_err(|e| what(e.to_string()))?;
+        let page_path = report.path();
+        ran = match ran {
+            Some(p) if p != Path::Fallback => Some(p),
+            _ => Some(page_path),
+        };
+        line.path = ran.map(Path::name);
+        index += 1;
+    }
+    Ok(data)
+}
+
+/// The `parquet` crate's reading of the chunk, in the page layer's types.
+fn read_reference(
+    row_group: &dyn RowGroupReader,
+    j: usize,
+    descr: &ColumnDescriptor,
+) -> parquet::errors::Result<ColumnData> {
+    let (def, rep) = (descr.max_def_level() > 0, descr.max_rep_level() > 0);
+    let reader = row_group.get_column_reader(j)?;
+    let mut data = ColumnData {
+        def_levels: Vec::new(),
+        rep_levels: Vec::new(),
+        values: Values::Boolean(Vec::new()),
+    };
+    data.values = match descr.physical_type() {
+        PqType::BOOLEAN => Values::Boolean(read_all::<BoolType>(reader, def, rep, &mut data)?),
+        PqType::INT32 => Values::Int32(read_all::<Int32Type>(reader, def, rep, &mut data)?),
+        PqType::INT64 => Values::Int64(read_all::<Int64Type>(reader, def, rep, &mut data)?),
+        PqType::INT96 => Values::Int96(
+            read_all::<Int96Type>(reader, def, rep, &mut data)?
+                .iter()
+                .map(|v| {
+                    let d = v.data();
+                    qpl_rs::parquet::Int96([d[0], d[1], d[2]])
+                })
+                .collect(),
+        ),
+        PqType::FLOAT => Values::Float(read_all::<FloatType>(reader, def, rep, &mut data)?),
+        PqType::DOUBLE => Values::Double(read_all::<DoubleType>(reader, def, rep, &mut data)?),
+        PqType::BYTE_ARRAY => Values::Bytes(
+            read_all::<ByteArrayType>(reader, def, rep, &mut data)?
+                .iter()
+                .map(|v| v.data())
+                .collect(),
+        ),
+        PqType::FIXED_LEN_BYTE_ARRAY => Values::Bytes(
+            read_all::<FixedLenByteArrayType>(reader, def, rep, &mut data)?
+                .iter()
+                .map(|v| v.data())
+                .collect(),
+        ),
+    };
+    Ok(data)
+}
+
+/// Every record of a column reader: its values, and the levels the column has into `data`.
+fn read_all<T: DataType>(
+    reader: parquet::column::reader::ColumnReader,
+    def: bool,
+    rep: bool,
+    data: &mut ColumnData,
+) -> parquet::errors::Result<Vec<T::T>> {
+    let mut typed = get_typed_column_reader::<T>(reader);
+    let mut values = Vec::new();
+    loop {
+        let (records, _, _) = typed.read_records(
+            8192,
+            def.then_some(&mut data.def_levels),
+            rep.then_some(&mut data.rep_levels),
+            &mut values,
+        )?;
+        if records == 0 {
+            break;
+        }
+    }
+    Ok(values)
+}
+
+/// The first difference between the reference and this project's decoding, if any.
+pub fn compare(expected: &ColumnData, got: &ColumnData) -> Option<String> {
+    if let Some(d) = first_difference("definition level", &expected.def_levels, &got.def_levels) {
+        return Some(d);
+    }
+    if let Some(d) = first_difference("repetition level", &expected.rep_levels, &got.rep_levels) {
+        return Some(d);
+    }
+    match (&expected.values, &got.values) {
+        (Values::Boolean(e), Values::Boolean(g)) => first_difference("value", e, g),
+        (Values::Int32(e), Values::Int32(g)) => first_difference("value", e, g),
+        (Values::Int64(e), Values::Int64(g)) => first_difference("value", e, g),
+        (Values::Int96(e), Values::Int96(g)) => {
+            let words = |v: &[qpl_rs::parquet::Int96]| v.iter().map(|x| x.0).collect::<Vec<_>>();
+            first_difference("value", &words(e), &words(g))
+        }
+        (Values::Float(e), Values::Float(g)) => {
+            let bits = |v: &[f32]| {
+                v.iter()
+                    .map(|x| FloatBits(x.to_bits().into(), 32))
+                    .collect::<Vec<_>>()
+            };
+            first_difference("value", &bits(e), &bits(g))
+        }
+        (Values::Double(e), Values::Double(g)) => {
+            let bits = |v: &[f64]| {
+                v.iter()
+                    .map(|x| FloatBits(x.to_bits(), 64))
+                    .collect::<Vec<_>>()
+            };
+            first_difference("value", &bits(e), &bits(g))
+        }
+        (Values::Bytes(e), Values::Bytes(g)) => {
+            let (e, g): (Vec<_>, Vec<_>) =
+                (e.iter().map(Text).collect(), g.iter().map(Text).collect());
+            first_difference("value", &e, &g)
+        }
+        (e, g) => Some(format!(
+            "values of different types: expected {} values, got {}",
+            e.len(),
+            g.len()
+        )),
+    }
+}
+
+fn first_difference<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    expected: &[T],
+    got: &[T],
+) -> Option<String> {
+    if let Some(i) = expected.iter().zip(got).position(|(e, g)| e != g) {
+        return Some(format!(
+            "{what} {i}: expected {:?}, got {:?}",
+            expected[i], got[i]
+        ));
+    }
+    (expected.len() != got.len())
+        .then(|| format!("{what}s: expected {}, got {}", expected.len(), got.len()))
+}
+
+/// A float compared by its bits, shown as the number and its bits.
+#[derive(PartialEq)]
+struct FloatBits(u64, u32);
+
+impl std::fmt::Debug for FloatBits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.1 == 32 {
+            write!(f, "{} (0x{:08x})", f32::from_bits(self.0 as u32), self.0)
+        } else {
+            write!(f, "{} (0x{:016x})", f64::from_bits(self.0), self.0)
+        }
+    }
+}
+
+/// Bytes shown as a string when UTF-8, else as hex.
+#[derive(PartialEq)]
+struct Text<'a>(&'a [u8]);
+
+impl std::fmt::Debug for Text<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match std::str::from_utf8(self.0) {
+            Ok(s) => write!(f, "{s:?}"),
+            Err(_) => write!(f, "0x{}", hex::encode(self.0)),
+        }
+    }
+}
