@@ -60,15 +60,34 @@ pub fn run(file: &FilePath, path: Option<Path>) -> ExitCode {
         chunks.len(),
         names.join(", ")
     );
+    if cfg!(debug_assertions) {
+        println!("(a debug build: times say little; build with --release)");
+    }
     println!("speedup = parquet time / fastest qpl-rs time (above 1: qpl-rs faster); ran on = where Auto decoded levels/indices");
     let mut header: Vec<String> = ["rg", "column", "type", "encodings", "values"]
         .map(str::to_string)
         .to_vec();
     header.extend(names.iter().map(|n| format!("{n} ms")));
     header.extend(
-        ["parquet ms", "qpl-rs Mv/s", "parquet Mv/s", "speedup", "ran on"].map(str::to_string),
+        [
+            "parquet ms",
+            "qpl-rs Mv/s",
+            "parquet Mv/s",
+            "speedup",
+            "ran on",
+        ]
+        .map(str::to_string),
     );
     let mut rows = vec![header];
+    // Error messages, shown under the table and referred to as `error [n]` in cells.
+    let mut notes: Vec<String> = Vec::new();
+    let mut note = |message: String| {
+        let n = notes.iter().position(|m| *m == message).unwrap_or_else(|| {
+            notes.push(message);
+            notes.len() - 1
+        });
+        format!("error [{}]", n + 1)
+    };
     let mut failed = false;
     let (mut ours_total, mut theirs_total) = (Duration::ZERO, Duration::ZERO);
     for chunk in &chunks {
@@ -93,7 +112,7 @@ pub fn run(file: &FilePath, path: Option<Path>) -> ExitCode {
                 }
                 Err(e) => {
                     failed = true;
-                    row.push(format!("error: {e}"));
+                    row.push(note(e));
                 }
             }
         }
@@ -111,12 +130,18 @@ pub fn run(file: &FilePath, path: Option<Path>) -> ExitCode {
             }
             (_, theirs) => {
                 failed |= theirs.is_err();
-                row.push(theirs.map_or_else(|e| format!("error: {e}"), millis));
+                row.push(match theirs {
+                    Ok(theirs) => millis(theirs),
+                    Err(e) => note(format!("parquet crate: {e}")),
+                });
             }
         }
         rows.push(row);
     }
-    print_table(&rows, 5 + paths.len() + 4);
+    print_table(&rows);
+    for (i, message) in notes.iter().enumerate() {
+        println!("[{}] {message}", i + 1);
+    }
     if !ours_total.is_zero() {
         println!(
             "total (chunks both decoded): qpl-rs {} ms, parquet {} ms, speedup {}",
@@ -179,20 +204,20 @@ fn ratio(theirs: Duration, ours: Duration) -> String {
 }
 
 /// Prints rows with every column padded to its widest cell (text left, numbers right).
-/// The last column (`ran on`) is text too; `columns` is the header's width.
-fn print_table(rows: &[Vec<String>], columns: usize) {
+/// The header's last column (`ran on`) is text too.
+fn print_table(rows: &[Vec<String>]) {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let last = rows.first().map_or(0, Vec::len).saturating_sub(1);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
             rows.iter()
                 .filter_map(|r| r.get(c))
-                // An error message is long: let it overflow its cell rather than widen the table.
-                .filter(|s| !s.starts_with("error"))
                 .map(|s| s.chars().count())
                 .max()
                 .unwrap_or(0)
         })
         .collect();
-    let numeric = |c: usize| !(matches!(c, 1..=3) || c + 1 == columns);
+    let numeric = |c: usize| !(matches!(c, 1..=3) || c == last);
     for row in rows {
         let cells: Vec<String> = row
             .iter()
