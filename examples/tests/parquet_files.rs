@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 use parquet::basic::{Compression, Encoding, Type};
 use parquet::column::page::Page;
 use parquet::file::reader::{FileReader, SerializedFileReader};
-use qpl_examples::parquet_tool::verify::{self, Outcome};
 use qpl_examples::parquet_tool::files;
+use qpl_examples::parquet_tool::verify::{self, Outcome};
 use qpl_rs::Path;
 
 /// The test set, written once into this test binary's temporary directory.
@@ -42,10 +42,20 @@ fn file_name(path: &FilePath) -> &str {
 fn every_test_file_verifies_on_every_path() {
     for file in test_files() {
         let reader = SerializedFileReader::new(File::open(file).unwrap()).unwrap();
-        let chunks = reader.num_row_groups() * reader.metadata().file_metadata().schema_descr().num_columns();
+        let chunks = reader.num_row_groups()
+            * reader
+                .metadata()
+                .file_metadata()
+                .schema_descr()
+                .num_columns();
         for path in paths() {
             let lines = verify::verify_file(file, path);
-            assert_eq!(lines.len(), chunks, "{}: one line per chunk", file.display());
+            assert_eq!(
+                lines.len(),
+                chunks,
+                "{}: one line per chunk",
+                file.display()
+            );
             let failures: Vec<String> = lines
                 .iter()
                 .filter(|l| l.result != Outcome::Ok)
@@ -100,7 +110,10 @@ fn the_demo_file_verifies_and_has_what_filter_needs() {
         "DELTA_BYTE_ARRAY",
         "BYTE_STREAM_SPLIT",
     ] {
-        assert!(encodings.contains(e), "the demo file has {e}: {encodings:?}");
+        assert!(
+            encodings.contains(e),
+            "the demo file has {e}: {encodings:?}"
+        );
     }
     std::fs::remove_file(&file).unwrap();
 }
@@ -115,12 +128,29 @@ fn the_files_hold_what_they_claim() {
     let promised: &[(Encoding, &[Type])] = &[
         (
             PLAIN,
-            &[BOOLEAN, INT32, INT64, INT96, FLOAT, DOUBLE, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY],
+            &[
+                BOOLEAN,
+                INT32,
+                INT64,
+                INT96,
+                FLOAT,
+                DOUBLE,
+                BYTE_ARRAY,
+                FIXED_LEN_BYTE_ARRAY,
+            ],
         ),
         (RLE, &[BOOLEAN]),
         (
             RLE_DICTIONARY,
-            &[INT32, INT64, INT96, FLOAT, DOUBLE, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY],
+            &[
+                INT32,
+                INT64,
+                INT96,
+                FLOAT,
+                DOUBLE,
+                BYTE_ARRAY,
+                FIXED_LEN_BYTE_ARRAY,
+            ],
         ),
         (DELTA_BINARY_PACKED, &[INT32, INT64]),
         (DELTA_LENGTH_BYTE_ARRAY, &[BYTE_ARRAY]),
@@ -172,7 +202,10 @@ fn the_files_hold_what_they_claim() {
         assert!(nested, "{name} has list columns");
         for (encoding, types) in promised {
             for t in *types {
-                assert!(seen.contains(&(*encoding, *t)), "{name}: no {encoding} {t} page");
+                assert!(
+                    seen.contains(&(*encoding, *t)),
+                    "{name}: no {encoding} {t} page"
+                );
             }
         }
     }
