@@ -64,9 +64,9 @@ enum Command {
     },
     /// Throughput of qpl-rs's decoding of FILE against the parquet crate's.
     Bench {
-        /// One path to measure (default: every path available here).
-        #[arg(long, value_enum)]
-        path: Option<ExecPath>,
+        /// Where qpl-rs's levels, dictionary indices and RLE booleans are decoded.
+        #[arg(long, value_enum, default_value_t = ExecPath::Auto)]
+        path: ExecPath,
         /// A Parquet file.
         file: PathBuf,
     },
@@ -94,7 +94,7 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Verify { path, files } if files.is_empty() => demo(path.to_qpl()),
         Command::Verify { path, files } => verify::run(&files, path.to_qpl()),
-        Command::Bench { path, file } => bench::run(&file, path.map(ExecPath::to_qpl)),
+        Command::Bench { path, file } => bench::run(&file, path.to_qpl()),
         Command::Filter {
             file,
             column,

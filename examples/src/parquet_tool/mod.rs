@@ -14,8 +14,7 @@
 //! ```text
 //! verify::run(files: &[std::path::PathBuf], path: qpl_rs::Path) -> ExitCode
 //! files::write_demo_file(path: &std::path::Path) -> parquet::errors::Result<()>
-//! bench::run(file: &std::path::Path, path: Option<qpl_rs::Path>) -> ExitCode
-//!     (None: every path available here)
+//! bench::run(file: &std::path::Path, path: qpl_rs::Path) -> ExitCode
 //! filter::run(file: &std::path::Path, column: &str, eq: &str, select: Option<&str>,
 //!             path: qpl_rs::Path) -> ExitCode
 //! ```

@@ -40,7 +40,7 @@ use parquet::data_type::{
     BoolType, ByteArrayType, DataType, DoubleType, FixedLenByteArrayType, FloatType, Int32Type,
     Int64Type, Int96Type,
 };
-use parquet::file::reader::{FileReader, RowGroupReader, SerializedFileReader};
+use parquet::file::reader::{ChunkReader, FileReader, RowGroupReader, SerializedFileReader};
 use parquet::schema::types::ColumnDescriptor;
 use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Encoding, Page, PhysicalType, Values};
 use qpl_rs::Path;
@@ -170,11 +170,19 @@ pub fn summary(lines: &[ChunkLine]) -> String {
     out
 }
 
-/// The JSON lines of one file.
+/// The JSON lines of one file, decoded on `path`.
 pub fn verify_file(file: &std::path::Path, path: Path) -> Vec<ChunkLine> {
     let name = file.display().to_string();
-    let file_error = |detail: String| ChunkLine {
-        file: name.clone(),
+    match File::open(file) {
+        Ok(f) => verify_source(&name, f, |column| ChunkDecoder::new(column, path)),
+        Err(e) => vec![file_error(&name, format!("cannot open: {e}"))],
+    }
+}
+
+/// The error line of a file that cannot be read at all.
+fn file_error(name: &str, detail: String) -> ChunkLine {
+    ChunkLine {
+        file: name.to_string(),
         row_group: None,
         column: None,
         physical_type: None,
@@ -183,16 +191,21 @@ pub fn verify_file(file: &std::path::Path, path: Path) -> Vec<ChunkLine> {
         result: Outcome::Error,
         detail,
         path: None,
-    };
-    let opened = File::open(file)
-        .map_err(|e| format!("cannot open: {e}"))
-        .and_then(|f| {
-            catch(|| SerializedFileReader::new(f))
-                .and_then(|r| r.map_err(|e| format!("not a readable Parquet file: {e}")))
-        });
+    }
+}
+
+/// The JSON lines of the Parquet file `source` (named `name` in the lines), each chunk decoded
+/// by a decoder from `decoder_for`.
+pub fn verify_source<R: ChunkReader + 'static>(
+    name: &str,
+    source: R,
+    decoder_for: impl Fn(Column) -> ChunkDecoder,
+) -> Vec<ChunkLine> {
+    let opened = catch("the parquet crate", || SerializedFileReader::new(source))
+        .and_then(|r| r.map_err(|e| format!("not a readable Parquet file: {e}")));
     let reader = match opened {
         Ok(reader) => reader,
-        Err(detail) => return vec![file_error(detail)],
+        Err(detail) => return vec![file_error(name, detail)],
     };
     let mut lines = Vec::new();
     let metadata = reader.metadata();
@@ -201,7 +214,7 @@ pub fn verify_file(file: &std::path::Path, path: Path) -> Vec<ChunkLine> {
         for (j, chunk) in columns.iter().enumerate() {
             let descr = chunk.column_descr();
             let mut line = ChunkLine {
-                file: name.clone(),
+                file: name.to_string(),
                 row_group: Some(rg),
                 column: Some(chunk.column_path().string()),
                 physical_type: Some(type_name(descr.physical_type())),
@@ -211,9 +224,7 @@ pub fn verify_file(file: &std::path::Path, path: Path) -> Vec<ChunkLine> {
                 detail: String::new(),
                 path: None,
             };
-            let verdict =
-                catch(|| verify_chunk(&reader, rg, j, descr, path, &mut line)).and_then(|r| r);
-            match verdict {
+            match verify_chunk(&reader, rg, j, descr, &decoder_for, &mut line) {
                 Ok(None) => {}
                 Ok(Some(difference)) => {
                     line.result = Outcome::Mismatch;
@@ -230,15 +241,15 @@ pub fn verify_file(file: &std::path::Path, path: Path) -> Vec<ChunkLine> {
     lines
 }
 
-/// Runs `f`, turning a panic into an error message.
-fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+/// Runs `f`, turning a panic into an error message naming `who` panicked.
+fn catch<T>(who: &str, f: impl FnOnce() -> T) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
         let message = payload
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic".to_string());
-        format!("the parquet crate panicked: {message}")
+        format!("{who} panicked: {message}")
     })
 }
 
@@ -298,21 +309,22 @@ fn note_encoding(encodings: &mut Vec<String>, e: PqEncoding) {
 
 /// Decodes chunk `j` of row group `rg` both ways; `Ok(None)` when equal, `Ok(Some(difference))`
 /// for a mismatch, `Err` when either side fails. Fills `line`'s encodings, values and path.
-fn verify_chunk(
-    reader: &SerializedFileReader<File>,
+fn verify_chunk<R: ChunkReader + 'static>(
+    reader: &SerializedFileReader<R>,
     rg: usize,
     j: usize,
     descr: &ColumnDescriptor,
-    path: Path,
+    decoder_for: &dyn Fn(Column) -> ChunkDecoder,
     line: &mut ChunkLine,
 ) -> Result<Option<String>, String> {
     let column = column_of(descr)?;
-    let row_group = reader
-        .get_row_group(rg)
+    let row_group = catch("the parquet crate", || reader.get_row_group(rg))?
         .map_err(|e| format!("cannot read the row group: {e}"))?;
-    let ours = decode_ours(row_group.as_ref(), j, column, path, line)?;
-    let reference = read_reference(row_group.as_ref(), j, descr)
-        .map_err(|e| format!("the parquet crate cannot read the chunk: {e}"))?;
+    let ours = decode_ours(row_group.as_ref(), j, decoder_for(column), line)?;
+    let reference = catch("the parquet crate", || {
+        read_reference(row_group.as_ref(), j, descr)
+    })?
+    .map_err(|e| format!("the parquet crate cannot read the chunk: {e}"))?;
     Ok(compare(&reference, &ours))
 }
 
@@ -320,20 +332,17 @@ fn verify_chunk(
 fn decode_ours(
     row_group: &dyn RowGroupReader,
     j: usize,
-    column: Column,
-    path: Path,
+    mut decoder: ChunkDecoder,
     line: &mut ChunkLine,
 ) -> Result<ColumnData, String> {
-    let mut pages = row_group
-        .get_column_page_reader(j)
+    let column = *decoder.column();
+    let mut pages = catch("the parquet crate", || row_group.get_column_page_reader(j))?
         .map_err(|e| format!("cannot read the pages: {e}"))?;
-    let mut decoder = ChunkDecoder::new(column, path);
     let mut data = ColumnData::new(&column);
     let mut index = 0usize;
     let mut ran: Option<Path> = None;
     loop {
-        let page = pages
-            .get_next_page()
+        let page = catch("the parquet crate", || pages.get_next_page())?
             .map_err(|e| format!("page {index}: the parquet crate cannot read it: {e}"))?;
         let Some(page) = page else { break };
         let what = |e: String| format!("page {index}: {e}");
@@ -350,7 +359,7 @@ fn decode_ours(
                     num_values: *num_values,
                     encoding: encoding_of(*encoding).map_err(what)?,
                 };
-                decoder.decode_page(&page, &mut data)
+                catch("qpl-rs", || decoder.decode_page(&page, &mut data))?
             }
             PqPage::DataPage {
                 buf,
@@ -375,7 +384,7 @@ fn decode_ours(
                     def_level_encoding: encoding_of(*def_level_encoding).map_err(what)?,
                     rep_level_encoding: encoding_of(*rep_level_encoding).map_err(what)?,
                 };
-                decoder.decode_page(&page, &mut data)
+                catch("qpl-rs", || decoder.decode_page(&page, &mut data))?
             }
             PqPage::DataPageV2 {
                 buf,
@@ -399,7 +408,7 @@ fn decode_ours(
                     def_levels_byte_len: *def_levels_byte_len,
                     rep_levels_byte_len: *rep_levels_byte_len,
                 };
-                decoder.decode_page(&page, &mut data)
+                catch("qpl-rs", || decoder.decode_page(&page, &mut data))?
             }
         };
         let report = report.map_err(|e| what(e.to_string()))?;
@@ -565,5 +574,142 @@ impl std::fmt::Debug for Text<'_> {
             Ok(s) => write!(f, "{s:?}"),
             Err(_) => write!(f, "0x{}", hex::encode(self.0)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parquet_tool::files;
+    use bytes::Bytes;
+
+    fn failures(lines: &[ChunkLine]) -> Vec<&ChunkLine> {
+        lines.iter().filter(|l| l.result != Outcome::Ok).collect()
+    }
+
+    /// Every test file of `files` (every encoding the arrow-rs writer emits, pages v1 and v2,
+    /// every codec, nullable and list columns) verifies ok on the fallback path (codecs run
+    /// directly) and with the job parts run as jobs (the executor's model of QPL), and the two
+    /// report their paths truthfully.
+    #[test]
+    fn test_files_verify_ok_with_codecs_and_with_jobs() {
+        let mut chunks = 0;
+        let mut seen = Vec::new();
+        for (name, bytes) in files::test_files().expect("test files") {
+            let bytes = Bytes::from(bytes);
+            let direct = verify_source(&name, bytes.clone(), |c| {
+                ChunkDecoder::new(c, Path::Fallback)
+            });
+            assert!(failures(&direct).is_empty(), "{:#?}", failures(&direct));
+            let jobs = verify_source(&name, bytes, |c| {
+                ChunkDecoder::new(c, Path::Fallback).force_jobs()
+            });
+            assert!(failures(&jobs).is_empty(), "{:#?}", failures(&jobs));
+            assert_eq!(direct.len(), jobs.len());
+            for (d, j) in direct.iter().zip(&jobs) {
+                assert_eq!((&d.encodings, d.values), (&j.encodings, j.values));
+                assert_eq!(d.path, Some("fallback"), "{d:?}");
+                assert_eq!(j.path, Some("fallback"), "{j:?}");
+                for e in &d.encodings {
+                    if !seen.contains(e) {
+                        seen.push(e.clone());
+                    }
+                }
+            }
+            chunks += direct.len();
+        }
+        seen.sort();
+        println!("{chunks} chunks, encodings {seen:?}");
+        for e in [
+            "PLAIN",
+            "RLE",
+            "RLE_DICTIONARY",
+            "DELTA_BINARY_PACKED",
+            "DELTA_LENGTH_BYTE_ARRAY",
+            "DELTA_BYTE_ARRAY",
+            "BYTE_STREAM_SPLIT",
+        ] {
+            assert!(seen.iter().any(|s| s == e), "no chunk of {e}: {seen:?}");
+        }
+    }
+
+    /// A file cut anywhere, or with bytes overwritten, gives error (or mismatch) lines and
+    /// never a panic of this project's page layer.
+    #[test]
+    fn damaged_files_give_error_lines_not_panics() {
+        let demo = files::demo_file().expect("demo file");
+        let decoder = |c| ChunkDecoder::new(c, Path::Fallback);
+        // Cut: the footer is gone, so one error line with no row group.
+        for cut in [0, 1, 8, demo.len() / 2, demo.len() - 1] {
+            let lines = verify_source("cut", Bytes::from(demo[..cut].to_vec()), decoder);
+            assert_eq!(lines.len(), 1, "cut at {cut}");
+            assert_eq!(lines[0].result, Outcome::Error);
+            assert_eq!(
+                (lines[0].row_group, lines[0].column.as_deref()),
+                (None, None)
+            );
+        }
+        // Overwritten bytes inside the pages (the footer stays intact).
+        let mut rng = files::Rng::new(0x5eed);
+        let mut outcomes = [0usize; 3];
+        let footer = demo.len()
+            - 8
+            - u32::from_le_bytes(demo[demo.len() - 8..demo.len() - 4].try_into().unwrap()) as usize;
+        for round in 0..40 {
+            let mut damaged = demo.clone();
+            for _ in 0..1 + round % 4 {
+                let at = 4 + (rng.next_u64() as usize) % (footer - 4);
+                damaged[at] = rng.next_u64() as u8;
+            }
+            for line in verify_source("damaged", Bytes::from(damaged), decoder) {
+                assert!(
+                    !line.detail.starts_with("qpl-rs panicked")
+                        && !line.detail.contains(": qpl-rs panicked"),
+                    "{line:?}"
+                );
+                outcomes[line.result as usize] += 1;
+            }
+        }
+        println!("ok/mismatch/error lines: {outcomes:?}");
+        assert!(outcomes[2] > 0, "some damage is detected as an error");
+    }
+
+    #[test]
+    fn missing_file_is_one_error_line() {
+        let lines = verify_file(
+            std::path::Path::new("/nonexistent/x.parquet"),
+            Path::Fallback,
+        );
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].result, Outcome::Error);
+        assert!(
+            lines[0].detail.starts_with("cannot open"),
+            "{}",
+            lines[0].detail
+        );
+        let json = serde_json::to_string(&lines[0]).unwrap();
+        assert!(json.contains(r#""row_group":null,"column":null"#), "{json}");
+    }
+
+    #[test]
+    fn compare_names_the_first_difference() {
+        let data = |defs: Vec<i16>, values: Vec<f32>| ColumnData {
+            def_levels: defs,
+            rep_levels: Vec::new(),
+            values: Values::Float(values),
+        };
+        let a = data(vec![1, 0, 1], vec![1.0, f32::NAN]);
+        assert_eq!(compare(&a, &a.clone()), None);
+        let b = data(vec![1, 1, 1], vec![1.0, f32::NAN]);
+        assert_eq!(
+            compare(&a, &b).unwrap(),
+            "definition level 1: expected 0, got 1"
+        );
+        let c = data(vec![1, 0, 1], vec![1.0, -f32::NAN]);
+        assert!(compare(&a, &c)
+            .unwrap()
+            .starts_with("value 1: expected NaN (0x7fc00000)"));
+        let d = data(vec![1, 0, 1], vec![1.0]);
+        assert_eq!(compare(&a, &d).unwrap(), "values: expected 2, got 1");
     }
 }

@@ -541,10 +541,11 @@ impl ChunkDecoder {
         }
     }
 
-    /// Runs the job parts through the executor even on the fallback path (the pure-Rust model
-    /// of QPL), to test the job code without an accelerator.
-    #[cfg(test)]
-    pub(crate) fn force_jobs(mut self) -> ChunkDecoder {
+    /// Runs the level, index and boolean parts as jobs through the executor even where the
+    /// codecs would run them directly (the fallback path: then `qpl_fallback`'s model of QPL
+    /// runs the jobs). For tests of the job code on hosts without an accelerator.
+    #[doc(hidden)]
+    pub fn force_jobs(mut self) -> ChunkDecoder {
         self.use_jobs = true;
         self
     }

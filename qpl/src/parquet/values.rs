@@ -2,6 +2,12 @@
 //! appending to the caller's [`Values`] through the codecs of `qpl_fallback::parquet`.
 
 use qpl_fallback::parquet::{
+    bit_packed::BitPackedDecoder,
+    byte_stream_split::{ByteStreamSplitDecoder, ByteStreamSplitFixedLenDecoder},
+    delta_binary_packed::{DeltaBinaryPackedDecoder, DeltaInt},
+    delta_byte_array::DeltaByteArrayDecoder,
+    delta_length_byte_array::DeltaLengthByteArrayDecoder,
+    dictionary::{self, DictionaryByteArrayDecoder, DictionaryDecoder},
     hybrid::{BooleanHybridDecoder, HybridDecoder},
     plain::{PlainBooleanDecoder, PlainByteArrayDecoder, PlainDecoder, PlainFixedLenDecoder},
     ByteArrayDecoder, ByteArrays, FixedWidth, ParquetError, PhysicalType, ValueDecoder,
@@ -39,11 +45,12 @@ pub(super) fn decode_levels_on_cpu(
             }
         }
         Encoding::BitPacked => {
-            return Err(PageError::unsupported(
-                part,
-                encoding,
-                "the BIT_PACKED codec is not merged yet",
-            ))
+            let mut levels = BitPackedDecoder::new(bytes, width, n).map_err(codec)?;
+            while levels.remaining() > 0 {
+                let got = levels.next_batch(scratch).map_err(codec)?;
+                let at = out.len() - start;
+                append_levels(part, encoding, &scratch[..got], at, max_level, out)?;
+            }
         }
         other => {
             return Err(PageError::unsupported(
@@ -94,6 +101,7 @@ pub(super) fn decode_values(
             ),
         ));
     }
+    let codec = |e| PageError::codec(part, encoding, e);
     let unsupported = || {
         PageError::unsupported(
             part,
@@ -115,20 +123,189 @@ pub(super) fn decode_values(
             };
             decode_rle_booleans(decoder, data, n, out)
         }
-        Encoding::PlainDictionary | Encoding::RleDictionary => Err(PageError::unsupported(
-            part,
-            encoding,
-            "the dictionary codec is not merged yet",
-        )),
-        Encoding::DeltaBinaryPacked
-        | Encoding::DeltaLengthByteArray
-        | Encoding::DeltaByteArray
-        | Encoding::ByteStreamSplit => Err(PageError::unsupported(
-            part,
-            encoding,
-            "this codec is not merged yet",
-        )),
+        Encoding::PlainDictionary | Encoding::RleDictionary => {
+            decode_dictionary_indices(decoder, encoding, data, n, out)
+        }
+        Encoding::DeltaBinaryPacked => {
+            match out {
+                Values::Int32(out) => drain_delta::<i32>(data, n, out),
+                Values::Int64(out) => drain_delta::<i64>(data, n, out),
+                _ => return Err(unsupported()),
+            }
+            .map_err(codec)?;
+            Ok(Path::Fallback)
+        }
+        Encoding::DeltaLengthByteArray => {
+            let (Values::Bytes(out), PhysicalType::ByteArray) = (out, column.physical_type) else {
+                return Err(unsupported());
+            };
+            let values = DeltaLengthByteArrayDecoder::new(data, n).map_err(codec)?;
+            drain_bytes(values, n, out).map_err(codec)?;
+            Ok(Path::Fallback)
+        }
+        Encoding::DeltaByteArray => {
+            let Values::Bytes(out) = out else {
+                return Err(unsupported());
+            };
+            let start = out.len();
+            let values = DeltaByteArrayDecoder::new(data, n).map_err(codec)?;
+            drain_bytes(values, n, out).map_err(codec)?;
+            if let PhysicalType::FixedLenByteArray(len) = column.physical_type {
+                check_fixed_lengths(out, start, len, encoding)?;
+            }
+            Ok(Path::Fallback)
+        }
+        Encoding::ByteStreamSplit => {
+            match out {
+                Values::Int32(out) => drain_split::<i32>(data, n, out),
+                Values::Int64(out) => drain_split::<i64>(data, n, out),
+                Values::Float(out) => drain_split::<f32>(data, n, out),
+                Values::Double(out) => drain_split::<f64>(data, n, out),
+                Values::Bytes(out) => match column.physical_type {
+                    PhysicalType::FixedLenByteArray(len) => {
+                        ByteStreamSplitFixedLenDecoder::new(data, len, n)
+                            .and_then(|values| drain_bytes(values, n, out))
+                    }
+                    _ => return Err(unsupported()),
+                },
+                _ => return Err(unsupported()),
+            }
+            .map_err(codec)?;
+            Ok(Path::Fallback)
+        }
         Encoding::BitPacked => Err(unsupported()),
+    }
+}
+
+/// DELTA_BINARY_PACKED integers: the header's count is checked against `n` first.
+fn drain_delta<T: DeltaInt>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), ParquetError> {
+    drain(DeltaBinaryPackedDecoder::<T>::new(data, n)?, n, out)
+}
+
+/// BYTE_STREAM_SPLIT values: the section's length must give exactly `n` of them.
+fn drain_split<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), ParquetError> {
+    drain(ByteStreamSplitDecoder::<T>::new(data, n)?, n, out)
+}
+
+/// FIXED_LEN_BYTE_ARRAY values from DELTA_BYTE_ARRAY (which stores every length): each must be
+/// the type's length. On error the page's values are removed again.
+fn check_fixed_lengths(
+    out: &mut ByteArrays,
+    start: usize,
+    type_length: usize,
+    encoding: Encoding,
+) -> Result<(), PageError> {
+    let bad = out.offsets[start..]
+        .windows(2)
+        .position(|w| (w[1] - w[0]) as usize != type_length);
+    if let Some(i) = bad {
+        let length = out.offsets[start + i + 1] - out.offsets[start + i];
+        let bytes = out.offsets[start] as usize;
+        out.offsets.truncate(start + 1);
+        out.values.truncate(bytes);
+        return Err(PageError::invalid(
+            PagePart::Values,
+            Some(encoding),
+            format!(
+                "value {i} of the page is {length} bytes long, but the column's \
+                 FIXED_LEN_BYTE_ARRAY values are {type_length}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Dictionary-encoded values: indices (a width byte, then the hybrid runs) through the
+/// chunk's dictionary. On a job path the indices come from a `parquet_rle` extract and are
+/// gathered here; on the CPU the codec decodes and gathers in one pass.
+fn decode_dictionary_indices(
+    decoder: &mut ChunkDecoder,
+    encoding: Encoding,
+    data: &[u8],
+    n: usize,
+    out: &mut Values,
+) -> Result<Path, PageError> {
+    let part = PagePart::Values;
+    let codec = |e| PageError::codec(part, encoding, e);
+    let Some(dict) = decoder.dictionary.as_ref() else {
+        return Err(PageError::invalid(
+            part,
+            Some(encoding),
+            "a dictionary-encoded data page, but the chunk had no dictionary page before it",
+        ));
+    };
+    if decoder.use_jobs {
+        match decoder
+            .executor
+            .decode::<u32>(&Stream::parquet_rle(data), n as u32)
+        {
+            Ok((indices, output)) => {
+                gather_into(dict, &indices, out).map_err(codec)?;
+                return Ok(output.path);
+            }
+            // A run header of 5 bytes (legal Parquet, past QPL's parser): the codec.
+            Err(e) if e.status == Status::PRLE_FORMAT_ERR => {}
+            Err(e) => return Err(PageError::job(part, encoding, e)),
+        }
+    }
+    match (dict, out) {
+        (Values::Int32(d), Values::Int32(out)) => drain_dictionary(data, d, n, out),
+        (Values::Int64(d), Values::Int64(out)) => drain_dictionary(data, d, n, out),
+        (Values::Int96(d), Values::Int96(out)) => drain_dictionary(data, d, n, out),
+        (Values::Float(d), Values::Float(out)) => drain_dictionary(data, d, n, out),
+        (Values::Double(d), Values::Double(out)) => drain_dictionary(data, d, n, out),
+        (Values::Bytes(d), Values::Bytes(out)) => DictionaryByteArrayDecoder::new(data, d, n)
+            .and_then(|values| drain_bytes(values, n, out)),
+        _ => {
+            return Err(PageError::unsupported(
+                part,
+                encoding,
+                "the dictionary holds another type than the page's values",
+            ))
+        }
+    }
+    .map_err(codec)?;
+    Ok(Path::Fallback)
+}
+
+/// The fused decode-and-gather of a dictionary page of fixed-size values.
+fn drain_dictionary<T: FixedWidth>(
+    data: &[u8],
+    dictionary: &[T],
+    n: usize,
+    out: &mut Vec<T>,
+) -> Result<(), ParquetError> {
+    drain(DictionaryDecoder::new(data, dictionary, n)?, n, out)
+}
+
+/// Appends `dictionary[index]` for each index to `out` (nothing on error).
+fn gather_into(dictionary: &Values, indices: &[u32], out: &mut Values) -> Result<(), ParquetError> {
+    fn fixed<T: FixedWidth>(
+        d: &[T],
+        indices: &[u32],
+        out: &mut Vec<T>,
+    ) -> Result<(), ParquetError> {
+        let start = out.len();
+        out.resize(start + indices.len(), T::default());
+        dictionary::gather(indices, d, &mut out[start..]).inspect_err(|_| out.truncate(start))
+    }
+    match (dictionary, out) {
+        (Values::Int32(d), Values::Int32(out)) => fixed(d, indices, out),
+        (Values::Int64(d), Values::Int64(out)) => fixed(d, indices, out),
+        (Values::Int96(d), Values::Int96(out)) => fixed(d, indices, out),
+        (Values::Float(d), Values::Float(out)) => fixed(d, indices, out),
+        (Values::Double(d), Values::Double(out)) => fixed(d, indices, out),
+        (Values::Bytes(d), Values::Bytes(out)) => {
+            let (offsets, bytes) = (out.offsets.len(), out.values.len());
+            dictionary::gather_byte_arrays(indices, d, out).inspect_err(|_| {
+                out.offsets.truncate(offsets);
+                out.values.truncate(bytes);
+            })
+        }
+        _ => Err(ParquetError::invalid_argument(
+            "RLE_DICTIONARY",
+            "the dictionary holds another type than the page's values",
+        )),
     }
 }
 
