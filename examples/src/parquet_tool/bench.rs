@@ -32,20 +32,14 @@ const RUNS: usize = 5;
 /// Stop repeating a side once its runs took this long in total (big chunks, debug builds).
 const TIME_BUDGET: Duration = Duration::from_millis(500);
 
-/// Runs `qpl-parquet bench FILE` on `path` (`None`: every path available here, one column
-/// each): prints the table; exit 0, or 2 when the file cannot be read, a given path cannot run
-/// here, or a chunk fails to decode (the table still shows the others).
-pub fn run(file: &FilePath, path: Option<Path>) -> ExitCode {
-    let paths = match path {
-        Some(path) => {
-            if let Err(why) = path.availability() {
-                eprintln!("qpl-parquet bench: the {path} path cannot run here: {why}");
-                return ExitCode::from(2);
-            }
-            vec![path]
-        }
-        None => available_paths(),
-    };
+/// Runs `qpl-parquet bench FILE` with qpl-rs on `path`: prints the table; exit 0, or 2 when
+/// the file cannot be read, the path cannot run here, or a chunk fails to decode (the table
+/// still shows the others).
+pub fn run(file: &FilePath, path: Path) -> ExitCode {
+    if let Err(why) = path.availability() {
+        eprintln!("qpl-parquet bench: the {path} path cannot run here: {why}");
+        return ExitCode::from(2);
+    }
     let chunks = match catch(|| read_chunks(file, None)) {
         Ok(chunks) => chunks,
         Err(e) => {
@@ -53,32 +47,30 @@ pub fn run(file: &FilePath, path: Option<Path>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let names: Vec<&str> = paths.iter().map(|p| p.name()).collect();
     println!(
-        "{}: {} column chunks; qpl-rs on {}; best of up to {RUNS} runs on the same decompressed pages in memory",
+        "{}: {} column chunks; qpl-rs on the {path} path; best of up to {RUNS} runs on the same \
+         decompressed pages in memory",
         file.display(),
         chunks.len(),
-        names.join(", ")
     );
     if cfg!(debug_assertions) {
         println!("(a debug build: times say little; build with --release)");
     }
-    println!("speedup = parquet time / fastest qpl-rs time (above 1: qpl-rs faster); ran on = where Auto decoded levels/indices");
-    let mut header: Vec<String> = ["rg", "column", "type", "encodings", "values"]
-        .map(str::to_string)
-        .to_vec();
-    header.extend(names.iter().map(|n| format!("{n} ms")));
-    header.extend(
-        [
-            "parquet ms",
-            "qpl-rs Mv/s",
-            "parquet Mv/s",
-            "speedup",
-            "ran on",
-        ]
-        .map(str::to_string),
-    );
-    let mut rows = vec![header];
+    println!("speedup = parquet time / qpl-rs time (above 1: qpl-rs faster); ran on = where the levels, indices and booleans were decoded");
+    let header = [
+        "rg",
+        "column",
+        "type",
+        "encodings",
+        "values",
+        "qpl-rs ms",
+        "parquet ms",
+        "qpl-rs Mv/s",
+        "parquet Mv/s",
+        "speedup",
+        "ran on",
+    ];
+    let mut rows = vec![header.map(str::to_string).to_vec()];
     // Error messages, shown under the table and referred to as `error [n]` in cells.
     let mut notes: Vec<String> = Vec::new();
     let mut note = |message: String| {
@@ -99,25 +91,19 @@ pub fn run(file: &FilePath, path: Option<Path>) -> ExitCode {
             chunk.encodings(),
             values.to_string(),
         ];
-        let mut best: Option<Duration> = None;
-        let mut ran_on = String::new();
-        for &path in &paths {
-            match catch(|| time_ours(chunk, path)) {
-                Ok((time, ran)) => {
-                    best = Some(best.map_or(time, |b| b.min(time)));
-                    if path == Path::Auto || paths.len() == 1 {
-                        ran_on = ran.name().to_string();
-                    }
-                    row.push(millis(time));
-                }
-                Err(e) => {
-                    failed = true;
-                    row.push(note(e));
-                }
+        let ours = match catch(|| time_ours(chunk, path)) {
+            Ok((time, ran_on)) => {
+                row.push(millis(time));
+                Some((time, ran_on))
             }
-        }
-        match (best, catch(|| time_parquet_crate(chunk))) {
-            (Some(ours), Ok(theirs)) => {
+            Err(e) => {
+                failed = true;
+                row.push(note(e));
+                None
+            }
+        };
+        match (ours, catch(|| time_parquet_crate(chunk))) {
+            (Some((ours, ran_on)), Ok(theirs)) => {
                 ours_total += ours;
                 theirs_total += theirs;
                 row.extend([
@@ -125,7 +111,7 @@ pub fn run(file: &FilePath, path: Option<Path>) -> ExitCode {
                     per_second(values, ours),
                     per_second(values, theirs),
                     ratio(theirs, ours),
-                    ran_on,
+                    ran_on.name().to_string(),
                 ]);
             }
             (_, theirs) => {
@@ -155,15 +141,6 @@ pub fn run(file: &FilePath, path: Option<Path>) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// `Auto` and `Fallback` always; QPL's software path when QPL is linked; the accelerator when
-/// usable.
-fn available_paths() -> Vec<Path> {
-    [Path::Auto, Path::Fallback, Path::Software, Path::Hardware]
-        .into_iter()
-        .filter(|p| p.availability().is_ok())
-        .collect()
 }
 
 /// Runs `f`, turning a panic (of the parquet crate, on a malformed file) into an error.
