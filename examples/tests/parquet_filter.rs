@@ -188,11 +188,18 @@ fn targets(reference: &[Option<Value>], absent: &str) -> Vec<String> {
     if let Some(first) = present.first() {
         out.push(first.text());
         out.push(present[present.len() / 2].text());
-        let most = present
-            .iter()
-            .max_by_key(|v| present.iter().filter(|w| w.equals(v)).count())
-            .unwrap();
-        out.push(most.text());
+        // Counted by text: equal values have equal text (floats aside, where -0 and 0 differ:
+        // then this is merely a frequent value).
+        let mut counts = std::collections::HashMap::new();
+        for v in &present {
+            *counts.entry(v.text()).or_insert(0usize) += 1;
+        }
+        let most = counts
+            .into_iter()
+            .max_by_key(|(text, n)| (*n, text.clone()))
+            .unwrap()
+            .0;
+        out.push(most);
     }
     out
 }

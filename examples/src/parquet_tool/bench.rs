@@ -25,15 +25,22 @@ use parquet::schema::types::ColumnDescPtr;
 use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Encoding, Page, PhysicalType};
 use qpl_rs::Path;
 
+use super::verify::column_of;
+
 /// Timed runs per side; the best is kept.
 const RUNS: usize = 5;
 /// Stop repeating a side once its runs took this long in total (big chunks, debug builds).
 const TIME_BUDGET: Duration = Duration::from_millis(500);
 
-/// Runs `qpl-parquet bench FILE` on `path`: prints the table; exit 0, or 2 when the file
-/// cannot be read or a chunk fails to decode (the table still shows the others).
+/// Runs `qpl-parquet bench FILE` with qpl-rs on `path`: prints the table; exit 0, or 2 when
+/// the file cannot be read, the path cannot run here, or a chunk fails to decode (the table
+/// still shows the others).
 pub fn run(file: &FilePath, path: Path) -> ExitCode {
-    let chunks = match read_chunks(file, None) {
+    if let Err(why) = path.availability() {
+        eprintln!("qpl-parquet bench: the {path} path cannot run here: {why}");
+        return ExitCode::from(2);
+    }
+    let chunks = match catch(|| read_chunks(file, None)) {
         Ok(chunks) => chunks,
         Err(e) => {
             eprintln!("qpl-parquet bench: {}: {e}", file.display());
@@ -41,11 +48,15 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
         }
     };
     println!(
-        "{}: {} column chunks; path {}; best of {RUNS} runs, decompressed pages in memory",
+        "{}: {} column chunks; qpl-rs on the {path} path; best of up to {RUNS} runs on the same \
+         decompressed pages in memory",
         file.display(),
         chunks.len(),
-        path.name()
     );
+    if cfg!(debug_assertions) {
+        println!("(a debug build: times say little; build with --release)");
+    }
+    println!("speedup = parquet time / qpl-rs time (above 1: qpl-rs faster); ran on = where the levels, indices and booleans were decoded");
     let header = [
         "rg",
         "column",
@@ -53,18 +64,25 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
         "encodings",
         "values",
         "qpl-rs ms",
-        "qpl-rs Mv/s",
         "parquet ms",
+        "qpl-rs Mv/s",
         "parquet Mv/s",
         "speedup",
-        "path",
+        "ran on",
     ];
     let mut rows = vec![header.map(str::to_string).to_vec()];
+    // Error messages, shown under the table and referred to as `error [n]` in cells.
+    let mut notes: Vec<String> = Vec::new();
+    let mut note = |message: String| {
+        let n = notes.iter().position(|m| *m == message).unwrap_or_else(|| {
+            notes.push(message);
+            notes.len() - 1
+        });
+        format!("error [{}]", n + 1)
+    };
     let mut failed = false;
     let (mut ours_total, mut theirs_total) = (Duration::ZERO, Duration::ZERO);
     for chunk in &chunks {
-        let ours = time_ours(chunk, path);
-        let theirs = time_parquet_crate(chunk);
         let values = chunk.levels();
         let mut row = vec![
             chunk.row_group.to_string(),
@@ -73,38 +91,46 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
             chunk.encodings(),
             values.to_string(),
         ];
-        match (&ours, &theirs) {
-            (Ok((ours, ran_on)), Ok(theirs)) => {
-                ours_total += *ours;
-                theirs_total += *theirs;
+        let ours = match catch(|| time_ours(chunk, path)) {
+            Ok((time, ran_on)) => {
+                row.push(millis(time));
+                Some((time, ran_on))
+            }
+            Err(e) => {
+                failed = true;
+                row.push(note(e));
+                None
+            }
+        };
+        match (ours, catch(|| time_parquet_crate(chunk))) {
+            (Some((ours, ran_on)), Ok(theirs)) => {
+                ours_total += ours;
+                theirs_total += theirs;
                 row.extend([
-                    millis(*ours),
-                    per_second(values, *ours),
-                    millis(*theirs),
-                    per_second(values, *theirs),
-                    ratio(*theirs, *ours),
+                    millis(theirs),
+                    per_second(values, ours),
+                    per_second(values, theirs),
+                    ratio(theirs, ours),
                     ran_on.name().to_string(),
                 ]);
             }
-            _ => {
-                failed = true;
-                let error = |r: Result<String, String>| r.unwrap_or_else(|e| format!("error: {e}"));
-                row.extend([
-                    error(ours.as_ref().map(|(d, _)| millis(*d)).map_err(Clone::clone)),
-                    String::new(),
-                    error(theirs.as_ref().map(|d| millis(*d)).map_err(Clone::clone)),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                ]);
+            (_, theirs) => {
+                failed |= theirs.is_err();
+                row.push(match theirs {
+                    Ok(theirs) => millis(theirs),
+                    Err(e) => note(format!("parquet crate: {e}")),
+                });
             }
         }
         rows.push(row);
     }
     print_table(&rows);
-    if ours_total > Duration::ZERO {
+    for (i, message) in notes.iter().enumerate() {
+        println!("[{}] {message}", i + 1);
+    }
+    if !ours_total.is_zero() {
         println!(
-            "total: qpl-rs {} ms, parquet {} ms, speedup {} (parquet time / qpl-rs time; above 1: qpl-rs faster)",
+            "total (chunks both decoded): qpl-rs {} ms, parquet {} ms, speedup {}",
             millis(ours_total),
             millis(theirs_total),
             ratio(theirs_total, ours_total)
@@ -115,6 +141,22 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Runs `f`, turning a panic (of the parquet crate, on a malformed file) into an error.
+pub(super) fn catch<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(previous);
+    result.unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string());
+        Err(format!("panicked: {message}"))
+    })
 }
 
 /// Milliseconds with three decimals.
@@ -139,8 +181,10 @@ fn ratio(theirs: Duration, ours: Duration) -> String {
 }
 
 /// Prints rows with every column padded to its widest cell (text left, numbers right).
+/// The header's last column (`ran on`) is text too.
 fn print_table(rows: &[Vec<String>]) {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let last = rows.first().map_or(0, Vec::len).saturating_sub(1);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {
             rows.iter()
@@ -150,7 +194,7 @@ fn print_table(rows: &[Vec<String>]) {
                 .unwrap_or(0)
         })
         .collect();
-    let numeric = |c: usize| !matches!(c, 1..=3 | 10);
+    let numeric = |c: usize| !(matches!(c, 1..=3) || c == last);
     for row in rows {
         let cells: Vec<String> = row
             .iter()
@@ -409,30 +453,6 @@ pub fn to_qpl_page(page: &CratePage) -> Result<Page<'_>, String> {
             def_levels_byte_len: *def_levels_byte_len,
             rep_levels_byte_len: *rep_levels_byte_len,
         },
-    })
-}
-
-/// What the page layer needs of a leaf.
-pub fn column_of(descr: &ColumnDescPtr) -> Result<Column, String> {
-    use parquet::basic::Type;
-    let physical_type = match descr.physical_type() {
-        Type::BOOLEAN => PhysicalType::Boolean,
-        Type::INT32 => PhysicalType::Int32,
-        Type::INT64 => PhysicalType::Int64,
-        Type::INT96 => PhysicalType::Int96,
-        Type::FLOAT => PhysicalType::Float,
-        Type::DOUBLE => PhysicalType::Double,
-        Type::BYTE_ARRAY => PhysicalType::ByteArray,
-        Type::FIXED_LEN_BYTE_ARRAY => {
-            let len = usize::try_from(descr.type_length())
-                .map_err(|_| format!("type_length {} is negative", descr.type_length()))?;
-            PhysicalType::FixedLenByteArray(len)
-        }
-    };
-    Ok(Column {
-        physical_type,
-        max_def_level: descr.max_def_level(),
-        max_rep_level: descr.max_rep_level(),
     })
 }
 

@@ -30,7 +30,8 @@ use qpl_rs::parquet::codecs::ValueDecoder;
 use qpl_rs::parquet::{level_width, ChunkDecoder, Column, ColumnData, PhysicalType, Values};
 use qpl_rs::{scan, Comparison, Path, Stream};
 
-use super::bench::{column_of, to_qpl_page};
+use super::bench::{catch, to_qpl_page};
+use super::verify::column_of;
 
 /// How many selected values `run` prints.
 const SAMPLE: usize = 10;
@@ -76,7 +77,11 @@ pub struct Selected {
 /// Runs the command: prints the count, the path, the pages and the time (and with `--select`
 /// the selected values); exit 0, or 2 on any error (the message on stderr).
 pub fn run(file: &FilePath, column: &str, eq: &str, select: Option<&str>, path: Path) -> ExitCode {
-    match filter(file, column, eq, select, path) {
+    if let Err(why) = path.availability() {
+        eprintln!("qpl-parquet filter: the {path} path cannot run here: {why}");
+        return ExitCode::from(2);
+    }
+    match catch(|| filter(file, column, eq, select, path)) {
         Ok(result) => {
             println!(
                 "{} == {eq:?}: {} of {} rows",
