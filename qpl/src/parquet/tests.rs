@@ -612,3 +612,31 @@ fn random_pages_never_panic() {
         }
     }
 }
+
+/// FIXED_LEN_BYTE_ARRAY from DELTA_BYTE_ARRAY (which stores every length): values of the
+/// type's length decode, another length is an error of the values part.
+#[test]
+fn fixed_len_delta_byte_array_checks_lengths() {
+    let col = column(PhysicalType::FixedLenByteArray(3), 0, 0);
+    let page = |buf| Page::V1 {
+        buf,
+        num_values: 3,
+        encoding: Encoding::DeltaByteArray,
+        def_level_encoding: Encoding::Rle,
+        rep_level_encoding: Encoding::Rle,
+    };
+    let good: [&[u8]; 3] = [b"abc", b"abd", b"xyz"];
+    let mut buf = Vec::new();
+    codecs::delta_byte_array::encode(good.iter().copied(), &mut buf).unwrap();
+    let (data, _) = decode_both(col, &[page(&buf)]);
+    assert_eq!(data.values, Values::Bytes(good.iter().copied().collect()));
+    let bad: [&[u8]; 3] = [b"abc", b"abcd", b"xyz"];
+    let mut buf = Vec::new();
+    codecs::delta_byte_array::encode(bad.iter().copied(), &mut buf).unwrap();
+    for e in errors(col, &[], page(&buf)) {
+        assert_eq!(
+            (e.part, e.encoding),
+            (PagePart::Values, Some(Encoding::DeltaByteArray))
+        );
+    }
+}

@@ -147,12 +147,15 @@ pub(super) fn decode_values(
             let Values::Bytes(out) = out else {
                 return Err(unsupported());
             };
-            let start = out.len();
-            let values = DeltaByteArrayDecoder::new(data, n).map_err(codec)?;
-            drain_bytes(values, n, out, "DELTA_BYTE_ARRAY").map_err(codec)?;
-            if let PhysicalType::FixedLenByteArray(len) = column.physical_type {
-                check_fixed_lengths(out, start, len, encoding)?;
-            }
+            // DELTA_BYTE_ARRAY stores every length, also of FIXED_LEN_BYTE_ARRAY values: the
+            // codec checks each against the type's.
+            let values = match column.physical_type {
+                PhysicalType::FixedLenByteArray(len) => {
+                    DeltaByteArrayDecoder::new_fixed_len(data, n, len)
+                }
+                _ => DeltaByteArrayDecoder::new(data, n),
+            };
+            drain_bytes(values.map_err(codec)?, n, out, "DELTA_BYTE_ARRAY").map_err(codec)?;
             Ok(Path::Fallback)
         }
         Encoding::ByteStreamSplit => {
@@ -195,34 +198,6 @@ fn drain_split<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result
         out,
         "BYTE_STREAM_SPLIT",
     )
-}
-
-/// FIXED_LEN_BYTE_ARRAY values from DELTA_BYTE_ARRAY (which stores every length): each must be
-/// the type's length. On error the page's values are removed again.
-fn check_fixed_lengths(
-    out: &mut ByteArrays,
-    start: usize,
-    type_length: usize,
-    encoding: Encoding,
-) -> Result<(), PageError> {
-    let bad = out.offsets[start..]
-        .windows(2)
-        .position(|w| (w[1] - w[0]) as usize != type_length);
-    if let Some(i) = bad {
-        let length = out.offsets[start + i + 1] - out.offsets[start + i];
-        let bytes = out.offsets[start] as usize;
-        out.offsets.truncate(start + 1);
-        out.values.truncate(bytes);
-        return Err(PageError::invalid(
-            PagePart::Values,
-            Some(encoding),
-            format!(
-                "value {i} of the page is {length} bytes long, but the column's \
-                 FIXED_LEN_BYTE_ARRAY values are {type_length}"
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Dictionary-encoded values: indices (a width byte, then the hybrid runs) through the
