@@ -21,7 +21,7 @@
 //! | `values` | the chunk's level count: one per value slot, nulls and empty lists included (the sum of the data pages' `num_values`), as far as the pages were read |
 //! | `result` | `"ok"`, `"mismatch"` or `"error"` |
 //! | `detail` | `""` when ok; else the first difference (`"value 17: expected 5, got 6"`) or the error |
-//! | `path` | the path that decoded the levels/indices/booleans: the accelerator (or QPL's software path) if any page used it, else `"fallback"` (`null` when nothing was decoded) |
+//! | `path` | the path that decoded the levels/indices/booleans: the accelerator (or QPL's software path) if any page used it, else `"fallback"`; `null` when the chunk has no such part (a required column of PLAIN, DELTA_* or BYTE_STREAM_SPLIT values: all on the CPU codecs) or nothing was decoded |
 //!
 //! Exit status: 0 when every chunk is ok, 1 when any is a mismatch (and none an error), 2 when
 //! any is an error. A malformed file gives error lines, never a panic: a panic inside the
@@ -416,10 +416,12 @@ fn decode_ours(
             }
         };
         let report = report.map_err(|e| what(e.to_string()))?;
-        let page_path = report.path();
-        ran = match ran {
-            Some(p) if p != Path::Fallback => Some(p),
-            _ => Some(page_path),
+        // The accelerator's (or QPL software's) path once any page used it; else fallback once
+        // any page had a part a path runs; else none.
+        ran = match (ran, report.routed_path()) {
+            (Some(p), _) if p != Path::Fallback => Some(p),
+            (ran, None) => ran,
+            (_, page) => page,
         };
         line.path = ran.map(Path::name);
         index += 1;
@@ -612,8 +614,17 @@ mod tests {
             assert_eq!(direct.len(), jobs.len());
             for (d, j) in direct.iter().zip(&jobs) {
                 assert_eq!((&d.encodings, d.values), (&j.encodings, j.values));
-                assert_eq!(d.path, Some("fallback"), "{d:?}");
-                assert_eq!(j.path, Some("fallback"), "{j:?}");
+                assert!(matches!(d.path, None | Some("fallback")), "{d:?}");
+                assert_eq!(d.path, j.path, "{d:?}");
+                // Levels, dictionary indices or RLE booleans are decoded on a path; a chunk
+                // with none of them reports none.
+                let routed = d.encodings.iter().any(|e| {
+                    matches!(
+                        e.as_str(),
+                        "RLE" | "BIT_PACKED" | "RLE_DICTIONARY" | "PLAIN_DICTIONARY"
+                    )
+                });
+                assert_eq!(d.path.is_some(), routed, "{d:?}");
                 for e in &d.encodings {
                     if !seen.contains(e) {
                         seen.push(e.clone());

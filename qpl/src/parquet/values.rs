@@ -14,10 +14,10 @@ use qpl_fallback::parquet::{
 };
 
 use super::{
-    append_levels, level_width, ChunkDecoder, Column, Encoding, PageError, PagePart, Values,
-    LEVEL_BATCH,
+    append_levels, codec_decides, decode_job, level_width, ChunkDecoder, Column, Encoding,
+    PageError, PagePart, Values, LEVEL_BATCH,
 };
-use crate::{Path, Status, Stream};
+use crate::{Path, Stream};
 
 /// Appends `n` levels decoded on the CPU (the hybrid or the bit-packed codec) to `out`.
 pub(super) fn decode_levels_on_cpu(
@@ -75,17 +75,18 @@ fn value_size(physical_type: PhysicalType) -> u64 {
 }
 
 /// Decodes the `n` non-null values of a data page's values section in `encoding`, appending
-/// them to `out`; returns the path that decoded them.
+/// them to `out`; returns the path that decoded them when they are dictionary indices or RLE
+/// booleans (the parts a path runs), `None` for the encodings only the CPU codecs decode.
 pub(super) fn decode_values(
     decoder: &mut ChunkDecoder,
     encoding: Encoding,
     data: &[u8],
     n: usize,
     out: &mut Values,
-) -> Result<Path, PageError> {
+) -> Result<Option<Path>, PageError> {
     let part = PagePart::Values;
     if n == 0 {
-        return Ok(Path::Fallback);
+        return Ok(None);
     }
     let column = decoder.column;
     let limit = decoder.executor.config().max_output_bytes as u64;
@@ -115,16 +116,16 @@ pub(super) fn decode_values(
     match encoding {
         Encoding::Plain => {
             decode_plain(&column, part, encoding, data, n, out)?;
-            Ok(Path::Fallback)
+            Ok(None)
         }
         Encoding::Rle => {
             let Values::Boolean(out) = out else {
                 return Err(unsupported());
             };
-            decode_rle_booleans(decoder, data, n, out)
+            decode_rle_booleans(decoder, data, n, out).map(Some)
         }
         Encoding::PlainDictionary | Encoding::RleDictionary => {
-            decode_dictionary_indices(decoder, encoding, data, n, out)
+            decode_dictionary_indices(decoder, encoding, data, n, out).map(Some)
         }
         Encoding::DeltaBinaryPacked => {
             match out {
@@ -133,7 +134,7 @@ pub(super) fn decode_values(
                 _ => return Err(unsupported()),
             }
             .map_err(codec)?;
-            Ok(Path::Fallback)
+            Ok(None)
         }
         Encoding::DeltaLengthByteArray => {
             let (Values::Bytes(out), PhysicalType::ByteArray) = (out, column.physical_type) else {
@@ -141,7 +142,7 @@ pub(super) fn decode_values(
             };
             let values = DeltaLengthByteArrayDecoder::new(data, n).map_err(codec)?;
             drain_bytes(values, n, out, "DELTA_LENGTH_BYTE_ARRAY").map_err(codec)?;
-            Ok(Path::Fallback)
+            Ok(None)
         }
         Encoding::DeltaByteArray => {
             let Values::Bytes(out) = out else {
@@ -156,7 +157,7 @@ pub(super) fn decode_values(
                 _ => DeltaByteArrayDecoder::new(data, n),
             };
             drain_bytes(values.map_err(codec)?, n, out, "DELTA_BYTE_ARRAY").map_err(codec)?;
-            Ok(Path::Fallback)
+            Ok(None)
         }
         Encoding::ByteStreamSplit => {
             match out {
@@ -174,7 +175,7 @@ pub(super) fn decode_values(
                 _ => return Err(unsupported()),
             }
             .map_err(codec)?;
-            Ok(Path::Fallback)
+            Ok(None)
         }
         Encoding::BitPacked => Err(unsupported()),
     }
@@ -220,16 +221,13 @@ fn decode_dictionary_indices(
         ));
     };
     if decoder.use_jobs {
-        match decoder
-            .executor
-            .decode::<u32>(&Stream::parquet_rle(data), n as u32)
-        {
+        match decode_job::<u32>(&decoder.executor, &Stream::parquet_rle(data), n as u32) {
             Ok((indices, output)) => {
                 gather_into(dict, &indices, out).map_err(codec)?;
                 return Ok(output.path);
             }
-            // A run header of 5 bytes (legal Parquet, past QPL's parser): the codec.
-            Err(e) if e.status == Status::PRLE_FORMAT_ERR => {}
+            // Data the job refused: the codec decides (see `codec_decides`).
+            Err(e) if codec_decides(&e) => {}
             Err(e) => return Err(PageError::job(part, encoding, e)),
         }
     }
@@ -444,15 +442,16 @@ fn decode_rle_booleans(
         decoder.stream.clear();
         decoder.stream.push(1);
         decoder.stream.extend_from_slice(body);
-        match decoder
-            .executor
-            .decode::<u8>(&Stream::parquet_rle(&decoder.stream), n as u32)
-        {
+        match decode_job::<u8>(
+            &decoder.executor,
+            &Stream::parquet_rle(&decoder.stream),
+            n as u32,
+        ) {
             Ok((bits, output)) => {
                 out.extend(bits.iter().map(|&b| b != 0));
                 return Ok(output.path);
             }
-            Err(e) if e.status == Status::PRLE_FORMAT_ERR => {}
+            Err(e) if codec_decides(&e) => {}
             Err(e) => return Err(PageError::job(part, encoding, e)),
         }
     }
