@@ -1,22 +1,36 @@
 //! Files written by another writer than arrow-rs: Arrow C++ through pyarrow
 //! (`examples/scripts/write_pyarrow_files.py`), verified chunk by chunk by the library function
-//! behind `qpl-parquet verify`. Skipped, with a message, where pyarrow is not installed.
+//! behind `qpl-parquet verify`, and filtered by `qpl-parquet filter`'s (counts against the
+//! parquet crate's reading). Skipped, with a message, where pyarrow is not installed.
 
 use std::collections::BTreeSet;
 use std::path::{Path as FilePath, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
+use qpl_examples::parquet_tool::filter;
 use qpl_examples::parquet_tool::verify::{self, Outcome};
 use qpl_rs::Path;
 
-/// Runs the script into a fresh directory; `None` (after saying why) when pyarrow is missing.
+mod common;
+
+/// Runs the script once into a fresh directory; `None` (after saying why) when pyarrow is
+/// missing.
 fn pyarrow_files() -> Option<Vec<PathBuf>> {
+    static FILES: OnceLock<Option<Vec<PathBuf>>> = OnceLock::new();
+    let files = FILES.get_or_init(write_pyarrow_files).clone();
+    if files.is_none() {
+        println!("skipped: pyarrow not installed (pip install pyarrow)");
+    }
+    files
+}
+
+fn write_pyarrow_files() -> Option<Vec<PathBuf>> {
     let has_pyarrow = Command::new("python3")
         .args(["-c", "import pyarrow"])
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_pyarrow {
-        println!("skipped: pyarrow not installed (pip install pyarrow)");
         return None;
     }
     let dir = FilePath::new(env!("CARGO_TARGET_TMPDIR")).join("pyarrow_files");
@@ -90,4 +104,31 @@ fn every_pyarrow_file_verifies() {
             "no {e} in pyarrow's files: {encodings:?}"
         );
     }
+}
+
+#[test]
+fn pyarrow_dictionary_files_filter_by_index_scans() {
+    let Some(files) = pyarrow_files() else {
+        return;
+    };
+    let mut scanned = 0;
+    for file in files.iter().filter(|f| {
+        f.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("pyarrow_dict_"))
+    }) {
+        for (column, absent) in [
+            ("dict_string", "Nowhere"),
+            ("dict_int32", "12345"),
+            ("dict_double", "0.1"),
+        ] {
+            let reference = common::reference_rows(file, column);
+            for value in common::targets(&reference, absent) {
+                common::check(file, column, &value, &reference);
+            }
+            let result = filter::filter(file, column, absent, None, Path::Auto).unwrap();
+            assert_eq!(result.decoded_pages, 0, "{}: {column}", file.display());
+            scanned += result.index_pages;
+        }
+    }
+    assert!(scanned > 0);
 }

@@ -56,18 +56,24 @@ pub fn demo_file() -> Result<Vec<u8>> {
     let columns = vec![
         Column::new("id", Gen::I64(sequential_id), Shape::Required)
             .encoding(Encoding::DELTA_BINARY_PACKED),
-        Column::new("a", Gen::Bytes(city), Shape::Optional).dictionary(),
+        Column::new("a", Gen::Bytes(city), Shape::Optional)
+            .utf8()
+            .dictionary(),
         Column::new("qty", Gen::I32(small_skewed_i32), Shape::Required).dictionary(),
         Column::new("price", Gen::F64(sensor_f64), Shape::Required)
             .encoding(Encoding::BYTE_STREAM_SPLIT),
         Column::new("url", Gen::Bytes(sorted_url), Shape::Required)
+            .utf8()
             .encoding(Encoding::DELTA_BYTE_ARRAY),
         Column::new("note", Gen::Bytes(word), Shape::Optional)
+            .utf8()
             .encoding(Encoding::DELTA_LENGTH_BYTE_ARRAY),
         Column::new("in_stock", Gen::Bool(bool_runs), Shape::Required).encoding(Encoding::RLE),
         Column::new("rating", Gen::F32(f32_specials), Shape::Optional).encoding(Encoding::PLAIN),
         Column::new("sku", Gen::Fixed(4, code4), Shape::Required).dictionary(),
-        Column::new("tags", Gen::Bytes(city), Shape::List).encoding(Encoding::PLAIN),
+        Column::new("tags", Gen::Bytes(city), Shape::List)
+            .utf8()
+            .encoding(Encoding::PLAIN),
     ];
     FileSpec {
         version: WriterVersion::PARQUET_2_0,
@@ -243,12 +249,15 @@ pub fn encodings_columns() -> Vec<Column> {
         Column::new("dict_int96", Gen::I96(int96_few), Required).dictionary(),
         Column::new("dict_float", Gen::F32(f32_few), Required).dictionary(),
         Column::new("dict_double", Gen::F64(f64_few), Optional).dictionary(),
-        Column::new("dict_byte_array", Gen::Bytes(city), Optional).dictionary(),
+        Column::new("dict_byte_array", Gen::Bytes(city), Optional)
+            .utf8()
+            .dictionary(),
         Column::new("dict_flba4", Gen::Fixed(4, code4), Required).dictionary(),
         // Many distinct words and a 1 KiB dictionary limit: the writer gives up on the
         // dictionary part-way through the chunk and writes the rest with its fallback
         // encoding, so one chunk mixes RLE_DICTIONARY and PLAIN (v1) / DELTA_BYTE_ARRAY (v2).
         Column::new("dict_fallback_byte_array", Gen::Bytes(word), Required)
+            .utf8()
             .dictionary()
             .dictionary_limit(1024),
         Column::new("delta_int32", Gen::I32(timestamp_i32), Required).encoding(DELTA_BINARY_PACKED),
@@ -259,8 +268,10 @@ pub fn encodings_columns() -> Vec<Column> {
             .encoding(DELTA_BINARY_PACKED)
             .delta_options(small_blocks),
         Column::new("delta_length_byte_array", Gen::Bytes(word), Optional)
+            .utf8()
             .encoding(DELTA_LENGTH_BYTE_ARRAY),
         Column::new("delta_byte_array", Gen::Bytes(sorted_url), Required)
+            .utf8()
             .encoding(DELTA_BYTE_ARRAY),
         Column::new(
             "delta_byte_array_flba8",
@@ -274,7 +285,9 @@ pub fn encodings_columns() -> Vec<Column> {
         Column::new("bss_int64", Gen::I64(i64_extremes), Optional).encoding(BYTE_STREAM_SPLIT),
         Column::new("bss_flba6", Gen::Fixed(6, measurement6), Required).encoding(BYTE_STREAM_SPLIT),
         Column::new("list_dict_int32", Gen::I32(small_skewed_i32), List).dictionary(),
-        Column::new("list_plain_byte_array", Gen::Bytes(word), List).encoding(PLAIN),
+        Column::new("list_plain_byte_array", Gen::Bytes(word), List)
+            .utf8()
+            .encoding(PLAIN),
         Column::new("list_delta_int64", Gen::I64(timestamp_i64), List)
             .encoding(DELTA_BINARY_PACKED),
         Column::new("list_bss_double", Gen::F64(f64_specials), List).encoding(BYTE_STREAM_SPLIT),
@@ -304,6 +317,7 @@ fn edge_columns() -> Vec<Column> {
             Gen::Bytes(constant_bytes),
             Required,
         )
+        .utf8()
         .dictionary(),
         Column::new("one_value_dict_int64", Gen::I64(constant_i64), Optional).dictionary(),
         Column::new("one_value_delta_int32", Gen::I32(constant_i32), Required)
@@ -313,8 +327,10 @@ fn edge_columns() -> Vec<Column> {
             Gen::Bytes(empty),
             Required,
         )
+        .utf8()
         .encoding(DELTA_BYTE_ARRAY),
         Column::new("empty_strings_dlba", Gen::Bytes(empty), Optional)
+            .utf8()
             .encoding(DELTA_LENGTH_BYTE_ARRAY),
         Column::new("null_or_empty_lists", Gen::I32(i32_extremes), List)
             .dictionary()
@@ -391,6 +407,8 @@ pub struct Column {
     pub delta_options: Option<DeltaBinaryPackedEncoderOptions>,
     /// Percentage of null rows (optional and list columns; for lists, of null or empty lists).
     pub null_percent: u64,
+    /// A BYTE_ARRAY column of UTF-8 text (logical type STRING), so that other tools show text.
+    pub utf8: bool,
 }
 
 impl Column {
@@ -404,7 +422,14 @@ impl Column {
             dictionary_limit: None,
             delta_options: None,
             null_percent: 12,
+            utf8: false,
         }
+    }
+
+    /// Text: the STRING logical type on a BYTE_ARRAY column.
+    pub fn utf8(mut self) -> Self {
+        self.utf8 = true;
+        self
     }
 
     /// Data pages in `encoding`.
@@ -440,11 +465,13 @@ impl Column {
     /// The column's schema fragment.
     fn schema(&self) -> String {
         let ty = self.gen.schema_type();
+        let annotation = if self.utf8 { " (UTF8)" } else { "" };
         match self.shape {
-            Shape::Required => format!("required {ty} {};", self.name),
-            Shape::Optional => format!("optional {ty} {};", self.name),
+            Shape::Required => format!("required {ty} {}{annotation};", self.name),
+            Shape::Optional => format!("optional {ty} {}{annotation};", self.name),
             Shape::List => format!(
-                "optional group {} (LIST) {{ repeated group list {{ optional {ty} element; }} }}",
+                "optional group {} (LIST) {{ repeated group list {{ optional {ty} \
+                 element{annotation}; }} }}",
                 self.name
             ),
         }

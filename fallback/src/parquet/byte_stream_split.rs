@@ -8,10 +8,10 @@
 //! values (not an error). A FIXED_LEN_BYTE_ARRAY length of 0 is
 //! [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument) (N would be undefined).
 //!
-//! The kernels transpose blocks of values. 4 and 8 bytes (FLOAT, INT32, DOUBLE, INT64 and
-//! FIXED_LEN_BYTE_ARRAY of those lengths) use SSE2 unpacks on x86-64, 16 values a step, as
-//! Arrow C++ does; other widths (and other targets) a const-generic byte transpose over
-//! blocks of 32 values (1..=16 bytes) or a plain loop. Primitive values are written in
+//! The kernels transpose blocks of values. 2, 4, 8 and 16 bytes (FLOAT, INT32, DOUBLE, INT64
+//! and FIXED_LEN_BYTE_ARRAY of those lengths: FLOAT16, UUID, DECIMAL(≤38)) use SSE2 unpacks
+//! on x86-64, 16 values a step, as Arrow C++ does; other widths (and other targets) a
+//! const-generic byte transpose over blocks of 32 values (up to 16 bytes) or a plain loop. Primitive values are written in
 //! place through a byte view of the caller's slice (see `as_bytes_mut`).
 
 use super::{ByteArrayDecoder, ByteArrays, FixedWidth, ParquetError, ValueDecoder};
@@ -75,28 +75,21 @@ fn join4_portable(data: &[u8], n: usize, start: usize, out: &mut [u8]) {
     join_bytes_const::<4>(data, n, start + i, rest);
 }
 
-/// [`join_bytes_const`] for 4 bytes: SSE2 blocks of 16 values, the rest portable.
-fn join4(data: &[u8], n: usize, start: usize, out: &mut [u8]) {
+/// [`join_bytes_const`] for 2, 4, 8 and 16 bytes: SSE2 blocks of 16 values, the rest
+/// portable.
+fn join_simd<const K: usize>(data: &[u8], n: usize, start: usize, out: &mut [u8]) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         // SAFETY: SSE2 is part of the x86-64 baseline, enabled in this build (the cfg).
-        let done = unsafe { sse2::join4(data, n, start, out) };
-        join_bytes_const::<4>(data, n, start + done, &mut out[4 * done..]);
+        let done = unsafe { sse2::join::<K>(data, n, start, out) };
+        join_bytes_const::<K>(data, n, start + done, &mut out[K * done..]);
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    join4_portable(data, n, start, out);
-}
-
-/// [`join_bytes_const`] for 8 bytes: SSE2 blocks of 16 values, the rest portable.
-fn join8(data: &[u8], n: usize, start: usize, out: &mut [u8]) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    {
-        // SAFETY: SSE2 is part of the x86-64 baseline, enabled in this build (the cfg).
-        let done = unsafe { sse2::join8(data, n, start, out) };
-        join_bytes_const::<8>(data, n, start + done, &mut out[8 * done..]);
+    if K == 4 {
+        join4_portable(data, n, start, out);
+    } else {
+        join_bytes_const::<K>(data, n, start, out);
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    join_bytes_const::<8>(data, n, start, out);
 }
 
 /// [`join_bytes_const`] for a length known only at run time: one stream after the other.
@@ -118,14 +111,16 @@ fn join_bytes(data: &[u8], n: usize, k: usize, start: usize, out: &mut [u8]) {
     macro_rules! dispatch {
         ($($k:literal)*) => {
             match k {
-                4 => join4(data, n, start, out),
-                8 => join8(data, n, start, out),
+                2 => join_simd::<2>(data, n, start, out),
+                4 => join_simd::<4>(data, n, start, out),
+                8 => join_simd::<8>(data, n, start, out),
+                16 => join_simd::<16>(data, n, start, out),
                 $($k => join_bytes_const::<$k>(data, n, start, out),)*
                 _ => join_bytes_dyn(data, n, k, start, out),
             }
         };
     }
-    dispatch!(1 2 3 5 6 7 9 10 11 12 13 14 15 16)
+    dispatch!(1 3 5 6 7 9 10 11 12 13 14 15)
 }
 
 /// Scatters the contiguous `K`-byte values of `values` (values `start..` of the page) into
@@ -157,18 +152,13 @@ fn split_bytes_const<const K: usize>(values: &[u8], n: usize, start: usize, dst:
     }
 }
 
-/// [`split_bytes_const`] for 4 and 8 bytes: SSE2 blocks of 16 values, the rest portable.
+/// [`split_bytes_const`] for 2, 4, 8 and 16 bytes: SSE2 blocks of 16 values, the rest
+/// portable.
 fn split_simd<const K: usize>(values: &[u8], n: usize, dst: &mut [u8]) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         // SAFETY: SSE2 is part of the x86-64 baseline, enabled in this build (the cfg).
-        let done = unsafe {
-            if K == 4 {
-                sse2::split4(values, n, dst)
-            } else {
-                sse2::split8(values, n, dst)
-            }
-        };
+        let done = unsafe { sse2::split::<K>(values, n, dst) };
         split_bytes_const::<K>(&values[K * done..], n, done, dst);
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
@@ -184,8 +174,10 @@ fn split_bytes(values: &[u8], k: usize, dst: &mut [u8]) {
     macro_rules! dispatch {
         ($($k:literal)*) => {
             match k {
+                2 => split_simd::<2>(values, n, dst),
                 4 => split_simd::<4>(values, n, dst),
                 8 => split_simd::<8>(values, n, dst),
+                16 => split_simd::<16>(values, n, dst),
                 $($k => split_bytes_const::<$k>(values, n, 0, dst),)*
                 _ => {
                     for (j, stream) in dst.chunks_exact_mut(n).enumerate() {
@@ -197,20 +189,20 @@ fn split_bytes(values: &[u8], k: usize, dst: &mut [u8]) {
             }
         };
     }
-    dispatch!(1 2 3 5 6 7 9 10 11 12 13 14 15 16)
+    dispatch!(1 3 5 6 7 9 10 11 12 13 14 15)
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
-    //! The 4- and 8-byte transposes with SSE2 unpacks (x86-64's baseline, so no run-time
-    //! detection), as Arrow C++'s `byte_stream_split_internal.h` does: joining interleaves
-    //! the streams' bytes, then pairs, then quads; splitting applies the perfect shuffle
-    //! (`unpacklo/hi_epi8` of vectors `v` and `v + V/2`, which rotates each byte's index in
-    //! the block left by one bit) log2(16) = 4 times, turning the index (value, byte) into
-    //! (byte, value) for 16 values.
+    //! Transposes of 16 values of K = 2, 4, 8 or 16 bytes with SSE2 unpacks (x86-64's
+    //! baseline, so no run-time detection), the network Arrow C++'s
+    //! `byte_stream_split_internal.h` uses. A block is K vectors of 16 bytes; byte `b` of
+    //! vector `v` has the index `16v + b`. The perfect shuffle (output vectors `2v` and
+    //! `2v + 1` = `unpacklo/hi_epi8` of vectors `v` and `v + K/2`) rotates every byte's index
+    //! left by one bit. The streams' block (index `16j + i`: byte j of value i) becomes the
+    //! values' block (index `Ki + j`) after log2(K) rotations, and back after 4.
     use std::arch::x86_64::{
-        __m128i, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
-        _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi8,
+        __m128i, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
     };
 
     #[inline]
@@ -229,62 +221,12 @@ mod sse2 {
         unsafe { _mm_storeu_si128(bytes.as_mut_ptr().cast(), value) }
     }
 
-    /// Joins whole blocks of 16 values from value `start` on into `out`; returns the values
-    /// joined (a multiple of 16).
-    #[target_feature(enable = "sse2")]
-    pub(super) fn join4(data: &[u8], n: usize, start: usize, out: &mut [u8]) -> usize {
-        let done = out.len() / 64 * 16;
-        let streams: [&[u8]; 4] =
-            std::array::from_fn(|j| &data[j * n + start..j * n + start + done]);
-        for (i, block) in out[..done * 4].chunks_exact_mut(64).enumerate() {
-            let [a, b, c, d] = streams.map(|s| load(&s[16 * i..]));
-            let ab_lo = _mm_unpacklo_epi8(a, b);
-            let ab_hi = _mm_unpackhi_epi8(a, b);
-            let cd_lo = _mm_unpacklo_epi8(c, d);
-            let cd_hi = _mm_unpackhi_epi8(c, d);
-            store(&mut block[0..], _mm_unpacklo_epi16(ab_lo, cd_lo));
-            store(&mut block[16..], _mm_unpackhi_epi16(ab_lo, cd_lo));
-            store(&mut block[32..], _mm_unpacklo_epi16(ab_hi, cd_hi));
-            store(&mut block[48..], _mm_unpackhi_epi16(ab_hi, cd_hi));
-        }
-        done
-    }
-
-    /// [`join4`] for 8 bytes a value.
-    #[target_feature(enable = "sse2")]
-    pub(super) fn join8(data: &[u8], n: usize, start: usize, out: &mut [u8]) -> usize {
-        let done = out.len() / 128 * 16;
-        let streams: [&[u8]; 8] =
-            std::array::from_fn(|j| &data[j * n + start..j * n + start + done]);
-        for (i, block) in out[..done * 8].chunks_exact_mut(128).enumerate() {
-            let s = streams.map(|s| load(&s[16 * i..]));
-            // Byte pairs (0,1), (2,3), (4,5), (6,7) of values 0..8, then of 8..16.
-            let halves = [
-                [0, 2, 4, 6].map(|j| _mm_unpacklo_epi8(s[j], s[j + 1])),
-                [0, 2, 4, 6].map(|j| _mm_unpackhi_epi8(s[j], s[j + 1])),
-            ];
-            for (h, p) in halves.iter().enumerate() {
-                // Bytes 0..4 and 4..8 of values 0..4 (lo) and 4..8 (hi) of the half.
-                let q_lo = _mm_unpacklo_epi16(p[0], p[1]);
-                let q_hi = _mm_unpackhi_epi16(p[0], p[1]);
-                let r_lo = _mm_unpacklo_epi16(p[2], p[3]);
-                let r_hi = _mm_unpackhi_epi16(p[2], p[3]);
-                let out = &mut block[64 * h..];
-                store(&mut out[0..], _mm_unpacklo_epi32(q_lo, r_lo));
-                store(&mut out[16..], _mm_unpackhi_epi32(q_lo, r_lo));
-                store(&mut out[32..], _mm_unpacklo_epi32(q_hi, r_hi));
-                store(&mut out[48..], _mm_unpackhi_epi32(q_hi, r_hi));
-            }
-        }
-        done
-    }
-
-    /// One perfect shuffle of `V` vectors.
+    /// One perfect shuffle of `K` vectors.
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn perfect_shuffle<const V: usize>(x: [__m128i; V]) -> [__m128i; V] {
+    fn perfect_shuffle<const K: usize>(x: [__m128i; K]) -> [__m128i; K] {
         std::array::from_fn(|o| {
-            let (a, b) = (x[o / 2], x[o / 2 + V / 2]);
+            let (a, b) = (x[o / 2], x[o / 2 + K / 2]);
             if o % 2 == 0 {
                 _mm_unpacklo_epi8(a, b)
             } else {
@@ -293,31 +235,43 @@ mod sse2 {
         })
     }
 
-    /// Scatters whole blocks of 16 values of `values` into the 4 streams of `dst` (each `n`
-    /// bytes); returns the values done (a multiple of 16).
+    /// Joins whole blocks of 16 values from value `start` of the `K` streams (each `n`
+    /// bytes) of `data` into `out`; returns the values joined (a multiple of 16).
     #[target_feature(enable = "sse2")]
-    pub(super) fn split4(values: &[u8], n: usize, dst: &mut [u8]) -> usize {
-        let done = values.len() / 64 * 16;
-        let mut parts = dst.chunks_exact_mut(n);
-        let mut streams: [&mut [u8]; 4] = std::array::from_fn(|_| parts.next().unwrap());
-        for (i, block) in values[..done * 4].chunks_exact(64).enumerate() {
-            let x: [__m128i; 4] = std::array::from_fn(|v| load(&block[16 * v..]));
-            let x = perfect_shuffle(perfect_shuffle(perfect_shuffle(perfect_shuffle(x))));
-            for (stream, vector) in streams.iter_mut().zip(x) {
-                store(&mut stream[16 * i..], vector);
+    pub(super) fn join<const K: usize>(
+        data: &[u8],
+        n: usize,
+        start: usize,
+        out: &mut [u8],
+    ) -> usize {
+        let done = out.len() / (16 * K) * 16;
+        let streams: [&[u8]; K] =
+            std::array::from_fn(|j| &data[j * n + start..j * n + start + done]);
+        for (i, block) in out[..done * K].chunks_exact_mut(16 * K).enumerate() {
+            let x: [__m128i; K] = std::array::from_fn(|j| load(&streams[j][16 * i..]));
+            // log2(K) shuffles, written out so that the vectors stay in registers.
+            let x = match K {
+                2 => perfect_shuffle(x),
+                4 => perfect_shuffle(perfect_shuffle(x)),
+                8 => perfect_shuffle(perfect_shuffle(perfect_shuffle(x))),
+                _ => perfect_shuffle(perfect_shuffle(perfect_shuffle(perfect_shuffle(x)))),
+            };
+            for (v, vector) in x.into_iter().enumerate() {
+                store(&mut block[16 * v..], vector);
             }
         }
         done
     }
 
-    /// [`split4`] for 8 bytes a value.
+    /// Scatters whole blocks of 16 values of `values` (from value 0) into the `K` streams of
+    /// `dst` (each `n` bytes); returns the values done (a multiple of 16).
     #[target_feature(enable = "sse2")]
-    pub(super) fn split8(values: &[u8], n: usize, dst: &mut [u8]) -> usize {
-        let done = values.len() / 128 * 16;
+    pub(super) fn split<const K: usize>(values: &[u8], n: usize, dst: &mut [u8]) -> usize {
+        let done = values.len() / (16 * K) * 16;
         let mut parts = dst.chunks_exact_mut(n);
-        let mut streams: [&mut [u8]; 8] = std::array::from_fn(|_| parts.next().unwrap());
-        for (i, block) in values[..done * 8].chunks_exact(128).enumerate() {
-            let x: [__m128i; 8] = std::array::from_fn(|v| load(&block[16 * v..]));
+        let mut streams: [&mut [u8]; K] = std::array::from_fn(|_| parts.next().unwrap());
+        for (i, block) in values[..done * K].chunks_exact(16 * K).enumerate() {
+            let x: [__m128i; K] = std::array::from_fn(|v| load(&block[16 * v..]));
             let x = perfect_shuffle(perfect_shuffle(perfect_shuffle(perfect_shuffle(x))));
             for (stream, vector) in streams.iter_mut().zip(x) {
                 store(&mut stream[16 * i..], vector);
@@ -410,20 +364,23 @@ mod tests {
         /// The SSE2 (or vectorised portable) kernels of 4 and 8 bytes against the plain
         /// const-generic transposes, from any start, both directions.
         #[test]
-        fn fast_kernels_match_portable(k in prop_oneof![Just(4usize), Just(8usize)], n in 0usize..200, start_pick in any::<usize>(), len_pick in any::<usize>(), seed in any::<u8>()) {
+        fn fast_kernels_match_portable(k in prop_oneof![Just(2usize), Just(4usize), Just(8usize), Just(16usize)], n in 0usize..200, start_pick in any::<usize>(), len_pick in any::<usize>(), seed in any::<u8>()) {
             let data: Vec<u8> = (0..n * k).map(|i| (i as u8).wrapping_mul(151) ^ seed).collect();
             let start = if n == 0 { 0 } else { start_pick % n };
             let count = if n == start { 0 } else { len_pick % (n - start + 1) };
             let mut fast = vec![0u8; count * k];
             let mut slow = vec![0u8; count * k];
             join_bytes(&data, n, k, start, &mut fast);
-            if k == 4 {
-                join_bytes_const::<4>(&data, n, start, &mut slow);
-                let mut words = vec![0u8; count * 4];
-                join4_portable(&data, n, start, &mut words);
-                prop_assert_eq!(&words, &slow);
-            } else {
-                join_bytes_const::<8>(&data, n, start, &mut slow);
+            match k {
+                2 => join_bytes_const::<2>(&data, n, start, &mut slow),
+                4 => {
+                    join_bytes_const::<4>(&data, n, start, &mut slow);
+                    let mut words = vec![0u8; count * 4];
+                    join4_portable(&data, n, start, &mut words);
+                    prop_assert_eq!(&words, &slow);
+                }
+                8 => join_bytes_const::<8>(&data, n, start, &mut slow),
+                _ => join_bytes_const::<16>(&data, n, start, &mut slow),
             }
             prop_assert_eq!(&fast, &slow);
 
@@ -431,10 +388,11 @@ mod tests {
             let mut slow = vec![0u8; n * k];
             split_bytes(&data, k, &mut fast);
             if n > 0 {
-                if k == 4 {
-                    split_bytes_const::<4>(&data, n, 0, &mut slow);
-                } else {
-                    split_bytes_const::<8>(&data, n, 0, &mut slow);
+                match k {
+                    2 => split_bytes_const::<2>(&data, n, 0, &mut slow),
+                    4 => split_bytes_const::<4>(&data, n, 0, &mut slow),
+                    8 => split_bytes_const::<8>(&data, n, 0, &mut slow),
+                    _ => split_bytes_const::<16>(&data, n, 0, &mut slow),
                 }
             }
             prop_assert_eq!(fast, slow);

@@ -470,7 +470,8 @@ pub fn stream_len<T: DeltaInt>(
     // `data.len()` times whatever the counts say.
     while deltas_left > 0 {
         read_min_delta::<T>(data, &mut pos, block)?;
-        let widths_end = pos + header.miniblocks;
+        // Saturating: on a 32-bit target a page near 4 GiB must not wrap past its end.
+        let widths_end = pos.saturating_add(header.miniblocks);
         let widths = data.get(pos..widths_end).ok_or_else(|| {
             truncated_at(
                 format!("block {block}'s miniblock widths"),
@@ -488,7 +489,7 @@ pub fn stream_len<T: DeltaInt>(
             }
             let width = check_width::<T>(width, block, miniblock)?;
             // values_per_miniblock is a multiple of 8: whole bytes.
-            pos += header.values_per_miniblock / 8 * width as usize;
+            pos = pos.saturating_add(header.values_per_miniblock / 8 * width as usize);
             if pos > data.len() {
                 return Err(truncated_at(
                     format!("block {block} miniblock {miniblock} (width {width})"),
@@ -594,7 +595,7 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
         }
         let mut pos = self.pos;
         self.min_delta = read_min_delta::<T>(self.data, &mut pos, self.block)?;
-        let widths_end = pos + self.miniblocks;
+        let widths_end = pos.saturating_add(self.miniblocks);
         if widths_end > self.data.len() {
             return Err(truncated_at(
                 format!("block {}'s miniblock widths", self.block),
@@ -617,7 +618,9 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
         }
         let miniblock = self.next_miniblock;
         let width = check_width::<T>(self.data[self.widths_at + miniblock], self.block, miniblock)?;
-        let body_end = self.pos + self.values_per_miniblock / 8 * width as usize;
+        let body_end = self
+            .pos
+            .saturating_add(self.values_per_miniblock / 8 * width as usize);
         if body_end > self.data.len() {
             return Err(truncated_at(
                 format!("block {} miniblock {miniblock} (width {width})", self.block),
