@@ -73,15 +73,11 @@ fn errors(column: Column, before: &[Page<'_>], page: Page<'_>) -> Vec<PageError>
             for p in before {
                 decoder.decode_page(p, &mut data).expect("earlier page");
             }
-            let len = data.values.len();
+            let kept = data.clone();
             let error = decoder
                 .decode_page(&page, &mut data)
                 .expect_err(&format!("{name} must refuse the page"));
-            assert_eq!(
-                data.values.len(),
-                len,
-                "no values of a failed page kept ({name})"
-            );
+            assert_eq!(data, kept, "nothing of a failed page kept ({name})");
             error
         })
         .collect()
