@@ -538,6 +538,8 @@ pub struct ChunkDecoder {
     use_jobs: bool,
     /// The chunk's dictionary, once its page was decoded.
     dictionary: Option<Values>,
+    /// The longest entry of a byte-array dictionary: what one value may add to a page.
+    dictionary_max_len: usize,
     /// A stream with its width byte put in front (levels and booleans carry none).
     stream: Vec<u8>,
     /// Levels, indices or booleans as the codecs produce them, one batch at a time.
@@ -562,6 +564,7 @@ impl ChunkDecoder {
             executor,
             use_jobs,
             dictionary: None,
+            dictionary_max_len: 0,
             stream: Vec::new(),
             scratch: Vec::new(),
         }
@@ -594,6 +597,7 @@ impl ChunkDecoder {
     /// Forgets the dictionary, for the next column chunk.
     pub fn reset(&mut self) {
         self.dictionary = None;
+        self.dictionary_max_len = 0;
     }
 
     /// Decodes `page`, appending its levels and values to `out` (whose values must be of the
@@ -949,6 +953,14 @@ impl ChunkDecoder {
             &mut dictionary,
         )?;
         let entries = dictionary.len();
+        if let Values::Bytes(arrays) = &dictionary {
+            self.dictionary_max_len = arrays
+                .offsets
+                .windows(2)
+                .map(|w| (w[1] - w[0]) as usize)
+                .max()
+                .unwrap_or(0);
+        }
         self.dictionary = Some(dictionary);
         Ok(PageReport {
             levels: entries,

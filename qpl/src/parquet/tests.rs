@@ -720,6 +720,78 @@ fn short_bit_packed_pages_stay_on_the_job_path() {
     }
 }
 
+/// Byte arrays that outgrow their page (a long dictionary entry repeated by an RLE run, a long
+/// DELTA_BYTE_ARRAY prefix repeated) are refused at the executor's `max_output_bytes`, before
+/// that memory is taken, on every route.
+#[test]
+fn byte_arrays_that_outgrow_their_page_are_refused() {
+    let col = column(PhysicalType::ByteArray, 0, 0);
+    let limited = |path, jobs: bool| {
+        let executor = Executor::with_config(crate::Config {
+            path,
+            max_output_bytes: 1 << 20,
+            ..crate::Config::default()
+        });
+        let decoder = ChunkDecoder::with_executor(col, executor);
+        if jobs {
+            decoder.force_jobs()
+        } else {
+            decoder
+        }
+    };
+    let mut routes = vec![
+        limited(Path::Fallback, false),
+        limited(Path::Fallback, true),
+    ];
+    if Path::Software.availability().is_ok() {
+        routes.push(limited(Path::Software, false));
+    }
+    let long = vec![b'x'; 1000];
+    let mut dict = Vec::new();
+    plain::encode_byte_arrays([&long[..]], &mut dict).unwrap();
+    let mut indices = Vec::new();
+    dictionary::encode_indices(&[0; 100_000], 1, &mut indices).unwrap();
+    assert!(indices.len() < 16, "an RLE run: {} bytes", indices.len());
+    let values: Vec<&[u8]> = vec![&long[..]; 10_000];
+    let mut delta = Vec::new();
+    codecs::delta_byte_array::encode(values.iter().copied(), &mut delta).unwrap();
+    for mut decoder in routes {
+        let mut data = ColumnData::new(&col);
+        let dictionary_page = Page::Dictionary {
+            buf: &dict,
+            num_values: 1,
+            encoding: Encoding::Plain,
+        };
+        decoder.decode_page(&dictionary_page, &mut data).unwrap();
+        let page = |buf, num_values, encoding| Page::V1 {
+            buf,
+            num_values,
+            encoding,
+            def_level_encoding: Encoding::Rle,
+            rep_level_encoding: Encoding::Rle,
+        };
+        let e = decoder
+            .decode_page(&page(&indices, 100_000, Encoding::RleDictionary), &mut data)
+            .unwrap_err();
+        assert!(e.to_string().contains("max_output_bytes"), "{e}");
+        let e = decoder
+            .decode_page(&page(&delta, 10_000, Encoding::DeltaByteArray), &mut data)
+            .unwrap_err();
+        assert!(e.to_string().contains("max_output_bytes"), "{e}");
+        assert!(data.values.is_empty());
+        // Within the limit, the same pages decode.
+        decoder
+            .decode_page(&page(&delta, 1_000, Encoding::DeltaByteArray), &mut data)
+            .expect_err("the page holds 10,000 values, not 1,000");
+        let mut few = Vec::new();
+        dictionary::encode_indices(&[0; 1000], 1, &mut few).unwrap();
+        decoder
+            .decode_page(&page(&few, 1000, Encoding::RleDictionary), &mut data)
+            .unwrap();
+        assert_eq!(data.values.len(), 1000);
+    }
+}
+
 mod properties {
     use super::*;
     use proptest::prelude::*;
