@@ -21,7 +21,8 @@ Decodes every column chunk of every row group of each FILE (dictionary pages, da
 v2, any compression, nested and nullable columns) with qpl-rs and compares definition levels, \
 repetition levels and values with the parquet crate's reading (floats by bit pattern).
 
-With no FILE: writes a demo file with every encoding to the temporary directory and verifies it.
+With no FILE: writes a demo file with every encoding to the temporary directory
+(qpl-parquet-demo.parquet, kept for bench and filter) and verifies it.
 
 Output: one JSON line per column chunk on stdout, with the keys
   file, row_group, column (dotted path), physical_type,
@@ -107,11 +108,19 @@ fn main() -> ExitCode {
     }
 }
 
-/// Writes the demo file (every encoding) to the temporary directory and verifies it.
+/// Writes the demo file (every encoding) to the temporary directory as
+/// `qpl-parquet-demo.parquet` and verifies it. The file stays, for `bench` and `filter`; it is
+/// written under a name of this process and renamed, so concurrent runs never read a
+/// half-written file.
 fn demo(path: qpl_rs::Path) -> ExitCode {
-    let file =
-        std::env::temp_dir().join(format!("qpl-parquet-demo-{}.parquet", std::process::id()));
-    if let Err(e) = files::write_demo_file(&file) {
+    let dir = std::env::temp_dir();
+    let file = dir.join("qpl-parquet-demo.parquet");
+    let partial = dir.join(format!("qpl-parquet-demo.{}.partial", std::process::id()));
+    let written = files::write_demo_file(&partial)
+        .map_err(|e| e.to_string())
+        .and_then(|()| std::fs::rename(&partial, &file).map_err(|e| e.to_string()));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&partial);
         eprintln!(
             "qpl-parquet: cannot write the demo file {}: {e}",
             file.display()
@@ -119,10 +128,10 @@ fn demo(path: qpl_rs::Path) -> ExitCode {
         return ExitCode::from(2);
     }
     eprintln!(
-        "wrote the demo file {} (every encoding); verifying it on the {path} path",
+        "wrote the demo file {} (every encoding; try `qpl-parquet filter {} --column a --eq \
+         Paris`); verifying it on the {path} path",
+        file.display(),
         file.display()
     );
-    let status = verify::run(std::slice::from_ref(&file), path);
-    let _ = std::fs::remove_file(&file);
-    status
+    verify::run(std::slice::from_ref(&file), path)
 }
