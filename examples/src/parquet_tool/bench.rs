@@ -27,6 +27,15 @@ use qpl_rs::Path;
 
 use super::verify::column_of;
 
+/// `println!` that ignores a closed stdout (`qpl-parquet bench FILE | head` must not panic).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+pub(super) use say;
+
 /// Timed runs per side; the best is kept.
 const RUNS: usize = 5;
 /// Stop repeating a side once its runs took this long in total (big chunks, debug builds).
@@ -47,16 +56,16 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    println!(
+    say!(
         "{}: {} column chunks; qpl-rs on the {path} path; best of up to {RUNS} runs on the same \
          decompressed pages in memory",
         file.display(),
         chunks.len(),
     );
     if cfg!(debug_assertions) {
-        println!("(a debug build: times say little; build with --release)");
+        say!("(a debug build: times say little; build with --release)");
     }
-    println!("speedup = parquet time / qpl-rs time (above 1: qpl-rs faster); ran on = where the levels, indices and booleans were decoded");
+    say!("speedup = parquet time / qpl-rs time (above 1: qpl-rs faster); ran on = where the levels, indices and booleans were decoded");
     let header = [
         "rg",
         "column",
@@ -126,10 +135,10 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
     }
     print_table(&rows);
     for (i, message) in notes.iter().enumerate() {
-        println!("[{}] {message}", i + 1);
+        say!("[{}] {message}", i + 1);
     }
     if !ours_total.is_zero() {
-        println!(
+        say!(
             "total (chunks both decoded): qpl-rs {} ms, parquet {} ms, speedup {}",
             millis(ours_total),
             millis(theirs_total),
@@ -207,7 +216,7 @@ fn print_table(rows: &[Vec<String>]) {
                 }
             })
             .collect();
-        println!("{}", cells.join("  ").trim_end());
+        say!("{}", cells.join("  ").trim_end());
     }
 }
 

@@ -30,7 +30,7 @@ use qpl_rs::parquet::codecs::ValueDecoder;
 use qpl_rs::parquet::{level_width, ChunkDecoder, Column, ColumnData, PhysicalType, Values};
 use qpl_rs::{scan, Comparison, Path, Stream};
 
-use super::bench::{catch, to_qpl_page};
+use super::bench::{catch, say, to_qpl_page};
 use super::verify::column_of;
 
 /// How many selected values `run` prints.
@@ -83,11 +83,13 @@ pub fn run(file: &FilePath, column: &str, eq: &str, select: Option<&str>, path: 
     }
     match catch(|| filter(file, column, eq, select, path)) {
         Ok(result) => {
-            println!(
+            say!(
                 "{} == {eq:?}: {} of {} rows",
-                result.column, result.matches, result.rows
+                result.column,
+                result.matches,
+                result.rows
             );
-            println!(
+            say!(
                 "path {}; {} data pages answered from dictionary indices ({} scanned), {} decoded and compared; {:.3} ms",
                 result.path.name(),
                 result.index_pages,
@@ -101,7 +103,7 @@ pub fn run(file: &FilePath, column: &str, eq: &str, select: Option<&str>, path: 
                 } else {
                     ""
                 };
-                println!(
+                say!(
                     "{}: {} values, {} nulls in the matching rows: [{}{more}]",
                     selected.column,
                     selected.values,
