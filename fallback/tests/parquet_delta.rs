@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use parquet::basic::{Encoding, Type as ArrowPhysical};
-use parquet::data_type::{ByteArray, ByteArrayType, DataType, Int32Type, Int64Type};
+use parquet::data_type::{
+    ByteArray, ByteArrayType, DataType, FixedLenByteArray, FixedLenByteArrayType, Int32Type,
+    Int64Type,
+};
 use parquet::encodings::decoding::get_decoder;
 use parquet::encodings::encoding::{
     get_encoder, DeltaBinaryPackedEncoderOptions, DeltaBitPackEncoder, Encoder,
@@ -55,7 +58,12 @@ fn decode_all(mut decoder: impl ByteArrayDecoder) -> Vec<Vec<u8>> {
 }
 
 fn column(physical: ArrowPhysical) -> ColumnDescPtr {
+    fixed_column(physical, -1)
+}
+
+fn fixed_column(physical: ArrowPhysical, length: i32) -> ColumnDescPtr {
     let ty = SchemaType::primitive_type_builder("c", physical)
+        .with_length(length)
         .build()
         .unwrap();
     Arc::new(ColumnDescriptor::new(
@@ -477,5 +485,75 @@ proptest! {
             let back = arrow_decode::<ByteArrayType>(ArrowPhysical::BYTE_ARRAY, encoding, &ours, values.len());
             prop_assert_eq!(from_arrow(&back), values.clone());
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// FIXED_LEN_BYTE_ARRAY: arrow-rs's DELTA_BYTE_ARRAY of fixed-length values decodes with
+    /// the length checked; ours (the same bytes) decodes in arrow-rs.
+    #[test]
+    fn fixed_len_byte_arrays_match_arrow(
+        len in 1usize..6,
+        seeds in proptest::collection::vec(any::<u64>(), 0..200),
+    ) {
+        let values: Vec<Vec<u8>> = seeds.iter().map(|s| s.to_le_bytes()[..len].iter().map(|b| b % 3).collect()).collect();
+        let descr = fixed_column(ArrowPhysical::FIXED_LEN_BYTE_ARRAY, len as i32);
+        let arrow_values: Vec<FixedLenByteArray> = to_arrow(&values).into_iter().map(FixedLenByteArray::from).collect();
+        let mut encoder = get_encoder::<FixedLenByteArrayType>(Encoding::DELTA_BYTE_ARRAY, &descr).unwrap();
+        encoder.put(&arrow_values).unwrap();
+        let theirs = encoder.flush_buffer().unwrap().to_vec();
+        let ours = dba_encode(&values);
+        prop_assert_eq!(&ours, &theirs);
+        let decoded = decode_all(DeltaByteArrayDecoder::new_fixed_len(&theirs, values.len(), len).unwrap());
+        prop_assert_eq!(&decoded, &values);
+        let mut decoder = get_decoder::<FixedLenByteArrayType>(descr, Encoding::DELTA_BYTE_ARRAY).unwrap();
+        decoder.set_data(Bytes::from(ours), values.len()).unwrap();
+        let mut back = vec![FixedLenByteArray::default(); values.len()];
+        prop_assert_eq!(decoder.get(&mut back).unwrap(), values.len());
+        prop_assert_eq!(back.iter().map(|v| v.data().to_vec()).collect::<Vec<_>>(), values);
+    }
+}
+
+/// arrow-rs with its other valid layouts: miniblocks of 64..1024 values exercise chunks inside a
+/// miniblock (the decoder unpacks 64 values at a time) and blocks of up to 8 miniblocks.
+fn arrow_layout() -> impl Strategy<Value = (usize, usize)> {
+    prop_oneof![
+        Just((128, 1)),
+        Just((128, 2)),
+        Just((256, 8)),
+        Just((512, 4)),
+        Just((1024, 1)),
+        Just((384, 3)),
+    ]
+}
+
+fn arrow_encode_with<A: DataType>(layout: (usize, usize), values: &[A::T]) -> Vec<u8> {
+    let options = DeltaBinaryPackedEncoderOptions::try_new(layout.0, layout.1).unwrap();
+    let mut encoder = DeltaBitPackEncoder::<A>::new_with_options(options);
+    encoder.put(values).unwrap();
+    encoder.flush_buffer().unwrap().to_vec()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    #[test]
+    fn dbp_decodes_arrow_layouts_whole_and_incremental(
+        values in values_i64(),
+        layout in arrow_layout(),
+        steps in steps(),
+    ) {
+        let theirs = arrow_encode_with::<Int64Type>(layout, &values);
+        prop_assert_eq!(dbp::stream_len::<i64>(&theirs, values.len()), Ok((values.len(), theirs.len())));
+        prop_assert_eq!(dbp_decode::<i64>(&theirs, values.len()), (values.clone(), theirs.len()));
+        check_incremental(&values, &incremental_values::<i64>(&theirs, values.len(), &steps));
+
+        let narrow: Vec<i32> = values.iter().map(|&v| v as i32).collect();
+        let theirs = arrow_encode_with::<Int32Type>(layout, &narrow);
+        prop_assert_eq!(dbp::stream_len::<i32>(&theirs, narrow.len()), Ok((narrow.len(), theirs.len())));
+        prop_assert_eq!(dbp_decode::<i32>(&theirs, narrow.len()), (narrow.clone(), theirs.len()));
+        check_incremental(&narrow, &incremental_values::<i32>(&theirs, narrow.len(), &steps));
     }
 }

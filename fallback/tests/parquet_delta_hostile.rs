@@ -490,3 +490,24 @@ fn dba_suffixes_past_the_data_are_truncated() {
         error.message
     );
 }
+
+#[test]
+fn dba_fixed_len_checks_every_value() {
+    let data = dba_stream(&[0, 2, 1], &["ab", "c", "d"]);
+    let error = decode_arrays(DeltaByteArrayDecoder::new_fixed_len(&data, 3, 2)).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Corrupt);
+    assert!(
+        error.message.contains("value 1 has 3 bytes"),
+        "{}",
+        error.message
+    );
+    let out = decode_arrays(DeltaByteArrayDecoder::new(&data, 3)).unwrap();
+    assert_eq!(
+        out.iter().collect::<Vec<_>>(),
+        [b"ab".as_slice(), b"abc", b"ad"]
+    );
+    assert_eq!(
+        kind(DeltaByteArrayDecoder::new_fixed_len(&data, 3, 0)),
+        ErrorKind::InvalidArgument
+    );
+}

@@ -31,8 +31,10 @@ Output: one JSON line per column chunk on stdout, with the keys
   values (levels in the chunk: one per value slot, nulls and empty lists included),
   result (ok, mismatch or error), detail (\"\" when ok, else the first difference or the error),
   path (the path that decoded levels/indices/booleans: hardware or software if any page used
-    it, else fallback; null when nothing was decoded).
-A file that cannot be opened gives one error line with row_group, column and physical_type null.
+    it, else fallback; null when the chunk has none of these parts, e.g. a required PLAIN
+    column, or nothing was decoded).
+A file that cannot be opened or parsed (or a --path that cannot run here) gives one error line
+for the file, with row_group, column and physical_type null.
 A summary goes to stderr.
 
 Exit status: 0 when every chunk is ok, 1 when any is a mismatch, 2 when any is an error (or the \

@@ -21,7 +21,7 @@
 //! | `values` | the chunk's level count: one per value slot, nulls and empty lists included (the sum of the data pages' `num_values`), as far as the pages were read |
 //! | `result` | `"ok"`, `"mismatch"` or `"error"` |
 //! | `detail` | `""` when ok; else the first difference (`"value 17: expected 5, got 6"`) or the error |
-//! | `path` | the path that decoded the levels/indices/booleans: the accelerator (or QPL's software path) if any page used it, else `"fallback"` (`null` when nothing was decoded) |
+//! | `path` | the path that decoded the levels/indices/booleans: the accelerator (or QPL's software path) if any page used it, else `"fallback"`; `null` when the chunk has no such part (a required column of PLAIN, DELTA_* or BYTE_STREAM_SPLIT values: all on the CPU codecs) or nothing was decoded |
 //!
 //! Exit status: 0 when every chunk is ok, 1 when any is a mismatch (and none an error), 2 when
 //! any is an error. A malformed file gives error lines, never a panic: a panic inside the
@@ -84,17 +84,21 @@ pub struct ChunkLine {
 /// Verifies each file on `path`, writes one JSON line per column chunk on stdout and a short
 /// summary on stderr; the exit status is 0 (all ok), 1 (a mismatch) or 2 (an error).
 pub fn run(files: &[PathBuf], path: Path) -> ExitCode {
-    if let Err(why) = path.availability() {
-        eprintln!("qpl-parquet: the {path} path cannot run here: {why}");
-        return ExitCode::from(2);
-    }
     // Panics in the parquet crate are caught and reported per chunk; keep stderr quiet.
     let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let mut stdout = std::io::stdout().lock();
     let mut all = Vec::new();
     for file in files {
-        for line in verify_file(file, path) {
+        let lines = match path.availability() {
+            // Nothing can be decoded on this path: one error line per file says why.
+            Err(why) => vec![file_error(
+                &file.display().to_string(),
+                format!("the {path} path cannot run here: {why}"),
+            )],
+            Ok(()) => verify_file(file, path),
+        };
+        for line in lines {
             let json = serde_json::to_string(&line).expect("a line serialises");
             if writeln!(stdout, "{json}").is_err() {
                 std::panic::set_hook(previous_hook);
@@ -139,7 +143,7 @@ pub fn summary(lines: &[ChunkLine]) -> String {
     }
     let levels: u64 = lines.iter().map(|l| l.values).sum();
     let mut out = format!(
-        "verified {} column chunks ({levels} values): {} ok, {} mismatch, {} error\n\
+        "verified {} lines ({levels} values): {} ok, {} mismatch, {} error\n\
          encodings: {}\n\
          levels/indices decoded on: {}",
         lines.len(),
@@ -412,10 +416,12 @@ fn decode_ours(
             }
         };
         let report = report.map_err(|e| what(e.to_string()))?;
-        let page_path = report.path();
-        ran = match ran {
-            Some(p) if p != Path::Fallback => Some(p),
-            _ => Some(page_path),
+        // The accelerator's (or QPL software's) path once any page used it; else fallback once
+        // any page had a part a path runs; else none.
+        ran = match (ran, report.routed_path()) {
+            (Some(p), _) if p != Path::Fallback => Some(p),
+            (ran, None) => ran,
+            (_, page) => page,
         };
         line.path = ran.map(Path::name);
         index += 1;
@@ -608,8 +614,17 @@ mod tests {
             assert_eq!(direct.len(), jobs.len());
             for (d, j) in direct.iter().zip(&jobs) {
                 assert_eq!((&d.encodings, d.values), (&j.encodings, j.values));
-                assert_eq!(d.path, Some("fallback"), "{d:?}");
-                assert_eq!(j.path, Some("fallback"), "{j:?}");
+                assert!(matches!(d.path, None | Some("fallback")), "{d:?}");
+                assert_eq!(d.path, j.path, "{d:?}");
+                // Levels, dictionary indices or RLE booleans are decoded on a path; a chunk
+                // with none of them reports none.
+                let routed = d.encodings.iter().any(|e| {
+                    matches!(
+                        e.as_str(),
+                        "RLE" | "BIT_PACKED" | "RLE_DICTIONARY" | "PLAIN_DICTIONARY"
+                    )
+                });
+                assert_eq!(d.path.is_some(), routed, "{d:?}");
                 for e in &d.encodings {
                     if !seen.contains(e) {
                         seen.push(e.clone());
@@ -689,6 +704,26 @@ mod tests {
         );
         let json = serde_json::to_string(&lines[0]).unwrap();
         assert!(json.contains(r#""row_group":null,"column":null"#), "{json}");
+    }
+
+    #[test]
+    fn exit_status_is_the_worst_outcome() {
+        let line = |result| ChunkLine {
+            result,
+            ..file_error("f", String::new())
+        };
+        assert_eq!(exit_status(&[]), ExitCode::SUCCESS);
+        assert_eq!(exit_status(&[line(Outcome::Ok)]), ExitCode::SUCCESS);
+        let mixed = [
+            line(Outcome::Ok),
+            line(Outcome::Mismatch),
+            line(Outcome::Ok),
+        ];
+        assert_eq!(exit_status(&mixed), ExitCode::from(1));
+        let worst = [line(Outcome::Error), line(Outcome::Mismatch)];
+        assert_eq!(exit_status(&worst), ExitCode::from(2));
+        let json = serde_json::to_string(&line(Outcome::Mismatch)).unwrap();
+        assert!(json.contains(r#""result":"mismatch""#), "{json}");
     }
 
     #[test]

@@ -7,8 +7,9 @@
 //! longer than the previous value (any nonzero prefix for the first value), or prefix and
 //! suffix streams with different counts, are [`ErrorKind::Corrupt`].
 //!
-//! FIXED_LEN_BYTE_ARRAY pages decode the same way; checking that every value has the column's
-//! length is the caller's.
+//! FIXED_LEN_BYTE_ARRAY pages decode the same way (Parquet stores every length even there);
+//! [`DeltaByteArrayDecoder::new_fixed_len`] also checks that every value has the column's
+//! length.
 //!
 //! [`ErrorKind::Corrupt`]: super::ErrorKind::Corrupt
 
@@ -27,6 +28,8 @@ pub struct DeltaByteArrayDecoder<'a> {
     previous: Vec<u8>,
     /// The next value's index in the page, for messages.
     index: usize,
+    /// FIXED_LEN_BYTE_ARRAY's length, which every value must have.
+    fixed_len: Option<usize>,
 }
 
 impl<'a> DeltaByteArrayDecoder<'a> {
@@ -53,7 +56,27 @@ impl<'a> DeltaByteArrayDecoder<'a> {
             suffixes,
             previous: Vec::new(),
             index: 0,
+            fixed_len: None,
         })
+    }
+
+    /// [`new`](Self::new) for a FIXED_LEN_BYTE_ARRAY column of `len`-byte values: a value of
+    /// another length is [`ErrorKind::Corrupt`](super::ErrorKind::Corrupt); `len == 0` is
+    /// [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument).
+    pub fn new_fixed_len(
+        data: &'a [u8],
+        max_values: usize,
+        len: usize,
+    ) -> Result<Self, ParquetError> {
+        if len == 0 {
+            return Err(ParquetError::invalid_argument(
+                ENCODING,
+                "FIXED_LEN_BYTE_ARRAY's length is 0",
+            ));
+        }
+        let mut decoder = Self::new(data, max_values)?;
+        decoder.fixed_len = Some(len);
+        Ok(decoder)
     }
 
     /// Decodes the next `want` values, appending them to `out` when there is one.
@@ -100,6 +123,16 @@ impl<'a> DeltaByteArrayDecoder<'a> {
                 bytes = rest;
                 self.previous.truncate(prefix);
                 self.previous.extend_from_slice(suffix);
+                if let Some(len) = self.fixed_len.filter(|&len| len != self.previous.len()) {
+                    return Err(ParquetError::corrupt(
+                        ENCODING,
+                        format!(
+                            "value {} has {} bytes, not FIXED_LEN_BYTE_ARRAY's {len}",
+                            self.index,
+                            self.previous.len()
+                        ),
+                    ));
+                }
                 if let Some(out) = out.as_deref_mut() {
                     out.push(&self.previous)?;
                 }

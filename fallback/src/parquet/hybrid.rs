@@ -645,4 +645,26 @@ mod tests {
         let err = decode(&[0x82, 0x80, 0x80, 0x80, 0x80, 0x00, 5], 3, &mut out).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Corrupt);
     }
+
+    #[test]
+    fn notes_examples() {
+        // A run past the page's count stops there.
+        let mut out = [0u32; 2];
+        assert_eq!(decode(&[0x08, 0x05], 3, &mut out), Ok(2));
+        assert_eq!(out, [5, 5]);
+        // Bytes read: a bit-packed run to the end of its declared groups.
+        let mut out = [0u32; 5];
+        let stream = [0x05, 0x88, 0xC6, 0xFA, 0, 0, 0];
+        assert_eq!(decode(&stream, 3, &mut out), Ok(7));
+        // Errors when the run opens, whatever the batch.
+        let mut d = HybridDecoder::new(&[0x03, 0x88], 3, 8).unwrap();
+        let e = d.next_batch(&mut [0; 2]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Truncated);
+        // The encoder's output for [1, 2, 3] and twenty 5s at width 4.
+        let mut values = vec![1, 2, 3];
+        values.extend([5; 20]);
+        let mut encoded = Vec::new();
+        encode(&values, 4, &mut encoded).unwrap();
+        assert_eq!(encoded, [0x03, 0x21, 0x53, 0x55, 0x55, 0x1E, 0x05]);
+    }
 }

@@ -16,9 +16,11 @@
 //! | everything else | PLAIN, DELTA_*, BYTE_STREAM_SPLIT, dictionary pages | the CPU codecs ([`codecs`]) |
 //!
 //! On [`Path::Fallback`], and on [`Path::Auto`] where no accelerator is usable, the codecs run
-//! directly (they are faster than a job's copy-and-widen). A job QPL's parser cannot take
-//! (a run header longer than 4 bytes, which the Parquet grammar allows) runs on the codecs
-//! too. Every [`PageReport`] says which path really decoded each part.
+//! directly (they are faster than a job's copy-and-widen). A section a job refuses as bad data
+//! is decoded by the codec instead: QPL's parser refuses some valid Parquet (run headers of 5
+//! bytes; D8 of `QPL-SEMANTICS.md`, a 225 at its internal step boundaries), and for data that
+//! is really bad the codec's error is reported, the same on every path. Every [`PageReport`]
+//! says which path really decoded each part.
 //!
 //! ```
 //! use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Encoding, Page, PhysicalType, Values};
@@ -48,7 +50,7 @@
 
 use std::fmt;
 
-use crate::{Error, Executor, Operation, Path, Route, Status, Stream};
+use crate::{Error, Executor, Operation, Path, Route, StatusKind, Stream};
 
 #[cfg(test)]
 mod tests;
@@ -356,24 +358,31 @@ pub struct PageReport {
     pub def_levels_path: Option<Path>,
     /// The path that decoded the repetition levels (`None`: the page has none).
     pub rep_levels_path: Option<Path>,
-    /// The path that decoded the values: a QPL path for dictionary indices or RLE booleans
-    /// decoded by a job, else [`Path::Fallback`] (the CPU codecs).
-    pub values_path: Path,
+    /// The path that decoded the dictionary indices or RLE booleans of the values (the job's
+    /// path, or [`Path::Fallback`] for the codecs); `None` when the values need no path (PLAIN,
+    /// DELTA_*, BYTE_STREAM_SPLIT, a dictionary page: the CPU codecs decode them) or there are
+    /// none.
+    pub values_path: Option<Path>,
 }
 
 impl PageReport {
     /// The path of the page as a whole: the accelerator (or QPL's software path) when any
     /// part ran there, else [`Path::Fallback`].
     pub fn path(&self) -> Path {
-        [
-            self.rep_levels_path,
-            self.def_levels_path,
-            Some(self.values_path),
-        ]
-        .into_iter()
-        .flatten()
-        .find(|&p| p != Path::Fallback)
-        .unwrap_or(Path::Fallback)
+        self.routed_path().unwrap_or(Path::Fallback)
+    }
+
+    /// Like [`PageReport::path`], but `None` when the page had no part a path runs (no
+    /// levels, no dictionary indices, no RLE booleans): everything ran on the CPU codecs.
+    pub fn routed_path(&self) -> Option<Path> {
+        let parts = [self.rep_levels_path, self.def_levels_path, self.values_path];
+        let mut ran = parts.into_iter().flatten();
+        let first = ran.next()?;
+        Some(
+            ran.chain([first])
+                .find(|&p| p != Path::Fallback)
+                .unwrap_or(Path::Fallback),
+        )
     }
 }
 
@@ -858,13 +867,13 @@ impl ChunkDecoder {
                 }
                 _ => Stream::be_packed(bytes, width),
             };
-            match self.executor.decode::<u16>(&stream, n as u32) {
+            match decode_job::<u16>(&self.executor, &stream, n as u32) {
                 Ok((levels, output)) => {
                     append_levels(part, encoding, &levels, 0, max_level, out)?;
                     return Ok(output.path);
                 }
-                // A run header of 5 bytes (legal Parquet, past QPL's parser): the codec.
-                Err(e) if e.status == Status::PRLE_FORMAT_ERR => {}
+                // Data the job refused: the codec decides (see `codec_decides`).
+                Err(e) if codec_decides(&e) => {}
                 Err(e) => return Err(PageError::job(part, encoding, e)),
             }
         }
@@ -892,6 +901,13 @@ impl ChunkDecoder {
                 "a second dictionary page in the column chunk",
             ));
         }
+        if self.column.physical_type == PhysicalType::Boolean {
+            return Err(PageError::unsupported(
+                PagePart::Dictionary,
+                encoding,
+                "BOOLEAN columns have no dictionary",
+            ));
+        }
         let mut dictionary = Values::new(self.column.physical_type);
         values::decode_plain(
             &self.column,
@@ -901,13 +917,6 @@ impl ChunkDecoder {
             num_values as usize,
             &mut dictionary,
         )?;
-        if let Values::Boolean(_) = dictionary {
-            return Err(PageError::unsupported(
-                PagePart::Dictionary,
-                encoding,
-                "BOOLEAN columns have no dictionary",
-            ));
-        }
         let entries = dictionary.len();
         self.dictionary = Some(dictionary);
         Ok(PageReport {
@@ -915,7 +924,7 @@ impl ChunkDecoder {
             values: entries,
             def_levels_path: None,
             rep_levels_path: None,
-            values_path: Path::Fallback,
+            values_path: None,
         })
     }
 }
@@ -939,6 +948,51 @@ fn v2_levels<'a>(
         ));
     }
     Ok((max_level > 0).then_some((Encoding::Rle, bytes)))
+}
+
+/// [`Executor::decode`], with a way around QPL's D8 (`QPL-SEMANTICS.md`): QPL answers 225 when
+/// it meets a bit-packed run with fewer than 8 values still wanted in one of its internal
+/// steps (a page of fewer than 8 values, or the tail of a longer one), although the stream is
+/// valid. Steps are multiples of 8 values, so asking for `n` rounded up to a multiple of 8
+/// never leaves fewer than 8 wanted; bit-packed runs hold whole groups of 8, so the stream
+/// usually has them. The first `n` values are kept; when the stream does not hold the extra
+/// values, the first error is returned (and the codec decodes the section).
+fn decode_job<T: crate::Element>(
+    executor: &Executor,
+    stream: &Stream<'_>,
+    n: u32,
+) -> Result<(Vec<T>, crate::Output), Error> {
+    match executor.decode::<T>(stream, n) {
+        Err(e)
+            if e.status == crate::Status::DST_IS_SHORT_ERR
+                && stream.parser == crate::Parser::PARQUET_RLE =>
+        {
+            let Some(wide) = n.checked_next_multiple_of(8).filter(|&w| w != n) else {
+                return Err(e);
+            };
+            match executor.decode::<T>(stream, wide) {
+                Ok((mut values, output)) => {
+                    values.truncate(n as usize);
+                    Ok((values, output))
+                }
+                Err(_) => Err(e),
+            }
+        }
+        other => other,
+    }
+}
+
+/// Whether a job's error is about the data, so that the codec decodes the section instead:
+/// QPL's parser refuses some valid Parquet (run headers of 5 bytes; a bit-packed run met with
+/// fewer than 8 values wanted at one of its internal step boundaries, 225 — D8 in
+/// `QPL-SEMANTICS.md`), and where the data really is bad the codec's error is the one
+/// reported, the same on every path. Errors that are not about the data (a path that cannot
+/// run, a device fault) are reported as they are.
+fn codec_decides(error: &Error) -> bool {
+    matches!(
+        error.status.kind(),
+        StatusKind::InvalidInput | StatusKind::OutputOverflow
+    )
 }
 
 /// Bits a level of at most `max_level` (≥ 0) takes: 0 for 0, 1 for 1, 2 for 2..=3...

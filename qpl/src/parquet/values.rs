@@ -14,10 +14,10 @@ use qpl_fallback::parquet::{
 };
 
 use super::{
-    append_levels, level_width, ChunkDecoder, Column, Encoding, PageError, PagePart, Values,
-    LEVEL_BATCH,
+    append_levels, codec_decides, decode_job, level_width, ChunkDecoder, Column, Encoding,
+    PageError, PagePart, Values, LEVEL_BATCH,
 };
-use crate::{Path, Status, Stream};
+use crate::{Path, Stream};
 
 /// Appends `n` levels decoded on the CPU (the hybrid or the bit-packed codec) to `out`.
 pub(super) fn decode_levels_on_cpu(
@@ -75,17 +75,18 @@ fn value_size(physical_type: PhysicalType) -> u64 {
 }
 
 /// Decodes the `n` non-null values of a data page's values section in `encoding`, appending
-/// them to `out`; returns the path that decoded them.
+/// them to `out`; returns the path that decoded them when they are dictionary indices or RLE
+/// booleans (the parts a path runs), `None` for the encodings only the CPU codecs decode.
 pub(super) fn decode_values(
     decoder: &mut ChunkDecoder,
     encoding: Encoding,
     data: &[u8],
     n: usize,
     out: &mut Values,
-) -> Result<Path, PageError> {
+) -> Result<Option<Path>, PageError> {
     let part = PagePart::Values;
     if n == 0 {
-        return Ok(Path::Fallback);
+        return Ok(None);
     }
     let column = decoder.column;
     let limit = decoder.executor.config().max_output_bytes as u64;
@@ -115,16 +116,16 @@ pub(super) fn decode_values(
     match encoding {
         Encoding::Plain => {
             decode_plain(&column, part, encoding, data, n, out)?;
-            Ok(Path::Fallback)
+            Ok(None)
         }
         Encoding::Rle => {
             let Values::Boolean(out) = out else {
                 return Err(unsupported());
             };
-            decode_rle_booleans(decoder, data, n, out)
+            decode_rle_booleans(decoder, data, n, out).map(Some)
         }
         Encoding::PlainDictionary | Encoding::RleDictionary => {
-            decode_dictionary_indices(decoder, encoding, data, n, out)
+            decode_dictionary_indices(decoder, encoding, data, n, out).map(Some)
         }
         Encoding::DeltaBinaryPacked => {
             match out {
@@ -133,27 +134,30 @@ pub(super) fn decode_values(
                 _ => return Err(unsupported()),
             }
             .map_err(codec)?;
-            Ok(Path::Fallback)
+            Ok(None)
         }
         Encoding::DeltaLengthByteArray => {
             let (Values::Bytes(out), PhysicalType::ByteArray) = (out, column.physical_type) else {
                 return Err(unsupported());
             };
             let values = DeltaLengthByteArrayDecoder::new(data, n).map_err(codec)?;
-            drain_bytes(values, n, out).map_err(codec)?;
-            Ok(Path::Fallback)
+            drain_bytes(values, n, out, "DELTA_LENGTH_BYTE_ARRAY").map_err(codec)?;
+            Ok(None)
         }
         Encoding::DeltaByteArray => {
             let Values::Bytes(out) = out else {
                 return Err(unsupported());
             };
-            let start = out.len();
-            let values = DeltaByteArrayDecoder::new(data, n).map_err(codec)?;
-            drain_bytes(values, n, out).map_err(codec)?;
-            if let PhysicalType::FixedLenByteArray(len) = column.physical_type {
-                check_fixed_lengths(out, start, len, encoding)?;
-            }
-            Ok(Path::Fallback)
+            // DELTA_BYTE_ARRAY stores every length, also of FIXED_LEN_BYTE_ARRAY values: the
+            // codec checks each against the type's.
+            let values = match column.physical_type {
+                PhysicalType::FixedLenByteArray(len) => {
+                    DeltaByteArrayDecoder::new_fixed_len(data, n, len)
+                }
+                _ => DeltaByteArrayDecoder::new(data, n),
+            };
+            drain_bytes(values.map_err(codec)?, n, out, "DELTA_BYTE_ARRAY").map_err(codec)?;
+            Ok(None)
         }
         Encoding::ByteStreamSplit => {
             match out {
@@ -164,14 +168,14 @@ pub(super) fn decode_values(
                 Values::Bytes(out) => match column.physical_type {
                     PhysicalType::FixedLenByteArray(len) => {
                         ByteStreamSplitFixedLenDecoder::new(data, len, n)
-                            .and_then(|values| drain_bytes(values, n, out))
+                            .and_then(|values| drain_bytes(values, n, out, "BYTE_STREAM_SPLIT"))
                     }
                     _ => return Err(unsupported()),
                 },
                 _ => return Err(unsupported()),
             }
             .map_err(codec)?;
-            Ok(Path::Fallback)
+            Ok(None)
         }
         Encoding::BitPacked => Err(unsupported()),
     }
@@ -179,40 +183,22 @@ pub(super) fn decode_values(
 
 /// DELTA_BINARY_PACKED integers: the header's count is checked against `n` first.
 fn drain_delta<T: DeltaInt>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), ParquetError> {
-    drain(DeltaBinaryPackedDecoder::<T>::new(data, n)?, n, out)
+    drain(
+        DeltaBinaryPackedDecoder::<T>::new(data, n)?,
+        n,
+        out,
+        "DELTA_BINARY_PACKED",
+    )
 }
 
 /// BYTE_STREAM_SPLIT values: the section's length must give exactly `n` of them.
 fn drain_split<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), ParquetError> {
-    drain(ByteStreamSplitDecoder::<T>::new(data, n)?, n, out)
-}
-
-/// FIXED_LEN_BYTE_ARRAY values from DELTA_BYTE_ARRAY (which stores every length): each must be
-/// the type's length. On error the page's values are removed again.
-fn check_fixed_lengths(
-    out: &mut ByteArrays,
-    start: usize,
-    type_length: usize,
-    encoding: Encoding,
-) -> Result<(), PageError> {
-    let bad = out.offsets[start..]
-        .windows(2)
-        .position(|w| (w[1] - w[0]) as usize != type_length);
-    if let Some(i) = bad {
-        let length = out.offsets[start + i + 1] - out.offsets[start + i];
-        let bytes = out.offsets[start] as usize;
-        out.offsets.truncate(start + 1);
-        out.values.truncate(bytes);
-        return Err(PageError::invalid(
-            PagePart::Values,
-            Some(encoding),
-            format!(
-                "value {i} of the page is {length} bytes long, but the column's \
-                 FIXED_LEN_BYTE_ARRAY values are {type_length}"
-            ),
-        ));
-    }
-    Ok(())
+    drain(
+        ByteStreamSplitDecoder::<T>::new(data, n)?,
+        n,
+        out,
+        "BYTE_STREAM_SPLIT",
+    )
 }
 
 /// Dictionary-encoded values: indices (a width byte, then the hybrid runs) through the
@@ -235,16 +221,13 @@ fn decode_dictionary_indices(
         ));
     };
     if decoder.use_jobs {
-        match decoder
-            .executor
-            .decode::<u32>(&Stream::parquet_rle(data), n as u32)
-        {
+        match decode_job::<u32>(&decoder.executor, &Stream::parquet_rle(data), n as u32) {
             Ok((indices, output)) => {
                 gather_into(dict, &indices, out).map_err(codec)?;
                 return Ok(output.path);
             }
-            // A run header of 5 bytes (legal Parquet, past QPL's parser): the codec.
-            Err(e) if e.status == Status::PRLE_FORMAT_ERR => {}
+            // Data the job refused: the codec decides (see `codec_decides`).
+            Err(e) if codec_decides(&e) => {}
             Err(e) => return Err(PageError::job(part, encoding, e)),
         }
     }
@@ -255,7 +238,7 @@ fn decode_dictionary_indices(
         (Values::Float(d), Values::Float(out)) => drain_dictionary(data, d, n, out),
         (Values::Double(d), Values::Double(out)) => drain_dictionary(data, d, n, out),
         (Values::Bytes(d), Values::Bytes(out)) => DictionaryByteArrayDecoder::new(data, d, n)
-            .and_then(|values| drain_bytes(values, n, out)),
+            .and_then(|values| drain_bytes(values, n, out, "RLE_DICTIONARY")),
         _ => {
             return Err(PageError::unsupported(
                 part,
@@ -275,7 +258,12 @@ fn drain_dictionary<T: FixedWidth>(
     n: usize,
     out: &mut Vec<T>,
 ) -> Result<(), ParquetError> {
-    drain(DictionaryDecoder::new(data, dictionary, n)?, n, out)
+    drain(
+        DictionaryDecoder::new(data, dictionary, n)?,
+        n,
+        out,
+        "RLE_DICTIONARY",
+    )
 }
 
 /// Appends `dictionary[index]` for each index to `out` (nothing on error).
@@ -320,9 +308,13 @@ pub(super) fn decode_plain(
 ) -> Result<(), PageError> {
     let codec = |e| PageError::codec(part, encoding, e);
     match out {
-        Values::Boolean(out) => {
-            drain(PlainBooleanDecoder::new(data, n).map_err(codec)?, n, out).map_err(codec)
-        }
+        Values::Boolean(out) => drain(
+            PlainBooleanDecoder::new(data, n).map_err(codec)?,
+            n,
+            out,
+            "PLAIN",
+        )
+        .map_err(codec),
         Values::Int32(out) => drain_fixed::<i32>(data, n, out).map_err(codec),
         Values::Int64(out) => drain_fixed::<i64>(data, n, out).map_err(codec),
         Values::Int96(out) => drain_fixed(data, n, out).map_err(codec),
@@ -333,17 +325,23 @@ pub(super) fn decode_plain(
                 PlainFixedLenDecoder::new(data, len, n).map_err(codec)?,
                 n,
                 out,
+                "PLAIN",
             )
             .map_err(codec),
-            _ => drain_bytes(PlainByteArrayDecoder::new(data, n).map_err(codec)?, n, out)
-                .map_err(codec),
+            _ => drain_bytes(
+                PlainByteArrayDecoder::new(data, n).map_err(codec)?,
+                n,
+                out,
+                "PLAIN",
+            )
+            .map_err(codec),
         },
     }
 }
 
 /// PLAIN fixed-width values: checked to be present before the output grows.
 fn drain_fixed<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), ParquetError> {
-    drain(PlainDecoder::<T>::new(data, n)?, n, out)
+    drain(PlainDecoder::<T>::new(data, n)?, n, out, "PLAIN")
 }
 
 /// Appends the `n` values of `decoder` to `out` (nothing on error).
@@ -351,6 +349,7 @@ fn drain<D: ValueDecoder>(
     mut decoder: D,
     n: usize,
     out: &mut Vec<D::Value>,
+    encoding: &'static str,
 ) -> Result<(), ParquetError>
 where
     D::Value: Copy + Default,
@@ -371,7 +370,7 @@ where
     if done < n {
         out.truncate(start);
         return Err(ParquetError::truncated(
-            "PAGE",
+            encoding,
             format!("the values section ends after {done} of the page's {n} values"),
         ));
     }
@@ -383,6 +382,7 @@ fn drain_bytes<D: ByteArrayDecoder>(
     mut decoder: D,
     n: usize,
     out: &mut ByteArrays,
+    encoding: &'static str,
 ) -> Result<(), ParquetError> {
     let (offsets, bytes) = (out.offsets.len(), out.values.len());
     let mut done = 0;
@@ -393,7 +393,7 @@ fn drain_bytes<D: ByteArrayDecoder>(
         match decoder.next_batch(out, n - done) {
             Ok(0) => {
                 break Err(ParquetError::truncated(
-                    "PAGE",
+                    encoding,
                     format!("the values section ends after {done} of the page's {n} values"),
                 ))
             }
@@ -442,19 +442,20 @@ fn decode_rle_booleans(
         decoder.stream.clear();
         decoder.stream.push(1);
         decoder.stream.extend_from_slice(body);
-        match decoder
-            .executor
-            .decode::<u8>(&Stream::parquet_rle(&decoder.stream), n as u32)
-        {
+        match decode_job::<u8>(
+            &decoder.executor,
+            &Stream::parquet_rle(&decoder.stream),
+            n as u32,
+        ) {
             Ok((bits, output)) => {
                 out.extend(bits.iter().map(|&b| b != 0));
                 return Ok(output.path);
             }
-            Err(e) if e.status == Status::PRLE_FORMAT_ERR => {}
+            Err(e) if codec_decides(&e) => {}
             Err(e) => return Err(PageError::job(part, encoding, e)),
         }
     }
     let (booleans, _) = BooleanHybridDecoder::new(data, n).map_err(codec)?;
-    drain(booleans, n, out).map_err(codec)?;
+    drain(booleans, n, out, "RLE").map_err(codec)?;
     Ok(Path::Fallback)
 }
