@@ -294,6 +294,23 @@ impl Values {
         }
     }
 
+    /// Keeps the first `len` values (all when there are fewer).
+    pub fn truncate(&mut self, len: usize) {
+        match self {
+            Values::Boolean(v) => v.truncate(len),
+            Values::Int32(v) => v.truncate(len),
+            Values::Int64(v) => v.truncate(len),
+            Values::Int96(v) => v.truncate(len),
+            Values::Float(v) => v.truncate(len),
+            Values::Double(v) => v.truncate(len),
+            Values::Bytes(v) if len < v.len() => {
+                v.values.truncate(v.offsets[len] as usize);
+                v.offsets.truncate(len + 1);
+            }
+            Values::Bytes(_) => {}
+        }
+    }
+
     /// Whether this variant holds `physical_type`.
     pub fn holds(&self, physical_type: PhysicalType) -> bool {
         matches!(
@@ -521,6 +538,8 @@ pub struct ChunkDecoder {
     use_jobs: bool,
     /// The chunk's dictionary, once its page was decoded.
     dictionary: Option<Values>,
+    /// The longest entry of a byte-array dictionary: what one value may add to a page.
+    dictionary_max_len: usize,
     /// A stream with its width byte put in front (levels and booleans carry none).
     stream: Vec<u8>,
     /// Levels, indices or booleans as the codecs produce them, one batch at a time.
@@ -545,6 +564,7 @@ impl ChunkDecoder {
             executor,
             use_jobs,
             dictionary: None,
+            dictionary_max_len: 0,
             stream: Vec::new(),
             scratch: Vec::new(),
         }
@@ -577,17 +597,32 @@ impl ChunkDecoder {
     /// Forgets the dictionary, for the next column chunk.
     pub fn reset(&mut self) {
         self.dictionary = None;
+        self.dictionary_max_len = 0;
     }
 
     /// Decodes `page`, appending its levels and values to `out` (whose values must be of the
-    /// column's type, as [`ColumnData::new`] makes them). On error, `out` may hold part of the
-    /// page after what it held before; nothing before that is changed.
+    /// column's type, as [`ColumnData::new`] makes them). On error, `out` is left as it was.
     pub fn decode_page(
         &mut self,
         page: &Page<'_>,
         out: &mut ColumnData,
     ) -> Result<PageReport, PageError> {
         self.check_column(out)?;
+        let before = (out.def_levels.len(), out.rep_levels.len(), out.values.len());
+        let result = self.decode_page_parts(page, out);
+        if result.is_err() {
+            out.def_levels.truncate(before.0);
+            out.rep_levels.truncate(before.1);
+            out.values.truncate(before.2);
+        }
+        result
+    }
+
+    fn decode_page_parts(
+        &mut self,
+        page: &Page<'_>,
+        out: &mut ColumnData,
+    ) -> Result<PageReport, PageError> {
         match *page {
             Page::Dictionary {
                 buf,
@@ -918,6 +953,14 @@ impl ChunkDecoder {
             &mut dictionary,
         )?;
         let entries = dictionary.len();
+        if let Values::Bytes(arrays) = &dictionary {
+            self.dictionary_max_len = arrays
+                .offsets
+                .windows(2)
+                .map(|w| (w[1] - w[0]) as usize)
+                .max()
+                .unwrap_or(0);
+        }
         self.dictionary = Some(dictionary);
         Ok(PageReport {
             levels: entries,

@@ -73,15 +73,11 @@ fn errors(column: Column, before: &[Page<'_>], page: Page<'_>) -> Vec<PageError>
             for p in before {
                 decoder.decode_page(p, &mut data).expect("earlier page");
             }
-            let len = data.values.len();
+            let kept = data.clone();
             let error = decoder
                 .decode_page(&page, &mut data)
                 .expect_err(&format!("{name} must refuse the page"));
-            assert_eq!(
-                data.values.len(),
-                len,
-                "no values of a failed page kept ({name})"
-            );
+            assert_eq!(data, kept, "nothing of a failed page kept ({name})");
             error
         })
         .collect()
@@ -721,5 +717,181 @@ fn short_bit_packed_pages_stay_on_the_job_path() {
         assert_eq!(report.def_levels_path, Some(Path::Software));
         assert_eq!(report.values_path, Some(Path::Software));
         assert_eq!(out, data);
+    }
+}
+
+/// Byte arrays that outgrow their page (a long dictionary entry repeated by an RLE run, a long
+/// DELTA_BYTE_ARRAY prefix repeated) are refused at the executor's `max_output_bytes`, before
+/// that memory is taken, on every route.
+#[test]
+fn byte_arrays_that_outgrow_their_page_are_refused() {
+    let col = column(PhysicalType::ByteArray, 0, 0);
+    let limited = |path, jobs: bool| {
+        let executor = Executor::with_config(crate::Config {
+            path,
+            max_output_bytes: 1 << 20,
+            ..crate::Config::default()
+        });
+        let decoder = ChunkDecoder::with_executor(col, executor);
+        if jobs {
+            decoder.force_jobs()
+        } else {
+            decoder
+        }
+    };
+    let mut routes = vec![
+        limited(Path::Fallback, false),
+        limited(Path::Fallback, true),
+    ];
+    if Path::Software.availability().is_ok() {
+        routes.push(limited(Path::Software, false));
+    }
+    let long = vec![b'x'; 1000];
+    let mut dict = Vec::new();
+    plain::encode_byte_arrays([&long[..]], &mut dict).unwrap();
+    let mut indices = Vec::new();
+    dictionary::encode_indices(&[0; 100_000], 1, &mut indices).unwrap();
+    assert!(indices.len() < 16, "an RLE run: {} bytes", indices.len());
+    let values: Vec<&[u8]> = vec![&long[..]; 10_000];
+    let mut delta = Vec::new();
+    codecs::delta_byte_array::encode(values.iter().copied(), &mut delta).unwrap();
+    for mut decoder in routes {
+        let mut data = ColumnData::new(&col);
+        let dictionary_page = Page::Dictionary {
+            buf: &dict,
+            num_values: 1,
+            encoding: Encoding::Plain,
+        };
+        decoder.decode_page(&dictionary_page, &mut data).unwrap();
+        let page = |buf, num_values, encoding| Page::V1 {
+            buf,
+            num_values,
+            encoding,
+            def_level_encoding: Encoding::Rle,
+            rep_level_encoding: Encoding::Rle,
+        };
+        let e = decoder
+            .decode_page(&page(&indices, 100_000, Encoding::RleDictionary), &mut data)
+            .unwrap_err();
+        assert!(e.to_string().contains("max_output_bytes"), "{e}");
+        let e = decoder
+            .decode_page(&page(&delta, 10_000, Encoding::DeltaByteArray), &mut data)
+            .unwrap_err();
+        assert!(e.to_string().contains("max_output_bytes"), "{e}");
+        assert!(data.values.is_empty());
+        // Within the limit, the same pages decode.
+        decoder
+            .decode_page(&page(&delta, 1_000, Encoding::DeltaByteArray), &mut data)
+            .expect_err("the page holds 10,000 values, not 1,000");
+        let mut few = Vec::new();
+        dictionary::encode_indices(&[0; 1000], 1, &mut few).unwrap();
+        decoder
+            .decode_page(&page(&few, 1000, Encoding::RleDictionary), &mut data)
+            .unwrap();
+        assert_eq!(data.values.len(), 1000);
+    }
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A page's content: levels (each at most its maximum) and one INT32 value per definition
+    /// level at the maximum.
+    fn page_content() -> impl Strategy<Value = (i16, i16, Vec<(u32, u32)>, Vec<i32>)> {
+        (0i16..4, 0i16..3).prop_flat_map(|(max_def, max_rep)| {
+            let levels = prop::collection::vec((0..=max_def as u32, 0..=max_rep as u32), 0..300);
+            (Just(max_def), Just(max_rep), levels).prop_flat_map(|(d, r, levels)| {
+                let present = levels.iter().filter(|l| l.0 == d as u32).count();
+                let values =
+                    prop::collection::vec(prop_oneof![-3i32..3, any::<i32>()], present..=present);
+                (Just(d), Just(r), Just(levels), values)
+            })
+        })
+    }
+
+    proptest! {
+        /// Any levels and values, written as a v1 page (levels RLE or BIT_PACKED) or a v2
+        /// page, in any INT32 value encoding, decode to what was written on every route.
+        #[test]
+        fn written_pages_decode_to_their_content(
+            (max_def, max_rep, levels, values) in page_content(),
+            value_encoding in 0usize..4,
+            v2 in any::<bool>(),
+            bit_packed_levels in any::<bool>(),
+        ) {
+            let col = column(PhysicalType::Int32, max_def, max_rep);
+            let defs: Vec<u32> = levels.iter().map(|l| l.0).collect();
+            let reps: Vec<u32> = levels.iter().map(|l| l.1).collect();
+            let (encoding, value_bytes, dictionary) = match value_encoding {
+                0 => (Encoding::Plain, plain_i32(&values), None),
+                1 => {
+                    let mut out = Vec::new();
+                    delta_binary_packed::encode(&values, &mut out);
+                    (Encoding::DeltaBinaryPacked, out, None)
+                }
+                2 => {
+                    let mut out = Vec::new();
+                    codecs::byte_stream_split::encode(&values, &mut out);
+                    (Encoding::ByteStreamSplit, out, None)
+                }
+                _ => {
+                    let (dict, ids) = dictionary::build_dictionary(&values);
+                    let mut out = Vec::new();
+                    dictionary::encode_indices(&ids, dict.len(), &mut out).unwrap();
+                    (Encoding::RleDictionary, out, Some(plain_i32(&dict)))
+                }
+            };
+            let n = levels.len() as u32;
+            let mut buf = Vec::new();
+            let page = if v2 {
+                let rep = if max_rep > 0 { hybrid_levels(&reps, level_width(max_rep), false) } else { Vec::new() };
+                let def = if max_def > 0 { hybrid_levels(&defs, level_width(max_def), false) } else { Vec::new() };
+                buf.extend(&rep);
+                buf.extend(&def);
+                buf.extend(&value_bytes);
+                Page::V2 {
+                    buf: &buf,
+                    num_values: n,
+                    num_nulls: n - values.len() as u32,
+                    encoding,
+                    def_levels_byte_len: def.len() as u32,
+                    rep_levels_byte_len: rep.len() as u32,
+                }
+            } else {
+                let level_encoding = if bit_packed_levels { Encoding::BitPacked } else { Encoding::Rle };
+                for (max, levels) in [(max_rep, &reps), (max_def, &defs)] {
+                    if max > 0 {
+                        if bit_packed_levels {
+                            bit_packed::encode(levels, level_width(max), &mut buf).unwrap();
+                        } else {
+                            buf.extend(hybrid_levels(levels, level_width(max), true));
+                        }
+                    }
+                }
+                buf.extend(&value_bytes);
+                Page::V1 {
+                    buf: &buf,
+                    num_values: n,
+                    encoding,
+                    def_level_encoding: level_encoding,
+                    rep_level_encoding: level_encoding,
+                }
+            };
+            let mut pages = Vec::new();
+            if let Some(dict) = &dictionary {
+                pages.push(Page::Dictionary {
+                    buf: dict,
+                    num_values: (dict.len() / 4) as u32,
+                    encoding: Encoding::Plain,
+                });
+            }
+            pages.push(page);
+            let (data, _) = decode_both(col, &pages);
+            let as_i16 = |v: &[u32]| v.iter().map(|&l| l as i16).collect::<Vec<_>>();
+            prop_assert_eq!(&data.def_levels, &if max_def > 0 { as_i16(&defs) } else { Vec::new() });
+            prop_assert_eq!(&data.rep_levels, &if max_rep > 0 { as_i16(&reps) } else { Vec::new() });
+            prop_assert_eq!(&data.values, &Values::Int32(values));
+        }
     }
 }

@@ -141,7 +141,7 @@ pub(super) fn decode_values(
                 return Err(unsupported());
             };
             let values = DeltaLengthByteArrayDecoder::new(data, n).map_err(codec)?;
-            drain_bytes(values, n, out, "DELTA_LENGTH_BYTE_ARRAY").map_err(codec)?;
+            drain_bytes(values, n, out, "DELTA_LENGTH_BYTE_ARRAY", None).map_err(codec)?;
             Ok(None)
         }
         Encoding::DeltaByteArray => {
@@ -156,7 +156,17 @@ pub(super) fn decode_values(
                 }
                 _ => DeltaByteArrayDecoder::new(data, n),
             };
-            drain_bytes(values.map_err(codec)?, n, out, "DELTA_BYTE_ARRAY").map_err(codec)?;
+            drain_bytes(
+                values.map_err(codec)?,
+                n,
+                out,
+                "DELTA_BYTE_ARRAY",
+                Some(Budget {
+                    limit,
+                    value_len: data.len(),
+                }),
+            )
+            .map_err(codec)?;
             Ok(None)
         }
         Encoding::ByteStreamSplit => {
@@ -167,8 +177,9 @@ pub(super) fn decode_values(
                 Values::Double(out) => drain_split::<f64>(data, n, out),
                 Values::Bytes(out) => match column.physical_type {
                     PhysicalType::FixedLenByteArray(len) => {
-                        ByteStreamSplitFixedLenDecoder::new(data, len, n)
-                            .and_then(|values| drain_bytes(values, n, out, "BYTE_STREAM_SPLIT"))
+                        ByteStreamSplitFixedLenDecoder::new(data, len, n).and_then(|values| {
+                            drain_bytes(values, n, out, "BYTE_STREAM_SPLIT", None)
+                        })
                     }
                     _ => return Err(unsupported()),
                 },
@@ -211,6 +222,7 @@ fn decode_dictionary_indices(
     n: usize,
     out: &mut Values,
 ) -> Result<Path, PageError> {
+    let limit = decoder.executor.config().max_output_bytes as u64;
     let part = PagePart::Values;
     let codec = |e| PageError::codec(part, encoding, e);
     let Some(dict) = decoder.dictionary.as_ref() else {
@@ -223,6 +235,9 @@ fn decode_dictionary_indices(
     if decoder.use_jobs {
         match decode_job::<u32>(&decoder.executor, &Stream::parquet_rle(data), n as u32) {
             Ok((indices, output)) => {
+                if let Values::Bytes(entries) = dict {
+                    check_gather_bytes(entries, &indices, limit, encoding)?;
+                }
                 gather_into(dict, &indices, out).map_err(codec)?;
                 return Ok(output.path);
             }
@@ -238,7 +253,18 @@ fn decode_dictionary_indices(
         (Values::Float(d), Values::Float(out)) => drain_dictionary(data, d, n, out),
         (Values::Double(d), Values::Double(out)) => drain_dictionary(data, d, n, out),
         (Values::Bytes(d), Values::Bytes(out)) => DictionaryByteArrayDecoder::new(data, d, n)
-            .and_then(|values| drain_bytes(values, n, out, "RLE_DICTIONARY")),
+            .and_then(|values| {
+                drain_bytes(
+                    values,
+                    n,
+                    out,
+                    "RLE_DICTIONARY",
+                    Some(Budget {
+                        limit,
+                        value_len: decoder.dictionary_max_len,
+                    }),
+                )
+            }),
         _ => {
             return Err(PageError::unsupported(
                 part,
@@ -264,6 +290,35 @@ fn drain_dictionary<T: FixedWidth>(
         out,
         "RLE_DICTIONARY",
     )
+}
+
+/// Refuses a gather of byte arrays whose bytes would pass `limit` (indices past the dictionary
+/// count nothing here; the gather reports them).
+fn check_gather_bytes(
+    dictionary: &ByteArrays,
+    indices: &[u32],
+    limit: u64,
+    encoding: Encoding,
+) -> Result<(), PageError> {
+    let total: u64 = indices
+        .iter()
+        .filter_map(|&i| {
+            let i = i as usize;
+            let end = *dictionary.offsets.get(i + 1)?;
+            Some((end - dictionary.offsets[i]) as u64)
+        })
+        .sum();
+    if total > limit {
+        return Err(PageError::invalid(
+            PagePart::Values,
+            Some(encoding),
+            format!(
+                "the page's values would take {total} bytes, above this executor's limit of \
+                 {limit} (Config::max_output_bytes)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Appends `dictionary[index]` for each index to `out` (nothing on error).
@@ -326,6 +381,7 @@ pub(super) fn decode_plain(
                 n,
                 out,
                 "PLAIN",
+                None,
             )
             .map_err(codec),
             _ => drain_bytes(
@@ -333,6 +389,7 @@ pub(super) fn decode_plain(
                 n,
                 out,
                 "PLAIN",
+                None,
             )
             .map_err(codec),
         },
@@ -377,20 +434,53 @@ where
     Ok(())
 }
 
-/// Appends the `n` byte arrays of `decoder` to `out` (nothing on error).
+/// A bound on the bytes one page's byte arrays may take, for encodings whose output can
+/// outgrow their input (DELTA_BYTE_ARRAY's prefixes, dictionary entries repeated): the
+/// executor's `max_output_bytes`, and the longest a value can be.
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    limit: u64,
+    value_len: usize,
+}
+
+/// Byte arrays decoded per batch when no budget narrows it.
+const BYTES_BATCH: usize = 4096;
+
+/// Appends the `n` byte arrays of `decoder` to `out` (nothing on error). With a `budget`, in
+/// batches small enough that the page's bytes cannot pass the limit by more than one value:
+/// past it is [`ErrorKind::TooMany`](qpl_fallback::parquet::ErrorKind::TooMany), before the
+/// memory is taken.
 fn drain_bytes<D: ByteArrayDecoder>(
     mut decoder: D,
     n: usize,
     out: &mut ByteArrays,
     encoding: &'static str,
+    budget: Option<Budget>,
 ) -> Result<(), ParquetError> {
     let (offsets, bytes) = (out.offsets.len(), out.values.len());
     let mut done = 0;
     let result = loop {
+        let used = (out.values.len() - bytes) as u64;
+        let batch = match budget {
+            Some(Budget { limit, .. }) if used > limit => {
+                break Err(ParquetError::new(
+                    encoding,
+                    qpl_fallback::parquet::ErrorKind::TooMany,
+                    format!(
+                        "the page's first {done} values take {used} bytes, above this \
+                         executor's limit of {limit} (Config::max_output_bytes)"
+                    ),
+                ));
+            }
+            Some(Budget { limit, value_len }) => {
+                ((limit - used) / value_len.max(1) as u64).clamp(1, BYTES_BATCH as u64) as usize
+            }
+            None => n,
+        };
         if done == n {
             break Ok(());
         }
-        match decoder.next_batch(out, n - done) {
+        match decoder.next_batch(out, (n - done).min(batch)) {
             Ok(0) => {
                 break Err(ParquetError::truncated(
                     encoding,
