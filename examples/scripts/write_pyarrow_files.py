@@ -4,7 +4,7 @@ arrow-rs crate the Rust tests use) into OUTDIR, for `qpl-parquet verify` to chec
 
 Usage: python3 examples/scripts/write_pyarrow_files.py OUTDIR
 
-Covers: dictionary and PLAIN; `column_encoding` with DELTA_BINARY_PACKED,
+Covers: dictionary (RLE_DICTIONARY; PLAIN_DICTIONARY in a format-1.0 file) and PLAIN; `column_encoding` with DELTA_BINARY_PACKED,
 DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT (and RLE booleans); data pages
 '1.0' and '2.0'; several compressions; required, nullable and list columns; a small
 `data_page_size` so chunks have several pages. Prints one line per file written. Deterministic
@@ -97,8 +97,9 @@ def leaf(table, name):
     return name
 
 
-def write(path, cols, version, compression, dictionary, page_size=2048):
-    """One file: `dictionary` columns dictionary-encoded, the others with their encoding."""
+def write(path, cols, version, compression, dictionary, page_size=2048, format_version="2.6"):
+    """One file: `dictionary` columns dictionary-encoded, the others with their encoding.
+    Format version "1.0" makes Arrow C++ label dictionary pages PLAIN_DICTIONARY (2)."""
     names = [name for name in cols if (cols[name][1] is None) == dictionary]
     table = pa.table({name: cols[name][0] for name in names})
     kwargs = {}
@@ -115,6 +116,7 @@ def write(path, cols, version, compression, dictionary, page_size=2048):
         data_page_size=page_size,
         row_group_size=ROWS // 2,
         write_batch_size=256,
+        version=format_version,
         **kwargs,
     )
     return path
@@ -141,6 +143,10 @@ def main():
             kind = "dict" if dictionary else "encodings"
             name = f"pyarrow_{kind}_v{version[0]}_{compression.lower()}.parquet"
             written.append(write(os.path.join(out, name), cols, version, compression, dictionary))
+    # The Parquet 1 dictionary encoding's number: PLAIN_DICTIONARY in data and dictionary pages.
+    written.append(
+        write(os.path.join(out, "pyarrow_dict_format1_v1_snappy.parquet"), cols, "1.0", "SNAPPY", True, format_version="1.0")
+    )
     # Pages of a few values each.
     written.append(write(os.path.join(out, "pyarrow_tiny_pages_v2.parquet"), cols, "2.0", "NONE", False, page_size=64))
     for path in written:

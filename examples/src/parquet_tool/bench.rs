@@ -27,6 +27,15 @@ use qpl_rs::Path;
 
 use super::verify::column_of;
 
+/// `println!` that ignores a closed stdout (`qpl-parquet bench FILE | head` must not panic).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+pub(super) use say;
+
 /// Timed runs per side; the best is kept.
 const RUNS: usize = 5;
 /// Stop repeating a side once its runs took this long in total (big chunks, debug builds).
@@ -47,16 +56,16 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    println!(
+    say!(
         "{}: {} column chunks; qpl-rs on the {path} path; best of up to {RUNS} runs on the same \
          decompressed pages in memory",
         file.display(),
         chunks.len(),
     );
     if cfg!(debug_assertions) {
-        println!("(a debug build: times say little; build with --release)");
+        say!("(a debug build: times say little; build with --release)");
     }
-    println!("speedup = parquet time / qpl-rs time (above 1: qpl-rs faster); ran on = where the levels, indices and booleans were decoded");
+    say!("speedup = parquet time / qpl-rs time (above 1: qpl-rs faster); ran on = where the levels, indices and booleans were decoded (cpu codecs: the chunk has none)");
     let header = [
         "rg",
         "column",
@@ -111,7 +120,7 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
                     per_second(values, ours),
                     per_second(values, theirs),
                     ratio(theirs, ours),
-                    ran_on.name().to_string(),
+                    ran_on.map_or("cpu codecs", Path::name).to_string(),
                 ]);
             }
             (_, theirs) => {
@@ -126,10 +135,10 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
     }
     print_table(&rows);
     for (i, message) in notes.iter().enumerate() {
-        println!("[{}] {message}", i + 1);
+        say!("[{}] {message}", i + 1);
     }
     if !ours_total.is_zero() {
-        println!(
+        say!(
             "total (chunks both decoded): qpl-rs {} ms, parquet {} ms, speedup {}",
             millis(ours_total),
             millis(theirs_total),
@@ -207,17 +216,18 @@ fn print_table(rows: &[Vec<String>]) {
                 }
             })
             .collect();
-        println!("{}", cells.join("  ").trim_end());
+        say!("{}", cells.join("  ").trim_end());
     }
 }
 
-/// Best time of the page layer decoding the chunk, and the path that did it (the
-/// accelerator or QPL's software path when any page part ran there).
-fn time_ours(chunk: &ChunkPages, path: Path) -> Result<(Duration, Path), String> {
+/// Best time of the page layer decoding the chunk, and the path that decoded its levels,
+/// indices or booleans (the accelerator or QPL's software path when any page part ran there;
+/// `None` when the chunk has none of those: the CPU codecs decoded everything).
+fn time_ours(chunk: &ChunkPages, path: Path) -> Result<(Duration, Option<Path>), String> {
     let pages = chunk.qpl_pages()?;
     let mut data = ColumnData::new(&chunk.column);
     let mut best = Duration::MAX;
-    let mut ran_on = Path::Fallback;
+    let mut ran_on: Option<Path> = None;
     let started = Instant::now();
     for _ in 0..RUNS {
         data.clear();
@@ -227,8 +237,10 @@ fn time_ours(chunk: &ChunkPages, path: Path) -> Result<(Duration, Path), String>
             let report = decoder
                 .decode_page(page, &mut data)
                 .map_err(|e| format!("page {i}: {e}"))?;
-            if report.path() != Path::Fallback {
-                ran_on = report.path();
+            if let Some(routed) = report.routed_path() {
+                if ran_on.is_none_or(|p| p == Path::Fallback) {
+                    ran_on = Some(routed);
+                }
             }
         }
         best = best.min(start.elapsed());

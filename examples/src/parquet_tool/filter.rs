@@ -30,7 +30,7 @@ use qpl_rs::parquet::codecs::ValueDecoder;
 use qpl_rs::parquet::{level_width, ChunkDecoder, Column, ColumnData, PhysicalType, Values};
 use qpl_rs::{scan, Comparison, Path, Stream};
 
-use super::bench::{catch, to_qpl_page};
+use super::bench::{catch, say, to_qpl_page};
 use super::verify::column_of;
 
 /// How many selected values `run` prints.
@@ -83,11 +83,13 @@ pub fn run(file: &FilePath, column: &str, eq: &str, select: Option<&str>, path: 
     }
     match catch(|| filter(file, column, eq, select, path)) {
         Ok(result) => {
-            println!(
+            say!(
                 "{} == {eq:?}: {} of {} rows",
-                result.column, result.matches, result.rows
+                result.column,
+                result.matches,
+                result.rows
             );
-            println!(
+            say!(
                 "path {}; {} data pages answered from dictionary indices ({} scanned), {} decoded and compared; {:.3} ms",
                 result.path.name(),
                 result.index_pages,
@@ -101,7 +103,7 @@ pub fn run(file: &FilePath, column: &str, eq: &str, select: Option<&str>, path: 
                 } else {
                     ""
                 };
-                println!(
+                say!(
                     "{}: {} values, {} nulls in the matching rows: [{}{more}]",
                     selected.column,
                     selected.values,
@@ -340,7 +342,10 @@ impl ChunkFilter<'_> {
                 continue;
             }
             self.result.rows += u64::from(page.num_values());
-            let indexed = match (&ids, index_section(page, &self.column).map_err(fail)?) {
+            let indexed = match (
+                &ids,
+                index_section(page, &self.column, self.rows.is_some()).map_err(fail)?,
+            ) {
                 (Some(ids), Some(section)) => Some((ids, section)),
                 _ => None,
             };
@@ -429,10 +434,12 @@ struct IndexSection<'a> {
 
 /// The indices section of a dictionary-encoded data page, or `None` when the page is not one
 /// (or has levels this code does not take apart itself: BIT_PACKED); the page layer decodes
-/// those.
+/// those. The definition levels are decoded (on the CPU) when `want_levels` or when they are
+/// the only way to know the number of values (v1 pages); a v2 page's header says it.
 fn index_section<'a>(
     page: &'a CratePage,
     column: &Column,
+    want_levels: bool,
 ) -> Result<Option<IndexSection<'a>>, String> {
     use parquet::basic::Encoding as E;
     let max_def = column.max_def_level;
@@ -494,8 +501,16 @@ fn index_section<'a>(
             let values = num_values.checked_sub(*num_nulls).ok_or_else(|| {
                 format!("num_nulls {num_nulls} is above the page's num_values {num_values}")
             })?;
-            let def_levels = if max_def > 0 {
-                Some(decode_levels(&buf[start..end], max_def, *num_values)?)
+            let def_levels = if max_def > 0 && want_levels {
+                let levels = decode_levels(&buf[start..end], max_def, *num_values)?;
+                let present = levels.iter().filter(|&&d| d == max_def).count();
+                if present != values as usize {
+                    return Err(format!(
+                        "num_nulls {num_nulls} leaves {values} values, but the definition \
+                         levels say {present}"
+                    ));
+                }
+                Some(levels)
             } else {
                 None
             };
