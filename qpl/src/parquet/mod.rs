@@ -18,9 +18,15 @@
 //! On [`Path::Fallback`], and on [`Path::Auto`] where no accelerator is usable, the codecs run
 //! directly (they are faster than a job's copy-and-widen). A section a job refuses as bad data
 //! is decoded by the codec instead: QPL's parser refuses some valid Parquet (run headers of 5
-//! bytes; D8 of `QPL-SEMANTICS.md`, a 225 at its internal step boundaries), and for data that
-//! is really bad the codec's error is reported, the same on every path. Every [`PageReport`]
-//! says which path really decoded each part.
+//! bytes, its step-boundary 232), and for data that is really bad the codec's error is
+//! reported, the same on every path. QPL's 225 on short bit-packed tails (D8 of
+//! `QPL-SEMANTICS.md`) is avoided by asking the job for a multiple of 8 values. Every
+//! [`PageReport`] says which path really decoded each part.
+//!
+//! Memory: nothing is allocated from a header's count before it is checked — levels and
+//! values against [`crate::Config::max_output_bytes`] (and against the bytes present, by the
+//! codecs and jobs), byte arrays that can outgrow their page (repeated dictionary entries,
+//! DELTA_BYTE_ARRAY prefixes) in batches that stop at that limit.
 //!
 //! ```
 //! use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Encoding, Page, PhysicalType, Values};
