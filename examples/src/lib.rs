@@ -5,10 +5,14 @@
 //! - [`replay`]: the JSON Lines format of `qpl-replay` — parse a job line, run it, format the
 //!   result line. Kept here, not in the binary, so it is unit-tested and a fuzz target can call
 //!   [`parse_job_line`] and [`run_line`] directly.
+//! - [`parquet_tool`]: `qpl-parquet` — Parquet files decoded by `qpl_rs::parquet` and verified
+//!   against the `parquet` crate, benchmarked, filtered; the demo and test files.
 //!
 //! The binaries are `qpl-demo` (`src/main.rs`: encode, decode, scan, select and expand a
-//! million values, check them and print throughput) and `qpl-replay` (`src/bin/qpl-replay.rs`).
+//! million values, check them and print throughput), `qpl-replay` (`src/bin/qpl-replay.rs`)
+//! and `qpl-parquet` (`src/bin/qpl-parquet.rs`).
 
+pub mod parquet_tool;
 pub mod path;
 pub mod replay;
 

@@ -30,6 +30,7 @@ mod error;
 mod ffi;
 mod gaps;
 mod hardware;
+pub mod parquet;
 mod pending;
 mod slot;
 #[cfg(test)]

@@ -1,0 +1,137 @@
+//! `qpl-parquet`: Parquet files decoded by qpl-rs's page layer — `verify` (against the
+//! `parquet` crate), `bench` and `filter`. See `qpl_examples::parquet_tool`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser as _;
+use qpl_examples::parquet_tool::{bench, files, filter, verify};
+use qpl_examples::ExecPath;
+
+const LONG_ABOUT: &str = "\
+Decodes Parquet files with qpl-rs's own page layer (levels, dictionary indices and RLE booleans \
+on the chosen path: the IAA accelerator, QPL's software path or the pure-Rust fallback; every \
+other encoding on the CPU codecs) and checks, benchmarks or filters them.
+
+The parquet crate reads the file structure (footer, page headers, decompression) and is the \
+reference decoder; it decodes nothing on qpl-rs's own path.";
+
+const VERIFY_ABOUT: &str = "\
+Decodes every column chunk of every row group of each FILE (dictionary pages, data pages v1 and \
+v2, any compression, nested and nullable columns) with qpl-rs and compares definition levels, \
+repetition levels and values with the parquet crate's reading (floats by bit pattern).
+
+With no FILE: writes a demo file with every encoding to the temporary directory
+(qpl-parquet-demo.parquet, kept for bench and filter) and verifies it.
+
+Output: one JSON line per column chunk on stdout, with the keys
+  file, row_group, column (dotted path), physical_type,
+  encodings (distinct page-header encodings in first-seen order: per page the dictionary
+    page's encoding, or the value encoding then the repetition- and definition-level
+    encodings of the levels the column has),
+  values (levels in the chunk: one per value slot, nulls and empty lists included),
+  result (ok, mismatch or error), detail (\"\" when ok, else the first difference or the error),
+  path (the path that decoded levels/indices/booleans: hardware or software if any page used
+    it, else fallback; null when the chunk has none of these parts, e.g. a required PLAIN
+    column, or nothing was decoded).
+A file that cannot be opened or parsed (or a --path that cannot run here) gives one error line
+for the file, with row_group, column and physical_type null.
+A summary goes to stderr.
+
+Exit status: 0 when every chunk is ok, 1 when any is a mismatch, 2 when any is an error (or the \
+path cannot run here).";
+
+/// Command line of `qpl-parquet`.
+#[derive(clap::Parser)]
+#[command(
+    name = "qpl-parquet",
+    version,
+    about = "Decode Parquet files with qpl-rs: verify against the parquet crate, bench, filter",
+    long_about = LONG_ABOUT
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Decode every column chunk and compare with the parquet crate (JSON lines on stdout).
+    #[command(long_about = VERIFY_ABOUT)]
+    Verify {
+        /// Where levels, dictionary indices and RLE booleans are decoded.
+        #[arg(long, value_enum, default_value_t = ExecPath::Auto)]
+        path: ExecPath,
+        /// Parquet files (none: write a demo file with every encoding and verify it).
+        files: Vec<PathBuf>,
+    },
+    /// Throughput of qpl-rs's decoding of FILE against the parquet crate's.
+    Bench {
+        /// Where qpl-rs's levels, dictionary indices and RLE booleans are decoded.
+        #[arg(long, value_enum, default_value_t = ExecPath::Auto)]
+        path: ExecPath,
+        /// A Parquet file.
+        file: PathBuf,
+    },
+    /// Rows of FILE whose COLUMN equals VALUE (a dictionary column is filtered by scanning its
+    /// indices, without decoding values).
+    Filter {
+        /// A Parquet file.
+        file: PathBuf,
+        /// The column to compare (dotted path).
+        #[arg(long, value_name = "NAME")]
+        column: String,
+        /// The value to match, written as the column's type reads it.
+        #[arg(long, value_name = "VALUE")]
+        eq: String,
+        /// The column to output for matching rows (default: the filtered column).
+        #[arg(long, value_name = "COLUMN")]
+        select: Option<String>,
+        /// Where the scans run.
+        #[arg(long, value_enum, default_value_t = ExecPath::Auto)]
+        path: ExecPath,
+    },
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Verify { path, files } if files.is_empty() => demo(path.to_qpl()),
+        Command::Verify { path, files } => verify::run(&files, path.to_qpl()),
+        Command::Bench { path, file } => bench::run(&file, path.to_qpl()),
+        Command::Filter {
+            file,
+            column,
+            eq,
+            select,
+            path,
+        } => filter::run(&file, &column, &eq, select.as_deref(), path.to_qpl()),
+    }
+}
+
+/// Writes the demo file (every encoding) to the temporary directory as
+/// `qpl-parquet-demo.parquet` and verifies it. The file stays, for `bench` and `filter`; it is
+/// written under a name of this process and renamed, so concurrent runs never read a
+/// half-written file.
+fn demo(path: qpl_rs::Path) -> ExitCode {
+    let dir = std::env::temp_dir();
+    let file = dir.join("qpl-parquet-demo.parquet");
+    let partial = dir.join(format!("qpl-parquet-demo.{}.partial", std::process::id()));
+    let written = files::write_demo_file(&partial)
+        .map_err(|e| e.to_string())
+        .and_then(|()| std::fs::rename(&partial, &file).map_err(|e| e.to_string()));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&partial);
+        eprintln!(
+            "qpl-parquet: cannot write the demo file {}: {e}",
+            file.display()
+        );
+        return ExitCode::from(2);
+    }
+    eprintln!(
+        "wrote the demo file {} (every encoding; try `qpl-parquet filter {} --column a --eq \
+         Paris`); verifying it on the {path} path",
+        file.display(),
+        file.display()
+    );
+    verify::run(std::slice::from_ref(&file), path)
+}

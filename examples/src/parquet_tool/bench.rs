@@ -1,0 +1,517 @@
+//! `qpl-parquet bench FILE`: per column chunk, how long this project's page layer takes to
+//! decode it and how long the `parquet` crate's column reader takes for the same pages, as a
+//! table read at a glance. A printout to compare orders of magnitude, not a benchmark: best of
+//! a few runs timed with [`Instant`], on whatever else the machine is doing.
+//!
+//! Both sides start from the same decompressed pages in memory (read once through the parquet
+//! crate's page reader), so neither pays for I/O, page headers or decompression: what is
+//! timed is level and value decoding. The parquet crate reads them through [`MemoryPages`], a
+//! [`PageReader`] over those pages, and its column reader's `read_records` (levels and values
+//! into its buffers, as a Parquet reader's inner loop does).
+
+use std::fs::File;
+use std::path::Path as FilePath;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use parquet::column::page::{Page as CratePage, PageMetadata, PageReader};
+use parquet::column::reader::{get_column_reader, get_typed_column_reader, ColumnReader};
+use parquet::data_type::{
+    BoolType, ByteArrayType, DataType, DoubleType, FixedLenByteArrayType, FloatType, Int32Type,
+    Int64Type, Int96Type,
+};
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::schema::types::ColumnDescPtr;
+use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Encoding, Page, PhysicalType};
+use qpl_rs::Path;
+
+use super::verify::column_of;
+
+/// `println!` that ignores a closed stdout (`qpl-parquet bench FILE | head` must not panic).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+pub(super) use say;
+
+/// Timed runs per side; the best is kept.
+const RUNS: usize = 5;
+/// Stop repeating a side once its runs took this long in total (big chunks, debug builds).
+const TIME_BUDGET: Duration = Duration::from_millis(500);
+
+/// Runs `qpl-parquet bench FILE` with qpl-rs on `path`: prints the table; exit 0, or 2 when
+/// the file cannot be read, the path cannot run here, or a chunk fails to decode (the table
+/// still shows the others).
+pub fn run(file: &FilePath, path: Path) -> ExitCode {
+    if let Err(why) = path.availability() {
+        eprintln!("qpl-parquet bench: the {path} path cannot run here: {why}");
+        return ExitCode::from(2);
+    }
+    let chunks = match catch(|| read_chunks(file, None)) {
+        Ok(chunks) => chunks,
+        Err(e) => {
+            eprintln!("qpl-parquet bench: {}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    say!(
+        "{}: {} column chunks; qpl-rs on the {path} path; best of up to {RUNS} runs on the same \
+         decompressed pages in memory",
+        file.display(),
+        chunks.len(),
+    );
+    if cfg!(debug_assertions) {
+        say!("(a debug build: times say little; build with --release)");
+    }
+    say!("speedup = parquet time / qpl-rs time (above 1: qpl-rs faster); ran on = where the levels, indices and booleans were decoded (cpu codecs: the chunk has none)");
+    let header = [
+        "rg",
+        "column",
+        "type",
+        "encodings",
+        "values",
+        "qpl-rs ms",
+        "parquet ms",
+        "qpl-rs Mv/s",
+        "parquet Mv/s",
+        "speedup",
+        "ran on",
+    ];
+    let mut rows = vec![header.map(str::to_string).to_vec()];
+    // Error messages, shown under the table and referred to as `error [n]` in cells.
+    let mut notes: Vec<String> = Vec::new();
+    let mut note = |message: String| {
+        let n = notes.iter().position(|m| *m == message).unwrap_or_else(|| {
+            notes.push(message);
+            notes.len() - 1
+        });
+        format!("error [{}]", n + 1)
+    };
+    let mut failed = false;
+    let (mut ours_total, mut theirs_total) = (Duration::ZERO, Duration::ZERO);
+    for chunk in &chunks {
+        let values = chunk.levels();
+        let mut row = vec![
+            chunk.row_group.to_string(),
+            chunk.name.clone(),
+            chunk.type_name(),
+            chunk.encodings(),
+            values.to_string(),
+        ];
+        let ours = match catch(|| time_ours(chunk, path)) {
+            Ok((time, ran_on)) => {
+                row.push(millis(time));
+                Some((time, ran_on))
+            }
+            Err(e) => {
+                failed = true;
+                row.push(note(e));
+                None
+            }
+        };
+        match (ours, catch(|| time_parquet_crate(chunk))) {
+            (Some((ours, ran_on)), Ok(theirs)) => {
+                ours_total += ours;
+                theirs_total += theirs;
+                row.extend([
+                    millis(theirs),
+                    per_second(values, ours),
+                    per_second(values, theirs),
+                    ratio(theirs, ours),
+                    ran_on.map_or("cpu codecs", Path::name).to_string(),
+                ]);
+            }
+            (_, theirs) => {
+                failed |= theirs.is_err();
+                row.push(match theirs {
+                    Ok(theirs) => millis(theirs),
+                    Err(e) => note(format!("parquet crate: {e}")),
+                });
+            }
+        }
+        rows.push(row);
+    }
+    print_table(&rows);
+    for (i, message) in notes.iter().enumerate() {
+        say!("[{}] {message}", i + 1);
+    }
+    if !ours_total.is_zero() {
+        say!(
+            "total (chunks both decoded): qpl-rs {} ms, parquet {} ms, speedup {}",
+            millis(ours_total),
+            millis(theirs_total),
+            ratio(theirs_total, ours_total)
+        );
+    }
+    if failed {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Runs `f`, turning a panic (of the parquet crate, on a malformed file) into an error.
+pub(super) fn catch<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(previous);
+    result.unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string());
+        Err(format!("panicked: {message}"))
+    })
+}
+
+/// Milliseconds with three decimals.
+fn millis(d: Duration) -> String {
+    format!("{:.3}", d.as_secs_f64() * 1e3)
+}
+
+/// Millions of values per second.
+fn per_second(values: usize, d: Duration) -> String {
+    if d.is_zero() {
+        return "-".to_string();
+    }
+    format!("{:.1}", values as f64 / d.as_secs_f64() / 1e6)
+}
+
+/// `theirs / ours`, as `2.31x`.
+fn ratio(theirs: Duration, ours: Duration) -> String {
+    if ours.is_zero() {
+        return "-".to_string();
+    }
+    format!("{:.2}x", theirs.as_secs_f64() / ours.as_secs_f64())
+}
+
+/// Prints rows with every column padded to its widest cell (text left, numbers right).
+/// The header's last column (`ran on`) is text too.
+fn print_table(rows: &[Vec<String>]) {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let last = rows.first().map_or(0, Vec::len).saturating_sub(1);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let numeric = |c: usize| !(matches!(c, 1..=3) || c == last);
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                if numeric(c) {
+                    format!("{cell:>w$}", w = widths[c])
+                } else {
+                    format!("{cell:<w$}", w = widths[c])
+                }
+            })
+            .collect();
+        say!("{}", cells.join("  ").trim_end());
+    }
+}
+
+/// Best time of the page layer decoding the chunk, and the path that decoded its levels,
+/// indices or booleans (the accelerator or QPL's software path when any page part ran there;
+/// `None` when the chunk has none of those: the CPU codecs decoded everything).
+fn time_ours(chunk: &ChunkPages, path: Path) -> Result<(Duration, Option<Path>), String> {
+    let pages = chunk.qpl_pages()?;
+    let mut data = ColumnData::new(&chunk.column);
+    let mut best = Duration::MAX;
+    let mut ran_on: Option<Path> = None;
+    let started = Instant::now();
+    for _ in 0..RUNS {
+        data.clear();
+        let start = Instant::now();
+        let mut decoder = ChunkDecoder::new(chunk.column, path);
+        for (i, page) in pages.iter().enumerate() {
+            let report = decoder
+                .decode_page(page, &mut data)
+                .map_err(|e| format!("page {i}: {e}"))?;
+            if let Some(routed) = report.routed_path() {
+                if ran_on.is_none_or(|p| p == Path::Fallback) {
+                    ran_on = Some(routed);
+                }
+            }
+        }
+        best = best.min(start.elapsed());
+        if started.elapsed() > TIME_BUDGET {
+            break;
+        }
+    }
+    Ok((best, ran_on))
+}
+
+/// Best time of the parquet crate's column reader on the same pages.
+fn time_parquet_crate(chunk: &ChunkPages) -> Result<Duration, String> {
+    let mut best = Duration::MAX;
+    let started = Instant::now();
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        read_with_parquet_crate(&chunk.descr, &chunk.pages).map_err(|e| e.to_string())?;
+        best = best.min(start.elapsed());
+        if started.elapsed() > TIME_BUDGET {
+            break;
+        }
+    }
+    Ok(best)
+}
+
+/// Reads every level and value of `pages` with the parquet crate's typed column reader;
+/// returns the number of levels (values, nulls included) read.
+pub fn read_with_parquet_crate(
+    descr: &ColumnDescPtr,
+    pages: &[CratePage],
+) -> parquet::errors::Result<usize> {
+    let reader = get_column_reader(descr.clone(), Box::new(MemoryPages::new(pages.to_vec())));
+    match reader {
+        ColumnReader::BoolColumnReader(_) => read_typed::<BoolType>(reader),
+        ColumnReader::Int32ColumnReader(_) => read_typed::<Int32Type>(reader),
+        ColumnReader::Int64ColumnReader(_) => read_typed::<Int64Type>(reader),
+        ColumnReader::Int96ColumnReader(_) => read_typed::<Int96Type>(reader),
+        ColumnReader::FloatColumnReader(_) => read_typed::<FloatType>(reader),
+        ColumnReader::DoubleColumnReader(_) => read_typed::<DoubleType>(reader),
+        ColumnReader::ByteArrayColumnReader(_) => read_typed::<ByteArrayType>(reader),
+        ColumnReader::FixedLenByteArrayColumnReader(_) => {
+            read_typed::<FixedLenByteArrayType>(reader)
+        }
+    }
+}
+
+/// Drains a typed column reader into its buffers, batch by batch.
+fn read_typed<T: DataType>(reader: ColumnReader) -> parquet::errors::Result<usize> {
+    let mut reader = get_typed_column_reader::<T>(reader);
+    let (mut def, mut rep, mut values) = (Vec::new(), Vec::new(), Vec::new());
+    let mut levels = 0;
+    loop {
+        def.clear();
+        rep.clear();
+        values.clear();
+        let (records, values_read, levels_read) =
+            reader.read_records(8192, Some(&mut def), Some(&mut rep), &mut values)?;
+        if records == 0 {
+            return Ok(levels);
+        }
+        // A required column has no levels: count its values.
+        levels += if levels_read == 0 {
+            values_read
+        } else {
+            levels_read
+        };
+    }
+}
+
+/// A [`PageReader`] over pages already in memory (decompressed), so that the parquet crate's
+/// column reader is timed on decoding alone.
+pub struct MemoryPages {
+    pages: std::vec::IntoIter<CratePage>,
+}
+
+impl MemoryPages {
+    /// Reads `pages` in order.
+    pub fn new(pages: Vec<CratePage>) -> Self {
+        MemoryPages {
+            pages: pages.into_iter(),
+        }
+    }
+}
+
+impl Iterator for MemoryPages {
+    type Item = parquet::errors::Result<CratePage>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.pages.next().map(Ok)
+    }
+}
+
+impl PageReader for MemoryPages {
+    fn get_next_page(&mut self) -> parquet::errors::Result<Option<CratePage>> {
+        Ok(self.pages.next())
+    }
+
+    fn peek_next_page(&mut self) -> parquet::errors::Result<Option<PageMetadata>> {
+        Ok(self.pages.as_slice().first().map(|page| PageMetadata {
+            num_rows: match page {
+                CratePage::DataPageV2 { num_rows, .. } => Some(*num_rows as usize),
+                _ => None,
+            },
+            num_levels: Some(page.num_values() as usize),
+            is_dict: matches!(page, CratePage::DictionaryPage { .. }),
+        }))
+    }
+
+    fn skip_next_page(&mut self) -> parquet::errors::Result<()> {
+        self.pages.next();
+        Ok(())
+    }
+}
+
+/// One column chunk's pages, decompressed, as the parquet crate's page reader yields them.
+pub struct ChunkPages {
+    /// Row group index.
+    pub row_group: usize,
+    /// Leaf index in the schema.
+    pub column_index: usize,
+    /// The leaf's dotted path (`tags.list.element`).
+    pub name: String,
+    /// The leaf's descriptor (for the parquet crate's reader).
+    pub descr: ColumnDescPtr,
+    /// What the page layer needs of the leaf.
+    pub column: Column,
+    /// The chunk's encodings, from its metadata.
+    pub chunk_encodings: Vec<String>,
+    /// The pages, dictionary page first.
+    pub pages: Vec<CratePage>,
+}
+
+impl ChunkPages {
+    /// Levels (values, nulls included) in the data pages.
+    pub fn levels(&self) -> usize {
+        self.pages
+            .iter()
+            .filter(|p| !matches!(p, CratePage::DictionaryPage { .. }))
+            .map(|p| p.num_values() as usize)
+            .sum()
+    }
+
+    /// `INT32`, `FIXED_LEN_BYTE_ARRAY(16)`.
+    pub fn type_name(&self) -> String {
+        match self.column.physical_type {
+            PhysicalType::FixedLenByteArray(len) => format!("FIXED_LEN_BYTE_ARRAY({len})"),
+            t => t.name().to_string(),
+        }
+    }
+
+    /// The data pages' value encodings, in order of first use (`RLE_DICTIONARY,PLAIN`).
+    pub fn encodings(&self) -> String {
+        let mut seen: Vec<String> = Vec::new();
+        for page in &self.pages {
+            if matches!(page, CratePage::DictionaryPage { .. }) {
+                continue;
+            }
+            let name = page.encoding().to_string();
+            if !seen.contains(&name) {
+                seen.push(name);
+            }
+        }
+        seen.join(",")
+    }
+
+    /// The pages as the page layer takes them (borrowing their bytes).
+    pub fn qpl_pages(&self) -> Result<Vec<Page<'_>>, String> {
+        self.pages
+            .iter()
+            .enumerate()
+            .map(|(i, page)| to_qpl_page(page).map_err(|e| format!("page {i}: {e}")))
+            .collect()
+    }
+}
+
+/// The page layer's encoding for the parquet crate's.
+fn encoding(encoding: parquet::basic::Encoding) -> Result<Encoding, String> {
+    let name = encoding.to_string();
+    Encoding::from_name(&name).ok_or_else(|| format!("encoding {name} is not supported"))
+}
+
+/// The page layer's view of a page the parquet crate read (and decompressed).
+pub fn to_qpl_page(page: &CratePage) -> Result<Page<'_>, String> {
+    Ok(match page {
+        CratePage::DictionaryPage {
+            buf,
+            num_values,
+            encoding: e,
+            ..
+        } => Page::Dictionary {
+            buf,
+            num_values: *num_values,
+            encoding: encoding(*e)?,
+        },
+        CratePage::DataPage {
+            buf,
+            num_values,
+            encoding: e,
+            def_level_encoding,
+            rep_level_encoding,
+            ..
+        } => Page::V1 {
+            buf,
+            num_values: *num_values,
+            encoding: encoding(*e)?,
+            def_level_encoding: encoding(*def_level_encoding)?,
+            rep_level_encoding: encoding(*rep_level_encoding)?,
+        },
+        CratePage::DataPageV2 {
+            buf,
+            num_values,
+            encoding: e,
+            num_nulls,
+            def_levels_byte_len,
+            rep_levels_byte_len,
+            ..
+        } => Page::V2 {
+            buf,
+            num_values: *num_values,
+            num_nulls: *num_nulls,
+            encoding: encoding(*e)?,
+            def_levels_byte_len: *def_levels_byte_len,
+            rep_levels_byte_len: *rep_levels_byte_len,
+        },
+    })
+}
+
+/// Reads the pages of every column chunk of `file` (or only of the leaves whose index is in
+/// `only`), decompressed, in file order.
+pub fn read_chunks(file: &FilePath, only: Option<&[usize]>) -> Result<Vec<ChunkPages>, String> {
+    let reader = File::open(file)
+        .map_err(|e| e.to_string())
+        .and_then(|f| SerializedFileReader::new(f).map_err(|e| e.to_string()))?;
+    let metadata = reader.metadata();
+    let schema = metadata.file_metadata().schema_descr();
+    let mut chunks = Vec::new();
+    for rg in 0..reader.num_row_groups() {
+        let row_group = reader
+            .get_row_group(rg)
+            .map_err(|e| format!("row group {rg}: {e}"))?;
+        for index in 0..schema.num_columns() {
+            if only.is_some_and(|only| !only.contains(&index)) {
+                continue;
+            }
+            let descr = schema.column(index);
+            let name = descr.path().string();
+            let mut page_reader = row_group
+                .get_column_page_reader(index)
+                .map_err(|e| format!("row group {rg}, column {name}: {e}"))?;
+            let mut pages = Vec::new();
+            while let Some(page) = page_reader
+                .get_next_page()
+                .map_err(|e| format!("row group {rg}, column {name}: {e}"))?
+            {
+                pages.push(page);
+            }
+            chunks.push(ChunkPages {
+                row_group: rg,
+                column_index: index,
+                column: column_of(&descr)?,
+                chunk_encodings: metadata
+                    .row_group(rg)
+                    .column(index)
+                    .encodings()
+                    .map(|e| e.to_string())
+                    .collect(),
+                name,
+                descr,
+                pages,
+            });
+        }
+    }
+    Ok(chunks)
+}

@@ -1,0 +1,25 @@
+//! `qpl-parquet`: Parquet files decoded by qpl-rs's page layer ([`qpl_rs::parquet`]) and
+//! checked against the `parquet` crate.
+//!
+//! - [`verify`]: every column chunk of a file decoded by this project — definition levels,
+//!   repetition levels and values — and compared with what the `parquet` crate reads (one JSON
+//!   line per chunk).
+//! - [`files`]: the demo file (every encoding) and the test files.
+//! - [`bench`]: throughput of this project's decoding against the `parquet` crate's.
+//! - [`filter`]: `--column NAME --eq VALUE [--select COLUMN]`, by dictionary-index scans where
+//!   the column allows.
+//!
+//! The entry points the binary (`src/bin/qpl-parquet.rs`) calls, agreed between the modules:
+//!
+//! ```text
+//! verify::run(files: &[std::path::PathBuf], path: qpl_rs::Path) -> ExitCode
+//! files::write_demo_file(path: &std::path::Path) -> parquet::errors::Result<()>
+//! bench::run(file: &std::path::Path, path: qpl_rs::Path) -> ExitCode
+//! filter::run(file: &std::path::Path, column: &str, eq: &str, select: Option<&str>,
+//!             path: qpl_rs::Path) -> ExitCode
+//! ```
+
+pub mod bench;
+pub mod files;
+pub mod filter;
+pub mod verify;

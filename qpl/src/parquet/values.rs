@@ -1,0 +1,551 @@
+//! The values section of a page (and the levels' CPU path): one function per encoding, each
+//! appending to the caller's [`Values`] through the codecs of `qpl_fallback::parquet`.
+
+use qpl_fallback::parquet::{
+    bit_packed::BitPackedDecoder,
+    byte_stream_split::{ByteStreamSplitDecoder, ByteStreamSplitFixedLenDecoder},
+    delta_binary_packed::{DeltaBinaryPackedDecoder, DeltaInt},
+    delta_byte_array::DeltaByteArrayDecoder,
+    delta_length_byte_array::DeltaLengthByteArrayDecoder,
+    dictionary::{self, DictionaryByteArrayDecoder, DictionaryDecoder},
+    hybrid::{BooleanHybridDecoder, HybridDecoder},
+    plain::{PlainBooleanDecoder, PlainByteArrayDecoder, PlainDecoder, PlainFixedLenDecoder},
+    ByteArrayDecoder, ByteArrays, FixedWidth, ParquetError, PhysicalType, ValueDecoder,
+};
+
+use super::{
+    append_levels, codec_decides, decode_job, level_width, ChunkDecoder, Column, Encoding,
+    PageError, PagePart, Values, LEVEL_BATCH,
+};
+use crate::{Path, Stream};
+
+/// Appends `n` levels decoded on the CPU (the hybrid or the bit-packed codec) to `out`.
+pub(super) fn decode_levels_on_cpu(
+    decoder: &mut ChunkDecoder,
+    part: PagePart,
+    encoding: Encoding,
+    bytes: &[u8],
+    max_level: i16,
+    n: usize,
+    out: &mut Vec<i16>,
+) -> Result<(), PageError> {
+    let width = level_width(max_level);
+    let codec = |e| PageError::codec(part, encoding, e);
+    let scratch = &mut decoder.scratch;
+    scratch.resize(LEVEL_BATCH.min(n), 0);
+    let start = out.len();
+    out.reserve(n);
+    match encoding {
+        Encoding::Rle => {
+            let mut levels = HybridDecoder::new(bytes, width, n).map_err(codec)?;
+            while levels.remaining() > 0 {
+                let got = levels.next_batch(scratch).map_err(codec)?;
+                let at = out.len() - start;
+                append_levels(part, encoding, &scratch[..got], at, max_level, out)?;
+            }
+        }
+        Encoding::BitPacked => {
+            let mut levels = BitPackedDecoder::new(bytes, width, n).map_err(codec)?;
+            while levels.remaining() > 0 {
+                let got = levels.next_batch(scratch).map_err(codec)?;
+                let at = out.len() - start;
+                append_levels(part, encoding, &scratch[..got], at, max_level, out)?;
+            }
+        }
+        other => {
+            return Err(PageError::unsupported(
+                part,
+                other,
+                "levels are RLE or BIT_PACKED",
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// Bytes a value of `physical_type` takes in memory (byte arrays: their 4-byte offset).
+fn value_size(physical_type: PhysicalType) -> u64 {
+    match physical_type {
+        PhysicalType::Boolean => 1,
+        PhysicalType::Int32 | PhysicalType::Float | PhysicalType::ByteArray => 4,
+        PhysicalType::Int64 | PhysicalType::Double => 8,
+        PhysicalType::Int96 => 12,
+        PhysicalType::FixedLenByteArray(len) => 4 + len as u64,
+    }
+}
+
+/// Decodes the `n` non-null values of a data page's values section in `encoding`, appending
+/// them to `out`; returns the path that decoded them when they are dictionary indices or RLE
+/// booleans (the parts a path runs), `None` for the encodings only the CPU codecs decode.
+pub(super) fn decode_values(
+    decoder: &mut ChunkDecoder,
+    encoding: Encoding,
+    data: &[u8],
+    n: usize,
+    out: &mut Values,
+) -> Result<Option<Path>, PageError> {
+    let part = PagePart::Values;
+    if n == 0 {
+        return Ok(None);
+    }
+    let column = decoder.column;
+    let limit = decoder.executor.config().max_output_bytes as u64;
+    let bytes = (n as u64).saturating_mul(value_size(column.physical_type));
+    if bytes > limit {
+        return Err(PageError::invalid(
+            part,
+            Some(encoding),
+            format!(
+                "{n} values of {} would take {bytes} bytes, above this executor's limit of \
+                 {limit} (Config::max_output_bytes)",
+                column.physical_type.name()
+            ),
+        ));
+    }
+    let codec = |e| PageError::codec(part, encoding, e);
+    let unsupported = || {
+        PageError::unsupported(
+            part,
+            encoding,
+            format!(
+                "{encoding} does not encode {} values",
+                column.physical_type.name()
+            ),
+        )
+    };
+    match encoding {
+        Encoding::Plain => {
+            decode_plain(&column, part, encoding, data, n, out)?;
+            Ok(None)
+        }
+        Encoding::Rle => {
+            let Values::Boolean(out) = out else {
+                return Err(unsupported());
+            };
+            decode_rle_booleans(decoder, data, n, out).map(Some)
+        }
+        Encoding::PlainDictionary | Encoding::RleDictionary => {
+            decode_dictionary_indices(decoder, encoding, data, n, out).map(Some)
+        }
+        Encoding::DeltaBinaryPacked => {
+            match out {
+                Values::Int32(out) => drain_delta::<i32>(data, n, out),
+                Values::Int64(out) => drain_delta::<i64>(data, n, out),
+                _ => return Err(unsupported()),
+            }
+            .map_err(codec)?;
+            Ok(None)
+        }
+        Encoding::DeltaLengthByteArray => {
+            let (Values::Bytes(out), PhysicalType::ByteArray) = (out, column.physical_type) else {
+                return Err(unsupported());
+            };
+            let values = DeltaLengthByteArrayDecoder::new(data, n).map_err(codec)?;
+            drain_bytes(values, n, out, "DELTA_LENGTH_BYTE_ARRAY", None).map_err(codec)?;
+            Ok(None)
+        }
+        Encoding::DeltaByteArray => {
+            let Values::Bytes(out) = out else {
+                return Err(unsupported());
+            };
+            // DELTA_BYTE_ARRAY stores every length, also of FIXED_LEN_BYTE_ARRAY values: the
+            // codec checks each against the type's.
+            let values = match column.physical_type {
+                PhysicalType::FixedLenByteArray(len) => {
+                    DeltaByteArrayDecoder::new_fixed_len(data, n, len)
+                }
+                _ => DeltaByteArrayDecoder::new(data, n),
+            };
+            drain_bytes(
+                values.map_err(codec)?,
+                n,
+                out,
+                "DELTA_BYTE_ARRAY",
+                Some(Budget {
+                    limit,
+                    value_len: data.len(),
+                }),
+            )
+            .map_err(codec)?;
+            Ok(None)
+        }
+        Encoding::ByteStreamSplit => {
+            match out {
+                Values::Int32(out) => drain_split::<i32>(data, n, out),
+                Values::Int64(out) => drain_split::<i64>(data, n, out),
+                Values::Float(out) => drain_split::<f32>(data, n, out),
+                Values::Double(out) => drain_split::<f64>(data, n, out),
+                Values::Bytes(out) => match column.physical_type {
+                    PhysicalType::FixedLenByteArray(len) => {
+                        ByteStreamSplitFixedLenDecoder::new(data, len, n).and_then(|values| {
+                            drain_bytes(values, n, out, "BYTE_STREAM_SPLIT", None)
+                        })
+                    }
+                    _ => return Err(unsupported()),
+                },
+                _ => return Err(unsupported()),
+            }
+            .map_err(codec)?;
+            Ok(None)
+        }
+        Encoding::BitPacked => Err(unsupported()),
+    }
+}
+
+/// DELTA_BINARY_PACKED integers: the header's count is checked against `n` first.
+fn drain_delta<T: DeltaInt>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), ParquetError> {
+    drain(
+        DeltaBinaryPackedDecoder::<T>::new(data, n)?,
+        n,
+        out,
+        "DELTA_BINARY_PACKED",
+    )
+}
+
+/// BYTE_STREAM_SPLIT values: the section's length must give exactly `n` of them.
+fn drain_split<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), ParquetError> {
+    drain(
+        ByteStreamSplitDecoder::<T>::new(data, n)?,
+        n,
+        out,
+        "BYTE_STREAM_SPLIT",
+    )
+}
+
+/// Dictionary-encoded values: indices (a width byte, then the hybrid runs) through the
+/// chunk's dictionary. On a job path the indices come from a `parquet_rle` extract and are
+/// gathered here; on the CPU the codec decodes and gathers in one pass.
+fn decode_dictionary_indices(
+    decoder: &mut ChunkDecoder,
+    encoding: Encoding,
+    data: &[u8],
+    n: usize,
+    out: &mut Values,
+) -> Result<Path, PageError> {
+    let limit = decoder.executor.config().max_output_bytes as u64;
+    let part = PagePart::Values;
+    let codec = |e| PageError::codec(part, encoding, e);
+    let Some(dict) = decoder.dictionary.as_ref() else {
+        return Err(PageError::invalid(
+            part,
+            Some(encoding),
+            "a dictionary-encoded data page, but the chunk had no dictionary page before it",
+        ));
+    };
+    if decoder.use_jobs {
+        match decode_job::<u32>(&decoder.executor, &Stream::parquet_rle(data), n as u32) {
+            Ok((indices, output)) => {
+                if let Values::Bytes(entries) = dict {
+                    check_gather_bytes(entries, &indices, limit, encoding)?;
+                }
+                gather_into(dict, &indices, out).map_err(codec)?;
+                return Ok(output.path);
+            }
+            // Data the job refused: the codec decides (see `codec_decides`).
+            Err(e) if codec_decides(&e) => {}
+            Err(e) => return Err(PageError::job(part, encoding, e)),
+        }
+    }
+    match (dict, out) {
+        (Values::Int32(d), Values::Int32(out)) => drain_dictionary(data, d, n, out),
+        (Values::Int64(d), Values::Int64(out)) => drain_dictionary(data, d, n, out),
+        (Values::Int96(d), Values::Int96(out)) => drain_dictionary(data, d, n, out),
+        (Values::Float(d), Values::Float(out)) => drain_dictionary(data, d, n, out),
+        (Values::Double(d), Values::Double(out)) => drain_dictionary(data, d, n, out),
+        (Values::Bytes(d), Values::Bytes(out)) => DictionaryByteArrayDecoder::new(data, d, n)
+            .and_then(|values| {
+                drain_bytes(
+                    values,
+                    n,
+                    out,
+                    "RLE_DICTIONARY",
+                    Some(Budget {
+                        limit,
+                        value_len: decoder.dictionary_max_len,
+                    }),
+                )
+            }),
+        _ => {
+            return Err(PageError::unsupported(
+                part,
+                encoding,
+                "the dictionary holds another type than the page's values",
+            ))
+        }
+    }
+    .map_err(codec)?;
+    Ok(Path::Fallback)
+}
+
+/// The fused decode-and-gather of a dictionary page of fixed-size values.
+fn drain_dictionary<T: FixedWidth>(
+    data: &[u8],
+    dictionary: &[T],
+    n: usize,
+    out: &mut Vec<T>,
+) -> Result<(), ParquetError> {
+    drain(
+        DictionaryDecoder::new(data, dictionary, n)?,
+        n,
+        out,
+        "RLE_DICTIONARY",
+    )
+}
+
+/// Refuses a gather of byte arrays whose bytes would pass `limit` (indices past the dictionary
+/// count nothing here; the gather reports them).
+fn check_gather_bytes(
+    dictionary: &ByteArrays,
+    indices: &[u32],
+    limit: u64,
+    encoding: Encoding,
+) -> Result<(), PageError> {
+    let total: u64 = indices
+        .iter()
+        .filter_map(|&i| {
+            let i = i as usize;
+            let end = *dictionary.offsets.get(i + 1)?;
+            Some((end - dictionary.offsets[i]) as u64)
+        })
+        .sum();
+    if total > limit {
+        return Err(PageError::invalid(
+            PagePart::Values,
+            Some(encoding),
+            format!(
+                "the page's values would take {total} bytes, above this executor's limit of \
+                 {limit} (Config::max_output_bytes)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Appends `dictionary[index]` for each index to `out` (nothing on error).
+fn gather_into(dictionary: &Values, indices: &[u32], out: &mut Values) -> Result<(), ParquetError> {
+    fn fixed<T: FixedWidth>(
+        d: &[T],
+        indices: &[u32],
+        out: &mut Vec<T>,
+    ) -> Result<(), ParquetError> {
+        let start = out.len();
+        out.resize(start + indices.len(), T::default());
+        dictionary::gather(indices, d, &mut out[start..]).inspect_err(|_| out.truncate(start))
+    }
+    match (dictionary, out) {
+        (Values::Int32(d), Values::Int32(out)) => fixed(d, indices, out),
+        (Values::Int64(d), Values::Int64(out)) => fixed(d, indices, out),
+        (Values::Int96(d), Values::Int96(out)) => fixed(d, indices, out),
+        (Values::Float(d), Values::Float(out)) => fixed(d, indices, out),
+        (Values::Double(d), Values::Double(out)) => fixed(d, indices, out),
+        (Values::Bytes(d), Values::Bytes(out)) => {
+            let (offsets, bytes) = (out.offsets.len(), out.values.len());
+            dictionary::gather_byte_arrays(indices, d, out).inspect_err(|_| {
+                out.offsets.truncate(offsets);
+                out.values.truncate(bytes);
+            })
+        }
+        _ => Err(ParquetError::invalid_argument(
+            "RLE_DICTIONARY",
+            "the dictionary holds another type than the page's values",
+        )),
+    }
+}
+
+/// Decodes `n` PLAIN values (a data page's values section or a dictionary page).
+pub(super) fn decode_plain(
+    column: &Column,
+    part: PagePart,
+    encoding: Encoding,
+    data: &[u8],
+    n: usize,
+    out: &mut Values,
+) -> Result<(), PageError> {
+    let codec = |e| PageError::codec(part, encoding, e);
+    match out {
+        Values::Boolean(out) => drain(
+            PlainBooleanDecoder::new(data, n).map_err(codec)?,
+            n,
+            out,
+            "PLAIN",
+        )
+        .map_err(codec),
+        Values::Int32(out) => drain_fixed::<i32>(data, n, out).map_err(codec),
+        Values::Int64(out) => drain_fixed::<i64>(data, n, out).map_err(codec),
+        Values::Int96(out) => drain_fixed(data, n, out).map_err(codec),
+        Values::Float(out) => drain_fixed::<f32>(data, n, out).map_err(codec),
+        Values::Double(out) => drain_fixed::<f64>(data, n, out).map_err(codec),
+        Values::Bytes(out) => match column.physical_type {
+            PhysicalType::FixedLenByteArray(len) => drain_bytes(
+                PlainFixedLenDecoder::new(data, len, n).map_err(codec)?,
+                n,
+                out,
+                "PLAIN",
+                None,
+            )
+            .map_err(codec),
+            _ => drain_bytes(
+                PlainByteArrayDecoder::new(data, n).map_err(codec)?,
+                n,
+                out,
+                "PLAIN",
+                None,
+            )
+            .map_err(codec),
+        },
+    }
+}
+
+/// PLAIN fixed-width values: checked to be present before the output grows.
+fn drain_fixed<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), ParquetError> {
+    drain(PlainDecoder::<T>::new(data, n)?, n, out, "PLAIN")
+}
+
+/// Appends the `n` values of `decoder` to `out` (nothing on error).
+fn drain<D: ValueDecoder>(
+    mut decoder: D,
+    n: usize,
+    out: &mut Vec<D::Value>,
+    encoding: &'static str,
+) -> Result<(), ParquetError>
+where
+    D::Value: Copy + Default,
+{
+    let start = out.len();
+    out.resize(start + n, D::Value::default());
+    let mut done = 0;
+    while done < n {
+        match decoder.next_batch(&mut out[start + done..]) {
+            Ok(0) => break,
+            Ok(got) => done += got,
+            Err(e) => {
+                out.truncate(start);
+                return Err(e);
+            }
+        }
+    }
+    if done < n {
+        out.truncate(start);
+        return Err(ParquetError::truncated(
+            encoding,
+            format!("the values section ends after {done} of the page's {n} values"),
+        ));
+    }
+    Ok(())
+}
+
+/// A bound on the bytes one page's byte arrays may take, for encodings whose output can
+/// outgrow their input (DELTA_BYTE_ARRAY's prefixes, dictionary entries repeated): the
+/// executor's `max_output_bytes`, and the longest a value can be.
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    limit: u64,
+    value_len: usize,
+}
+
+/// Byte arrays decoded per batch when no budget narrows it.
+const BYTES_BATCH: usize = 4096;
+
+/// Appends the `n` byte arrays of `decoder` to `out` (nothing on error). With a `budget`, in
+/// batches small enough that the page's bytes cannot pass the limit by more than one value:
+/// past it is [`ErrorKind::TooMany`](qpl_fallback::parquet::ErrorKind::TooMany), before the
+/// memory is taken.
+fn drain_bytes<D: ByteArrayDecoder>(
+    mut decoder: D,
+    n: usize,
+    out: &mut ByteArrays,
+    encoding: &'static str,
+    budget: Option<Budget>,
+) -> Result<(), ParquetError> {
+    let (offsets, bytes) = (out.offsets.len(), out.values.len());
+    let mut done = 0;
+    let result = loop {
+        let used = (out.values.len() - bytes) as u64;
+        let batch = match budget {
+            Some(Budget { limit, .. }) if used > limit => {
+                break Err(ParquetError::new(
+                    encoding,
+                    qpl_fallback::parquet::ErrorKind::TooMany,
+                    format!(
+                        "the page's first {done} values take {used} bytes, above this \
+                         executor's limit of {limit} (Config::max_output_bytes)"
+                    ),
+                ));
+            }
+            Some(Budget { limit, value_len }) => {
+                ((limit - used) / value_len.max(1) as u64).clamp(1, BYTES_BATCH as u64) as usize
+            }
+            None => n,
+        };
+        if done == n {
+            break Ok(());
+        }
+        match decoder.next_batch(out, (n - done).min(batch)) {
+            Ok(0) => {
+                break Err(ParquetError::truncated(
+                    encoding,
+                    format!("the values section ends after {done} of the page's {n} values"),
+                ))
+            }
+            Ok(got) => done += got,
+            Err(e) => break Err(e),
+        }
+    };
+    if result.is_err() {
+        out.offsets.truncate(offsets);
+        out.values.truncate(bytes);
+    }
+    result
+}
+
+/// RLE booleans: a 4-byte length, then a hybrid stream of width 1 (in v1 and v2 pages).
+fn decode_rle_booleans(
+    decoder: &mut ChunkDecoder,
+    data: &[u8],
+    n: usize,
+    out: &mut Vec<bool>,
+) -> Result<Path, PageError> {
+    let (part, encoding) = (PagePart::Values, Encoding::Rle);
+    let codec = |e| PageError::codec(part, encoding, e);
+    if decoder.use_jobs {
+        let Some((prefix, rest)) = data.split_first_chunk::<4>() else {
+            return Err(PageError::invalid(
+                part,
+                Some(encoding),
+                format!(
+                    "the 4-byte length is missing: the values section has {} bytes",
+                    data.len()
+                ),
+            ));
+        };
+        let len = u32::from_le_bytes(*prefix) as usize;
+        let Some(body) = rest.get(..len) else {
+            return Err(PageError::invalid(
+                part,
+                Some(encoding),
+                format!(
+                    "the length prefix says {len} bytes, but {} follow",
+                    rest.len()
+                ),
+            ));
+        };
+        decoder.stream.clear();
+        decoder.stream.push(1);
+        decoder.stream.extend_from_slice(body);
+        match decode_job::<u8>(
+            &decoder.executor,
+            &Stream::parquet_rle(&decoder.stream),
+            n as u32,
+        ) {
+            Ok((bits, output)) => {
+                out.extend(bits.iter().map(|&b| b != 0));
+                return Ok(output.path);
+            }
+            Err(e) if codec_decides(&e) => {}
+            Err(e) => return Err(PageError::job(part, encoding, e)),
+        }
+    }
+    let (booleans, _) = BooleanHybridDecoder::new(data, n).map_err(codec)?;
+    drain(booleans, n, out, "RLE").map_err(codec)?;
+    Ok(Path::Fallback)
+}
