@@ -163,6 +163,7 @@ pub fn filter(
         let mut rows = selected_leaf.is_some().then(Vec::new);
         let mut chunk = ChunkFilter {
             column: column_of(&descr)?,
+            rows_left: u64::try_from(row_group.metadata().num_rows()).unwrap_or(0),
             target: &target,
             path,
             result: &mut result,
@@ -306,6 +307,9 @@ impl Target {
 /// One column chunk of the filtered column.
 struct ChunkFilter<'a> {
     column: Column,
+    /// Rows of the row group (from the footer) not yet in a page: a non-repeated column has
+    /// one level per row, so no page may claim more (nothing is sized by a larger count).
+    rows_left: u64,
     target: &'a Target,
     path: Path,
     result: &'a mut FilterResult,
@@ -341,7 +345,15 @@ impl ChunkFilter<'_> {
                 );
                 continue;
             }
-            self.result.rows += u64::from(page.num_values());
+            let levels = u64::from(page.num_values());
+            if levels > self.rows_left {
+                return Err(fail(format!(
+                    "the page claims {levels} values, but the row group has {} rows left",
+                    self.rows_left
+                )));
+            }
+            self.rows_left -= levels;
+            self.result.rows += levels;
             let indexed = match (
                 &ids,
                 index_section(page, &self.column, self.rows.is_some()).map_err(fail)?,
@@ -359,6 +371,12 @@ impl ChunkFilter<'_> {
                     self.compare_page(&data);
                 }
             }
+        }
+        if self.rows_left > 0 {
+            return Err(format!(
+                "the pages hold {} rows fewer than the row group's",
+                self.rows_left
+            ));
         }
         Ok(())
     }
@@ -608,5 +626,95 @@ fn format_value(values: &Values, i: usize) -> String {
             Ok(s) => format!("{s:?}"),
             Err(_) => v.get(i).iter().map(|b| format!("{b:02x}")).collect(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+    use parquet::basic::Encoding as E;
+
+    const COLUMN: Column = Column {
+        physical_type: PhysicalType::Int32,
+        max_def_level: 1,
+        max_rep_level: 0,
+    };
+
+    /// A dictionary page [5, 7], then a v2 page of 4 rows, all present (levels: an RLE run of
+    /// four 1s), all index 0 (an RLE run of width 1).
+    fn pages(num_nulls: u32) -> Vec<CratePage> {
+        let mut dictionary = 5i32.to_le_bytes().to_vec();
+        dictionary.extend(7i32.to_le_bytes());
+        vec![
+            CratePage::DictionaryPage {
+                buf: Bytes::from(dictionary),
+                num_values: 2,
+                encoding: E::PLAIN,
+                is_sorted: false,
+            },
+            CratePage::DataPageV2 {
+                buf: Bytes::from_static(&[0x08, 0x01, 0x01, 0x08, 0x00]),
+                num_values: 4,
+                encoding: E::RLE_DICTIONARY,
+                num_nulls,
+                num_rows: 4,
+                def_levels_byte_len: 2,
+                rep_levels_byte_len: 0,
+                is_compressed: false,
+                statistics: None,
+            },
+        ]
+    }
+
+    fn run(pages: &[CratePage], rows_left: u64, select: bool) -> Result<FilterResult, String> {
+        let mut result = FilterResult {
+            column: "v".into(),
+            rows: 0,
+            matches: 0,
+            path: Path::Fallback,
+            index_pages: 0,
+            scanned_pages: 0,
+            decoded_pages: 0,
+            selected: None,
+            elapsed: Duration::ZERO,
+        };
+        let mut rows = Vec::new();
+        ChunkFilter {
+            column: COLUMN,
+            rows_left,
+            target: &Target::Int32(5),
+            path: Path::Fallback,
+            result: &mut result,
+            rows: select.then_some(&mut rows),
+        }
+        .run(pages)?;
+        if select {
+            assert_eq!(rows, [true; 4]);
+        }
+        Ok(result)
+    }
+
+    #[test]
+    fn a_dictionary_page_is_scanned() {
+        let result = run(&pages(0), 4, true).unwrap();
+        assert_eq!((result.matches, result.rows), (4, 4));
+        assert_eq!((result.index_pages, result.scanned_pages), (1, 1));
+    }
+
+    #[test]
+    fn counts_that_disagree_are_errors() {
+        let e = run(&pages(0), 3, false).unwrap_err();
+        assert!(
+            e.contains("claims 4 values") && e.contains("3 rows left"),
+            "{e}"
+        );
+        let e = run(&pages(0), 5, false).unwrap_err();
+        assert!(e.contains("1 rows fewer"), "{e}");
+        let e = run(&pages(5), 4, false).unwrap_err();
+        assert!(e.contains("num_nulls 5 is above"), "{e}");
+        // The header says one null, the levels none: caught where the levels are decoded.
+        let e = run(&pages(1), 4, true).unwrap_err();
+        assert!(e.contains("definition levels say 4"), "{e}");
     }
 }
