@@ -398,3 +398,42 @@ proptest! {
         prop_assert!(back.iter().map(|b| b.data()).eq(strings.iter().map(|s| &s[..])));
     }
 }
+
+/// Fuzz finding (`parquet_encodings`): the byte-array decoder decoded a whole chunk of indices
+/// before gathering, so an index past the dictionary followed by a cut-short run gave
+/// `Truncated` to a large batch and `IndexOutOfRange` to a small one. Both decoders now report
+/// what comes first in the stream, whatever the batch size.
+#[test]
+fn the_first_error_in_the_stream_wins_whatever_the_batch_size() {
+    use qpl_fallback::parquet::dictionary::{DictionaryByteArrayDecoder, DictionaryDecoder};
+    use qpl_fallback::parquet::{ByteArrayDecoder, ByteArrays, ErrorKind, ValueDecoder};
+
+    let empty = ByteArrays::new();
+    let one: ByteArrays = [&b"x"[..]].into_iter().collect();
+    // (page, dictionary): width 0, RLE 49 × 0 into an empty dictionary, then a cut-short
+    // header; width 1, RLE 3 × 1 into a one-entry dictionary, then a cut-short header.
+    for (page, dictionary) in [
+        (&[0x00, 0x62, 0xa1][..], &empty),
+        (&[0x01, 0x06, 0x01, 0xa1][..], &one),
+    ] {
+        for batch in [1, 2, 13, 176] {
+            let mut decoder = DictionaryByteArrayDecoder::new(page, dictionary, 176).unwrap();
+            let mut out = ByteArrays::new();
+            let kind = decoder.next_batch(&mut out, batch).unwrap_err().kind;
+            assert_eq!(
+                kind,
+                ErrorKind::IndexOutOfRange,
+                "page {page:02x?}, batch {batch}"
+            );
+            let fixed = vec![7i32; dictionary.len()];
+            let mut decoder = DictionaryDecoder::new(page, &fixed, 176).unwrap();
+            let mut values = vec![0i32; batch];
+            let kind = decoder.next_batch(&mut values).unwrap_err().kind;
+            assert_eq!(
+                kind,
+                ErrorKind::IndexOutOfRange,
+                "page {page:02x?}, batch {batch}"
+            );
+        }
+    }
+}

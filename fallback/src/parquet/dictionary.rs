@@ -231,6 +231,45 @@ fn gather_byte_arrays_from(
     Ok(())
 }
 
+/// Appends a stream's byte arrays to `out` in stream order; positions are the page's.
+struct ByteGatherSink<'o, 'd, 's> {
+    dictionary: &'d ByteArrays,
+    out: &'o mut ByteArrays,
+    base: usize,
+    scratch: &'s mut [u32; CHUNK],
+}
+
+impl Sink for ByteGatherSink<'_, '_, '_> {
+    fn fill(&mut self, at: usize, value: u32, count: usize) -> Result<(), ParquetError> {
+        let len = self.dictionary.len();
+        if value as usize >= len {
+            return Err(out_of_range(value, self.base + at, len));
+        }
+        let entry = self.dictionary.get(value as usize);
+        for _ in 0..count {
+            self.out.push(entry)?;
+        }
+        Ok(())
+    }
+
+    fn values(&mut self, at: usize, values: &[u32]) -> Result<(), ParquetError> {
+        gather_byte_arrays_from(values, self.dictionary, self.out, self.base + at)
+    }
+
+    fn packed(
+        &mut self,
+        at: usize,
+        width: BitWidth,
+        src: &[u8],
+        count: usize,
+    ) -> Result<(), ParquetError> {
+        let (dictionary, base, out) = (self.dictionary, self.base + at, &mut *self.out);
+        unpack_chunks(self.scratch, width, src, count, |offset, indices| {
+            gather_byte_arrays_from(indices, dictionary, out, base + offset)
+        })
+    }
+}
+
 /// The incremental decoder of a dictionary-encoded page of byte arrays (BYTE_ARRAY,
 /// FIXED_LEN_BYTE_ARRAY), appending to a caller's [`ByteArrays`].
 #[derive(Clone, Debug)]
@@ -263,15 +302,15 @@ impl ByteArrayDecoder for DictionaryByteArrayDecoder<'_, '_> {
 
     fn next_batch(&mut self, out: &mut ByteArrays, max: usize) -> Result<usize, ParquetError> {
         let n = max.min(self.indices.remaining());
-        let mut done = 0;
-        while done < n {
-            let len = (n - done).min(CHUNK);
-            let base = self.indices.position();
-            let chunk = &mut self.scratch[..len];
-            self.indices.next_batch(chunk).map_err(renamed)?;
-            gather_byte_arrays_from(chunk, self.dictionary, out, base)?;
-            done += len;
-        }
+        // Run by run, as the fixed-width decoder does: an index past the dictionary is reported
+        // before a later run is opened, so the error does not depend on the batch size.
+        let mut sink = ByteGatherSink {
+            dictionary: self.dictionary,
+            out,
+            base: self.indices.position(),
+            scratch: &mut self.scratch,
+        };
+        self.indices.drive(n, &mut sink).map_err(renamed)?;
         Ok(n)
     }
 
