@@ -1,1 +1,340 @@
-//! (being written)
+//! PLAIN_DICTIONARY (2) and RLE_DICTIONARY (8): a data page of indices into the column chunk's
+//! dictionary (whose page is PLAIN): one bit-width byte (0..=32), then the indices as an
+//! RLE/bit-packing hybrid stream ([`super::hybrid`]).
+//!
+//! Decoding is fused with the gather: indices are unpacked 256 at a time
+//! into a stack buffer, checked against the dictionary's length with one comparison of their
+//! maximum, and gathered; an RLE run is one check and a fill of its entry. An index at or past
+//! the dictionary's length is [`ErrorKind::IndexOutOfRange`]; the values before it in the
+//! batch may have been written.
+
+use std::collections::HashMap;
+
+use super::hybrid::{HybridDecoder, Sink, CHUNK};
+use super::{ByteArrayDecoder, ByteArrays, ErrorKind, FixedWidth, ParquetError, ValueDecoder};
+
+const ENCODING: &str = "RLE_DICTIONARY";
+
+fn out_of_range(index: u32, position: usize, dictionary_len: usize) -> ParquetError {
+    ParquetError::new(
+        ENCODING,
+        ErrorKind::IndexOutOfRange,
+        format!(
+            "index {index} at position {position} is past the dictionary's {dictionary_len} entries"
+        ),
+    )
+}
+
+/// The first index of `indices` at or past `len`, as an error at page position `base + i`.
+#[cold]
+#[inline(never)]
+fn first_out_of_range(indices: &[u32], len: usize, base: usize) -> ParquetError {
+    let i = indices.iter().position(|&x| x as usize >= len).unwrap_or(0);
+    out_of_range(indices.get(i).copied().unwrap_or(0), base + i, len)
+}
+
+/// Gathers `dictionary[indices[i]]` into `out[i]` after one check of the indices' maximum:
+/// the first index past the dictionary is an error (positions from `base`), nothing written.
+#[inline]
+fn gather_checked<T: Copy>(
+    indices: &[u32],
+    dictionary: &[T],
+    out: &mut [T],
+    base: usize,
+) -> Result<(), ParquetError> {
+    let len = dictionary.len();
+    let max = indices.iter().fold(0u32, |m, &x| m.max(x));
+    if indices.is_empty() {
+        return Ok(());
+    }
+    if max as usize >= len {
+        return Err(first_out_of_range(indices, len, base));
+    }
+    // `len >= 1` here. The clamp changes nothing (every index is below `len`) but lets the
+    // compiler drop the per-value bounds check and vectorise the gather, without `unsafe`.
+    let last = len - 1;
+    for (o, &i) in out.iter_mut().zip(indices) {
+        *o = dictionary[(i as usize).min(last)];
+    }
+    Ok(())
+}
+
+/// Gathers a whole stream's values: positions are the page's (`base` plus the batch's).
+struct GatherSink<'o, 'd, T> {
+    dictionary: &'d [T],
+    out: &'o mut [T],
+    base: usize,
+}
+
+impl<T: FixedWidth> Sink for GatherSink<'_, '_, T> {
+    #[inline]
+    fn fill(&mut self, at: usize, value: u32, count: usize) -> Result<(), ParquetError> {
+        let Some(&entry) = self.dictionary.get(value as usize) else {
+            return Err(out_of_range(value, self.base + at, self.dictionary.len()));
+        };
+        self.out[at..at + count].fill(entry);
+        Ok(())
+    }
+
+    #[inline]
+    fn values(&mut self, at: usize, values: &[u32]) -> Result<(), ParquetError> {
+        gather_checked(
+            values,
+            self.dictionary,
+            &mut self.out[at..at + values.len()],
+            self.base + at,
+        )
+    }
+}
+
+/// The incremental decoder of a dictionary-encoded page of fixed-size values.
+#[derive(Clone, Debug)]
+pub struct DictionaryDecoder<'a, 'd, T: FixedWidth> {
+    indices: HybridDecoder<'a>,
+    dictionary: &'d [T],
+    /// 1 for the width byte, 0 for an empty page without one.
+    width_bytes: usize,
+}
+
+impl<'a, 'd, T: FixedWidth> DictionaryDecoder<'a, 'd, T> {
+    /// A decoder of the `num_values` values of the data page `data` (width byte, then the
+    /// indices) over `dictionary`. A width byte above 32 is [`ErrorKind::Corrupt`]; a width
+    /// wider than the dictionary needs is accepted (indices are checked one by one).
+    pub fn new(
+        data: &'a [u8],
+        dictionary: &'d [T],
+        num_values: usize,
+    ) -> Result<Self, ParquetError> {
+        Ok(DictionaryDecoder {
+            indices: HybridDecoder::with_width_byte(data, num_values).map_err(renamed)?,
+            dictionary,
+            width_bytes: usize::from(!data.is_empty()),
+        })
+    }
+
+    /// Bytes of the page read so far, the width byte included.
+    pub fn bytes_read(&self) -> usize {
+        self.width_bytes + self.indices.bytes_read()
+    }
+}
+
+fn renamed(e: ParquetError) -> ParquetError {
+    ParquetError {
+        encoding: ENCODING,
+        ..e
+    }
+}
+
+impl<T: FixedWidth> ValueDecoder for DictionaryDecoder<'_, '_, T> {
+    type Value = T;
+
+    fn remaining(&self) -> usize {
+        self.indices.remaining()
+    }
+
+    fn next_batch(&mut self, out: &mut [T]) -> Result<usize, ParquetError> {
+        let n = out.len().min(self.indices.remaining());
+        let mut sink = GatherSink {
+            dictionary: self.dictionary,
+            out: &mut out[..n],
+            base: self.indices.position(),
+        };
+        self.indices.drive(n, &mut sink).map_err(renamed)?;
+        Ok(n)
+    }
+
+    fn skip(&mut self, n: usize) -> Result<usize, ParquetError> {
+        // Skipped indices are not checked against the dictionary: nothing is read through them.
+        self.indices.skip(n).map_err(renamed)
+    }
+}
+
+/// Decodes the dictionary-encoded data page `data` into `out` (`out.len()` values): the bytes
+/// read, the width byte included.
+pub fn decode<T: FixedWidth>(
+    data: &[u8],
+    dictionary: &[T],
+    out: &mut [T],
+) -> Result<usize, ParquetError> {
+    let mut decoder = DictionaryDecoder::new(data, dictionary, out.len())?;
+    decoder.next_batch(out)?;
+    Ok(decoder.bytes_read())
+}
+
+/// `out[i] = dictionary[indices[i]]` for indices decoded elsewhere (the accelerator);
+/// `out.len()` must equal `indices.len()` ([`ErrorKind::InvalidArgument`] otherwise).
+pub fn gather<T: FixedWidth>(
+    indices: &[u32],
+    dictionary: &[T],
+    out: &mut [T],
+) -> Result<(), ParquetError> {
+    if out.len() != indices.len() {
+        return Err(ParquetError::invalid_argument(
+            ENCODING,
+            format!(
+                "{} indices but room for {} values",
+                indices.len(),
+                out.len()
+            ),
+        ));
+    }
+    for (c, (idx, o)) in indices.chunks(CHUNK).zip(out.chunks_mut(CHUNK)).enumerate() {
+        gather_checked(idx, dictionary, o, c * CHUNK)?;
+    }
+    Ok(())
+}
+
+/// Appends `dictionary[indices[i]]` for each index to `out`.
+pub fn gather_byte_arrays(
+    indices: &[u32],
+    dictionary: &ByteArrays,
+    out: &mut ByteArrays,
+) -> Result<(), ParquetError> {
+    gather_byte_arrays_from(indices, dictionary, out, 0)
+}
+
+fn gather_byte_arrays_from(
+    indices: &[u32],
+    dictionary: &ByteArrays,
+    out: &mut ByteArrays,
+    base: usize,
+) -> Result<(), ParquetError> {
+    let len = dictionary.len();
+    for (i, &index) in indices.iter().enumerate() {
+        if index as usize >= len {
+            return Err(out_of_range(index, base + i, len));
+        }
+        out.push(dictionary.get(index as usize))?;
+    }
+    Ok(())
+}
+
+/// The incremental decoder of a dictionary-encoded page of byte arrays (BYTE_ARRAY,
+/// FIXED_LEN_BYTE_ARRAY), appending to a caller's [`ByteArrays`].
+#[derive(Clone, Debug)]
+pub struct DictionaryByteArrayDecoder<'a, 'd> {
+    indices: HybridDecoder<'a>,
+    dictionary: &'d ByteArrays,
+}
+
+impl<'a, 'd> DictionaryByteArrayDecoder<'a, 'd> {
+    /// A decoder of the `num_values` values of the data page `data` over `dictionary`.
+    pub fn new(
+        data: &'a [u8],
+        dictionary: &'d ByteArrays,
+        num_values: usize,
+    ) -> Result<Self, ParquetError> {
+        Ok(DictionaryByteArrayDecoder {
+            indices: HybridDecoder::with_width_byte(data, num_values).map_err(renamed)?,
+            dictionary,
+        })
+    }
+}
+
+impl ByteArrayDecoder for DictionaryByteArrayDecoder<'_, '_> {
+    fn remaining(&self) -> usize {
+        self.indices.remaining()
+    }
+
+    fn next_batch(&mut self, out: &mut ByteArrays, max: usize) -> Result<usize, ParquetError> {
+        let n = max.min(self.indices.remaining());
+        let mut buffer = [0u32; CHUNK];
+        let mut done = 0;
+        while done < n {
+            let len = (n - done).min(CHUNK);
+            let base = self.indices.position();
+            let chunk = &mut buffer[..len];
+            self.indices.next_batch(chunk).map_err(renamed)?;
+            gather_byte_arrays_from(chunk, self.dictionary, out, base)?;
+            done += len;
+        }
+        Ok(n)
+    }
+
+    fn skip(&mut self, n: usize) -> Result<usize, ParquetError> {
+        self.indices.skip(n).map_err(renamed)
+    }
+}
+
+/// The distinct values of `values` by bit pattern (so `-0.0` and `0.0`, or two NaNs of
+/// different payloads, are distinct) in order of first occurrence, and each value's index.
+pub fn build_dictionary<T: FixedWidth>(values: &[T]) -> (Vec<T>, Vec<u32>) {
+    let mut positions: HashMap<u128, u32> = HashMap::new();
+    let mut dictionary = Vec::new();
+    let indices = values
+        .iter()
+        .map(|&v| {
+            let mut bytes = [0u8; 16];
+            v.write_le(&mut bytes);
+            *positions
+                .entry(u128::from_le_bytes(bytes))
+                .or_insert_with(|| {
+                    dictionary.push(v);
+                    (dictionary.len() - 1) as u32
+                })
+        })
+        .collect();
+    (dictionary, indices)
+}
+
+/// The distinct byte arrays of `values` in order of first occurrence, and each value's index.
+///
+/// # Panics
+/// When the distinct values pass 2 GiB in all (Arrow's 32-bit offsets).
+pub fn build_byte_array_dictionary<'v, I: IntoIterator<Item = &'v [u8]>>(
+    values: I,
+) -> (ByteArrays, Vec<u32>) {
+    let mut positions: HashMap<&'v [u8], u32> = HashMap::new();
+    let mut dictionary = ByteArrays::new();
+    let indices = values
+        .into_iter()
+        .map(|v| {
+            *positions.entry(v).or_insert_with(|| {
+                dictionary
+                    .push(v)
+                    .expect("distinct byte arrays under 2 GiB");
+                (dictionary.len() - 1) as u32
+            })
+        })
+        .collect();
+    (dictionary, indices)
+}
+
+/// Bits needed for indices into a dictionary of `dictionary_len` entries: those of
+/// `dictionary_len - 1`, 0 for one entry (or none).
+pub fn index_bit_width(dictionary_len: usize) -> u32 {
+    usize::BITS - dictionary_len.saturating_sub(1).leading_zeros()
+}
+
+/// Appends a data page of `indices` into a dictionary of `dictionary_len` entries: the width
+/// byte ([`index_bit_width`]), then the hybrid stream. An index at or past `dictionary_len`, or
+/// a dictionary of more than 2^32 entries, is [`ErrorKind::InvalidArgument`].
+pub fn encode_indices(
+    indices: &[u32],
+    dictionary_len: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), ParquetError> {
+    let width = index_bit_width(dictionary_len);
+    if width > 32 {
+        return Err(ParquetError::invalid_argument(
+            ENCODING,
+            format!("a dictionary of {dictionary_len} entries needs indices above 32 bits"),
+        ));
+    }
+    if let Some(i) = indices.iter().position(|&x| x as usize >= dictionary_len) {
+        return Err(ParquetError::invalid_argument(
+            ENCODING,
+            format!(
+                "index {} at position {i} is past the dictionary's {dictionary_len} entries",
+                indices[i]
+            ),
+        ));
+    }
+    let start = out.len();
+    out.push(width as u8);
+    if let Err(e) = super::hybrid::encode(indices, width, out) {
+        out.truncate(start);
+        return Err(renamed(e));
+    }
+    Ok(())
+}

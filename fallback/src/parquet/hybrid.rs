@@ -1,1 +1,602 @@
-//! (being written)
+//! RLE (3): Parquet's RLE/bit-packing hybrid, for repetition and definition levels, dictionary
+//! indices (see [`super::dictionary`]) and BOOLEAN values.
+//!
+//! A stream is a sequence of runs, each a ULEB128 header then its payload: `len << 1` then the
+//! value in ⌈width/8⌉ little-endian bytes (an RLE run), or `groups << 1 | 1` then `groups`
+//! groups of 8 values packed LSB first at `width` bits (a bit-packed run).
+//!
+//! This is Parquet's grammar, not the accelerator's `parquet_rle` parser (`crate::decode_hybrid`):
+//! headers are ULEB128 of up to 5 bytes (run lengths up to 2^31 − 1), and RLE values wider than
+//! the width are refused. Where the specification is silent:
+//!
+//! - Zero-length runs (header `0x00`, or `0x01`: a bit-packed run of 0 groups) are skipped. Each
+//!   costs at least one byte, so a stream of them ends; the values are those the accelerator
+//!   decodes from the same bytes.
+//! - A run may hold more values than the page: decoding stops at the page's count, and the
+//!   rest of the run is never read.
+//! - A bit-packed run needs only the bytes holding the page's values: a final group cut short
+//!   after its last wanted value is accepted (writers pad it to 8 values; some drop the pad).
+//! - An RLE value at or above 2^width is [`ErrorKind::Corrupt`].
+//! - Width 0: every value is 0. Runs present are read and checked (a cut-short or overlong
+//!   header is an error), but when the data ends on a run boundary the missing values are 0s
+//!   too: a width-0 stream carries nothing but counts, which the caller already knows.
+//!
+//! Errors are found when a run is opened, so decoding a page in batches of any sizes gives the
+//! same values and the same error as decoding it whole.
+
+use super::{ErrorKind, ParquetError, ValueDecoder};
+use crate::unpack::{unpack, BitWidth};
+
+const ENCODING: &str = "RLE";
+
+/// The longest run Parquet allows (2^31 − 1 values).
+const MAX_RUN: u64 = i32::MAX as u64;
+
+/// Values unpacked at a time into a stack buffer by consumers that cannot take them in place
+/// (booleans, dictionary gathers): a multiple of 8, small enough to stay in L1.
+pub(crate) const CHUNK: usize = 256;
+
+/// The open run of a [`HybridDecoder`].
+#[derive(Clone, Copy, Debug)]
+enum Run<'a> {
+    /// No run open (or the open one is used up).
+    None,
+    /// `left` more copies of `value`.
+    Rle { value: u32, left: usize },
+    /// A bit-packed run's wanted values: `src` holds the packed bytes from the run's start up
+    /// to its last wanted value; `offset` values of it are used, `left` follow.
+    Packed {
+        src: &'a [u8],
+        offset: usize,
+        left: usize,
+    },
+}
+
+/// Receives the values of [`HybridDecoder::drive`], positions counted from the batch's start.
+pub(crate) trait Sink {
+    /// Values `at..at + count` all equal `value`.
+    fn fill(&mut self, at: usize, value: u32, count: usize) -> Result<(), ParquetError>;
+    /// Values `at..at + values.len()`.
+    fn values(&mut self, at: usize, values: &[u32]) -> Result<(), ParquetError>;
+    /// Values `at..at + count`, packed LSB first at `width` bits from the start of `src`
+    /// (which holds ⌈count·width/8⌉ bytes at least). The default unpacks them [`CHUNK`] at a
+    /// time into a stack buffer and hands them to [`Sink::values`].
+    fn packed(
+        &mut self,
+        at: usize,
+        width: BitWidth,
+        src: &[u8],
+        count: usize,
+    ) -> Result<(), ParquetError> {
+        let mut buffer = [0u32; CHUNK];
+        let w = width.get() as usize;
+        let mut done = 0;
+        while done < count {
+            let len = (count - done).min(CHUNK);
+            // `done` is a multiple of CHUNK, so of 8: the chunk starts on a group boundary.
+            let chunk = &mut buffer[..len];
+            unpack(width, false, &src[done / 8 * w..], chunk);
+            self.values(at + done, chunk)?;
+            done += len;
+        }
+        Ok(())
+    }
+}
+
+/// The incremental decoder of an RLE/bit-packing hybrid stream of `num_values` values.
+#[derive(Clone, Debug)]
+pub struct HybridDecoder<'a> {
+    data: &'a [u8],
+    /// The next run header.
+    pos: usize,
+    bit_width: u32,
+    num_values: usize,
+    remaining: usize,
+    run: Run<'a>,
+}
+
+impl<'a> HybridDecoder<'a> {
+    /// A decoder of the `num_values` values of `bit_width` (0..=32) bits that `data` (runs
+    /// only, no length prefix or width byte) holds. Nothing is read yet.
+    pub fn new(data: &'a [u8], bit_width: u32, num_values: usize) -> Result<Self, ParquetError> {
+        if bit_width > 32 {
+            return Err(ParquetError::invalid_argument(
+                ENCODING,
+                format!("bit width {bit_width} is above 32"),
+            ));
+        }
+        Ok(HybridDecoder {
+            data,
+            pos: 0,
+            bit_width,
+            num_values,
+            remaining: num_values,
+            run: Run::None,
+        })
+    }
+
+    /// A decoder of a stream that starts with its length in 4 little-endian bytes (levels of
+    /// v1 data pages, BOOLEAN values), and the bytes that prefix and stream take.
+    pub fn with_length_prefix(
+        data: &'a [u8],
+        bit_width: u32,
+        num_values: usize,
+    ) -> Result<(Self, usize), ParquetError> {
+        let Some(prefix) = data.first_chunk::<4>() else {
+            return Err(ParquetError::truncated(
+                ENCODING,
+                format!(
+                    "the 4-byte length prefix is cut short: the data has {} bytes",
+                    data.len()
+                ),
+            ));
+        };
+        let length = u32::from_le_bytes(*prefix) as usize;
+        let Some(body) = data.get(4..).and_then(|rest| rest.get(..length)) else {
+            return Err(ParquetError::truncated(
+                ENCODING,
+                format!(
+                    "the length prefix says {length} bytes follow, but only {} do",
+                    data.len() - 4
+                ),
+            ));
+        };
+        Ok((Self::new(body, bit_width, num_values)?, 4 + length))
+    }
+
+    /// A decoder of dictionary indices: a bit-width byte (0..=32), then the runs. An empty
+    /// `data` is accepted only for a page of no values.
+    pub fn with_width_byte(data: &'a [u8], num_values: usize) -> Result<Self, ParquetError> {
+        let Some((&width, body)) = data.split_first() else {
+            if num_values == 0 {
+                return Self::new(data, 0, 0);
+            }
+            return Err(ParquetError::truncated(
+                ENCODING,
+                format!("a page of {num_values} dictionary indices has no bit-width byte"),
+            ));
+        };
+        if width > 32 {
+            return Err(ParquetError::corrupt(
+                ENCODING,
+                format!("the dictionary indices' bit-width byte is {width}, above 32"),
+            ));
+        }
+        Self::new(body, u32::from(width), num_values)
+    }
+
+    /// The values' bit width.
+    pub fn bit_width(&self) -> u32 {
+        self.bit_width
+    }
+
+    /// Bytes of the stream read so far: every run opened, a bit-packed one to the end of its
+    /// groups (or of the data, when its final group is cut short).
+    pub fn bytes_read(&self) -> usize {
+        self.pos
+    }
+
+    /// Values decoded or skipped so far (the page position of the next value).
+    pub fn position(&self) -> usize {
+        self.num_values - self.remaining
+    }
+
+    /// Opens the next run that holds wanted values (`remaining > 0`).
+    fn open_run(&mut self) -> Result<(), ParquetError> {
+        loop {
+            let start = self.pos;
+            if start >= self.data.len() {
+                if self.bit_width == 0 {
+                    // Width 0 carries no values: the missing ones are 0s (module docs).
+                    self.run = Run::Rle {
+                        value: 0,
+                        left: self.remaining,
+                    };
+                    return Ok(());
+                }
+                return Err(ParquetError::truncated(
+                    ENCODING,
+                    format!(
+                        "the stream ends at byte {start} after {} of {} values",
+                        self.position(),
+                        self.num_values
+                    ),
+                ));
+            }
+            let mut at = start;
+            let header = read_header(self.data, &mut at)?;
+            if header & 1 == 0 {
+                let len = header >> 1;
+                if len > MAX_RUN {
+                    return Err(run_too_long(start, len));
+                }
+                let value_bytes = self.bit_width.div_ceil(8) as usize;
+                let Some(bytes) = self.data.get(at..at + value_bytes) else {
+                    return Err(ParquetError::truncated(
+                        ENCODING,
+                        format!(
+                            "the value of the RLE run at byte {start} is cut short: {value_bytes} bytes needed, {} left",
+                            self.data.len() - at
+                        ),
+                    ));
+                };
+                let value = bytes
+                    .iter()
+                    .rev()
+                    .fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
+                if self.bit_width < 32 && value >> self.bit_width != 0 {
+                    return Err(ParquetError::corrupt(
+                        ENCODING,
+                        format!(
+                            "the RLE run at byte {start} repeats {value}, which does not fit {} bits",
+                            self.bit_width
+                        ),
+                    ));
+                }
+                self.pos = at + value_bytes;
+                if len == 0 {
+                    continue;
+                }
+                self.run = Run::Rle {
+                    value,
+                    left: (len as usize).min(self.remaining),
+                };
+                return Ok(());
+            }
+            let groups = header >> 1;
+            let len = groups * 8;
+            if len > MAX_RUN {
+                return Err(run_too_long(start, len));
+            }
+            let width = self.bit_width as usize;
+            // Below 2^31 values of at most 32 bits: fits a u64, and a usize once compared
+            // with the data's length.
+            let run_bytes = groups * width as u64;
+            let take = (len as usize).min(self.remaining);
+            let needed = (take as u64 * width as u64).div_ceil(8);
+            let rest = &self.data[at..];
+            let Some(src) = usize::try_from(needed).ok().and_then(|n| rest.get(..n)) else {
+                return Err(ParquetError::truncated(
+                    ENCODING,
+                    format!(
+                        "the bit-packed run at byte {start} is cut short: {take} values need {needed} bytes, {} left",
+                        rest.len()
+                    ),
+                ));
+            };
+            self.pos = at + usize::try_from(run_bytes).map_or(rest.len(), |b| b.min(rest.len()));
+            if take == 0 {
+                continue;
+            }
+            self.run = Run::Packed {
+                src,
+                offset: 0,
+                left: take,
+            };
+            return Ok(());
+        }
+    }
+
+    /// Hands the next `n` (≤ `remaining`) values to `sink`.
+    #[inline]
+    pub(crate) fn drive<S: Sink>(&mut self, n: usize, sink: &mut S) -> Result<(), ParquetError> {
+        debug_assert!(n <= self.remaining);
+        let mut done = 0;
+        while done < n {
+            match self.run {
+                Run::Rle { value, left } if left > 0 => {
+                    let k = left.min(n - done);
+                    sink.fill(done, value, k)?;
+                    self.run = Run::Rle {
+                        value,
+                        left: left - k,
+                    };
+                    self.remaining -= k;
+                    done += k;
+                }
+                Run::Packed { src, offset, left } if left > 0 => {
+                    let k = match BitWidth::new(self.bit_width) {
+                        None => {
+                            let k = left.min(n - done);
+                            sink.fill(done, 0, k)?;
+                            k
+                        }
+                        Some(width) => {
+                            let w = width.get() as usize;
+                            let in_group = offset % 8;
+                            let group = &src[offset / 8 * w..];
+                            if in_group != 0 {
+                                // Mid-group (a batch ended there): this group's values present
+                                // in the run, unpacked apart.
+                                let present = (in_group + left).min(8);
+                                let mut lanes = [0u32; 8];
+                                unpack(width, false, group, &mut lanes[..present]);
+                                let k = (present - in_group).min(n - done);
+                                sink.values(done, &lanes[in_group..in_group + k])?;
+                                k
+                            } else {
+                                let k = left.min(n - done);
+                                sink.packed(done, width, group, k)?;
+                                k
+                            }
+                        }
+                    };
+                    self.run = Run::Packed {
+                        src,
+                        offset: offset + k,
+                        left: left - k,
+                    };
+                    self.remaining -= k;
+                    done += k;
+                }
+                _ => self.open_run()?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes the whole stream `data` of `bit_width` (0..=32) bits into `out`, one value per
+    /// element: the bytes read ([`HybridDecoder::bytes_read`]).
+    pub fn decode(data: &[u8], bit_width: u32, out: &mut [u32]) -> Result<usize, ParquetError> {
+        let mut decoder = HybridDecoder::new(data, bit_width, out.len())?;
+        decoder.next_batch(out)?;
+        Ok(decoder.bytes_read())
+    }
+}
+
+fn run_too_long(start: usize, len: u64) -> ParquetError {
+    ParquetError::corrupt(
+        ENCODING,
+        format!("the run at byte {start} claims {len} values, above 2^31 - 1"),
+    )
+}
+
+/// Reads a run header (ULEB128, at most 5 bytes) at `*pos`, moving `*pos` past it.
+#[inline(always)]
+fn read_header(data: &[u8], pos: &mut usize) -> Result<u64, ParquetError> {
+    let start = *pos;
+    let mut value = 0u64;
+    for i in 0..5 {
+        let Some(&byte) = data.get(start + i) else {
+            return Err(ParquetError::truncated(
+                ENCODING,
+                format!("the run header at byte {start} is cut short"),
+            ));
+        };
+        value |= u64::from(byte & 0x7F) << (7 * i);
+        if byte & 0x80 == 0 {
+            *pos = start + i + 1;
+            return Ok(value);
+        }
+    }
+    Err(ParquetError::corrupt(
+        ENCODING,
+        format!("the run header at byte {start} is longer than 5 bytes"),
+    ))
+}
+
+/// Writes into a `u32` slice: bit-packed runs unpacked straight into it.
+struct SliceSink<'o>(&'o mut [u32]);
+
+impl Sink for SliceSink<'_> {
+    #[inline]
+    fn fill(&mut self, at: usize, value: u32, count: usize) -> Result<(), ParquetError> {
+        self.0[at..at + count].fill(value);
+        Ok(())
+    }
+
+    #[inline]
+    fn values(&mut self, at: usize, values: &[u32]) -> Result<(), ParquetError> {
+        self.0[at..at + values.len()].copy_from_slice(values);
+        Ok(())
+    }
+
+    #[inline]
+    fn packed(
+        &mut self,
+        at: usize,
+        width: BitWidth,
+        src: &[u8],
+        count: usize,
+    ) -> Result<(), ParquetError> {
+        unpack(width, false, src, &mut self.0[at..at + count]);
+        Ok(())
+    }
+}
+
+/// Passes over values: RLE runs in O(1), bit-packed ones without unpacking.
+struct SkipSink;
+
+impl Sink for SkipSink {
+    #[inline]
+    fn fill(&mut self, _: usize, _: u32, _: usize) -> Result<(), ParquetError> {
+        Ok(())
+    }
+
+    #[inline]
+    fn values(&mut self, _: usize, _: &[u32]) -> Result<(), ParquetError> {
+        Ok(())
+    }
+
+    #[inline]
+    fn packed(&mut self, _: usize, _: BitWidth, _: &[u8], _: usize) -> Result<(), ParquetError> {
+        Ok(())
+    }
+}
+
+impl ValueDecoder for HybridDecoder<'_> {
+    type Value = u32;
+
+    fn remaining(&self) -> usize {
+        self.remaining
+    }
+
+    fn next_batch(&mut self, out: &mut [u32]) -> Result<usize, ParquetError> {
+        let n = out.len().min(self.remaining);
+        self.drive(n, &mut SliceSink(&mut out[..n]))?;
+        Ok(n)
+    }
+
+    fn skip(&mut self, n: usize) -> Result<usize, ParquetError> {
+        let n = n.min(self.remaining);
+        self.drive(n, &mut SkipSink)?;
+        Ok(n)
+    }
+}
+
+/// Writes booleans: values are 0 or 1 (width 1, RLE values checked when their run opens).
+struct BoolSink<'o>(&'o mut [bool]);
+
+impl Sink for BoolSink<'_> {
+    #[inline]
+    fn fill(&mut self, at: usize, value: u32, count: usize) -> Result<(), ParquetError> {
+        self.0[at..at + count].fill(value != 0);
+        Ok(())
+    }
+
+    #[inline]
+    fn values(&mut self, at: usize, values: &[u32]) -> Result<(), ParquetError> {
+        for (o, &v) in self.0[at..at + values.len()].iter_mut().zip(values) {
+            *o = v != 0;
+        }
+        Ok(())
+    }
+}
+
+/// The incremental decoder of BOOLEAN values encoded RLE (v1 and v2 data pages): a 4-byte
+/// length prefix, then a hybrid stream of width 1.
+#[derive(Clone, Debug)]
+pub struct BooleanHybridDecoder<'a> {
+    inner: HybridDecoder<'a>,
+}
+
+impl<'a> BooleanHybridDecoder<'a> {
+    /// A decoder of `num_values` booleans at the start of `data`, and the bytes its prefix and
+    /// stream take.
+    pub fn new(data: &'a [u8], num_values: usize) -> Result<(Self, usize), ParquetError> {
+        let (inner, used) = HybridDecoder::with_length_prefix(data, 1, num_values)?;
+        Ok((BooleanHybridDecoder { inner }, used))
+    }
+}
+
+impl ValueDecoder for BooleanHybridDecoder<'_> {
+    type Value = bool;
+
+    fn remaining(&self) -> usize {
+        self.inner.remaining
+    }
+
+    fn next_batch(&mut self, out: &mut [bool]) -> Result<usize, ParquetError> {
+        let n = out.len().min(self.inner.remaining);
+        self.inner.drive(n, &mut BoolSink(&mut out[..n]))?;
+        Ok(n)
+    }
+
+    fn skip(&mut self, n: usize) -> Result<usize, ParquetError> {
+        self.inner.skip(n)
+    }
+}
+
+/// Decodes the whole stream `data` (no prefix) of `bit_width` bits into `out`: the bytes read.
+/// See [`HybridDecoder::decode`].
+pub fn decode(data: &[u8], bit_width: u32, out: &mut [u32]) -> Result<usize, ParquetError> {
+    HybridDecoder::decode(data, bit_width, out)
+}
+
+/// Appends `values` as a hybrid stream of `bit_width` (0..=32) bits, without a length prefix.
+///
+/// Repeats of 8 or more that start on a group boundary become RLE runs, everything else
+/// bit-packed runs, the last group zero-padded. Every header fits 4 bytes (runs are split
+/// at 2^27 − 1), so the accelerator's `parquet_rle` parser reads the output too.
+pub fn encode(values: &[u32], bit_width: u32, out: &mut Vec<u8>) -> Result<(), ParquetError> {
+    check_encodable(values, bit_width)?;
+    let encoded = crate::encode_hybrid(values, bit_width).map_err(|e| {
+        // Checked above; kept for the error's words should the rules drift apart.
+        ParquetError::invalid_argument(ENCODING, e.to_string())
+    })?;
+    out.extend_from_slice(&encoded);
+    Ok(())
+}
+
+/// [`encode`], preceded by the stream's length in 4 little-endian bytes (v1 levels, BOOLEAN
+/// values).
+pub fn encode_with_length_prefix(
+    values: &[u32],
+    bit_width: u32,
+    out: &mut Vec<u8>,
+) -> Result<(), ParquetError> {
+    let start = out.len();
+    out.extend_from_slice(&[0; 4]);
+    if let Err(e) = encode(values, bit_width, out) {
+        out.truncate(start);
+        return Err(e);
+    }
+    let length = out.len() - start - 4;
+    let Ok(length) = u32::try_from(length) else {
+        out.truncate(start);
+        return Err(ParquetError::invalid_argument(
+            ENCODING,
+            format!("the stream's {length} bytes do not fit the 4-byte length prefix"),
+        ));
+    };
+    out[start..start + 4].copy_from_slice(&length.to_le_bytes());
+    Ok(())
+}
+
+/// Appends `values` as BOOLEAN values encoded RLE: the 4-byte length prefix, then a hybrid
+/// stream of width 1.
+///
+/// # Panics
+/// When the stream passes 4 GiB (tens of billions of alternating values).
+pub fn encode_booleans(values: &[bool], out: &mut Vec<u8>) {
+    let bits: Vec<u32> = values.iter().map(|&b| u32::from(b)).collect();
+    encode_with_length_prefix(&bits, 1, out).expect("a boolean stream under 4 GiB");
+}
+
+fn check_encodable(values: &[u32], bit_width: u32) -> Result<(), ParquetError> {
+    if bit_width > 32 {
+        return Err(ParquetError::invalid_argument(
+            ENCODING,
+            format!("bit width {bit_width} is above 32"),
+        ));
+    }
+    if bit_width < 32 {
+        if let Some(index) = values.iter().position(|&v| v >> bit_width != 0) {
+            return Err(ParquetError::new(
+                ENCODING,
+                ErrorKind::InvalidArgument,
+                format!(
+                    "value {} at index {index} does not fit {bit_width} bits",
+                    values[index]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_example_inside_a_bit_packed_run() {
+        let mut out = [0u32; 8];
+        let used = decode(&[0x03, 0b1000_1000, 0b1100_0110, 0b1111_1010], 3, &mut out).unwrap();
+        assert_eq!(out, [0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(used, 4);
+    }
+
+    #[test]
+    fn five_byte_headers_and_six() {
+        // RLE run of 1 value, header 2 padded to 5 bytes.
+        let mut out = [0u32; 1];
+        assert_eq!(
+            decode(&[0x82, 0x80, 0x80, 0x80, 0x00, 5], 3, &mut out),
+            Ok(6)
+        );
+        assert_eq!(out, [5]);
+        let err = decode(&[0x82, 0x80, 0x80, 0x80, 0x80, 0x00, 5], 3, &mut out).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Corrupt);
+    }
+}
