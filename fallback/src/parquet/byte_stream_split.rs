@@ -223,7 +223,7 @@ fn split<T: FixedWidth>(values: &[T], dst: &mut [u8]) {
 
 /// N, the values a page of `len` bytes holds at `k` bytes each, checked against `max_values`.
 fn value_count(len: usize, k: usize, max_values: usize) -> Result<usize, ParquetError> {
-    if len % k != 0 {
+    if !len.is_multiple_of(k) {
         return Err(ParquetError::corrupt(
             ENCODING,
             format!("the page's length {len} is not a multiple of the value size {k}"),
@@ -304,7 +304,7 @@ pub fn encode_fixed_len(
     out: &mut Vec<u8>,
 ) -> Result<(), ParquetError> {
     check_type_length(type_length)?;
-    if values.len() % type_length != 0 {
+    if !values.len().is_multiple_of(type_length) {
         return Err(ParquetError::invalid_argument(
             ENCODING,
             format!(

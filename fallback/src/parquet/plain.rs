@@ -142,7 +142,7 @@ fn read_bits(data: &[u8], first_bit: usize, out: &mut [bool]) {
     let mut bit = first_bit;
     let mut done = 0;
     // Up to the next byte boundary one bit at a time, then whole bytes.
-    while done < out.len() && bit % 8 != 0 {
+    while done < out.len() && !bit.is_multiple_of(8) {
         out[done] = (data[bit / 8] >> (bit % 8)) & 1 != 0;
         done += 1;
         bit += 1;
