@@ -385,3 +385,32 @@ fn type_length_zero_is_invalid() {
     );
     assert!(out.is_empty());
 }
+
+/// Every prefix of a page is either a whole number of values (decoded as that many, each
+/// stream `len / K` bytes) or `Corrupt`; never a panic.
+#[test]
+fn every_prefix_length() {
+    let values: Vec<f64> = (0..37).map(|i| f64::from(i) * -1.5).collect();
+    let mut data = Vec::new();
+    bss::encode(&values, &mut data);
+    for len in 0..=data.len() {
+        let prefix = &data[..len];
+        let mut out = vec![0f64; 40];
+        match bss::decode(prefix, &mut out) {
+            Ok(n) => {
+                assert_eq!(len % 8, 0);
+                assert_eq!(n, len / 8);
+                assert_eq!(reference_split(&le_bytes(&out[..n]), 8), prefix);
+            }
+            Err(err) => {
+                assert_ne!(len % 8, 0);
+                assert_eq!(err.kind, ErrorKind::Corrupt);
+            }
+        }
+        let mut bytes = vec![0u8; 40 * 8];
+        match bss::decode_fixed_len(prefix, 8, &mut bytes) {
+            Ok(n) => assert_eq!(reference_split(&bytes[..n * 8], 8), prefix),
+            Err(err) => assert_eq!(err.kind, ErrorKind::Corrupt),
+        }
+    }
+}

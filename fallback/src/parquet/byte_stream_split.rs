@@ -8,85 +8,18 @@
 //! values (not an error). A FIXED_LEN_BYTE_ARRAY length of 0 is
 //! [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument) (N would be undefined).
 //!
-//! The kernels transpose blocks of [`BLOCK`] values: for 4- and 8-byte types each stream's
-//! block is widened into the values' words (`word |= byte << 8j`), loops of constant length
-//! over fixed-size arrays that LLVM vectorises without bounds checks; other widths go
-//! through a const-generic byte transpose (1..=16 bytes) or a plain loop.
+//! The kernels transpose blocks of values. 2, 4, 8 and 16 bytes (FLOAT, INT32, DOUBLE, INT64
+//! and FIXED_LEN_BYTE_ARRAY of those lengths: FLOAT16, UUID, DECIMAL(≤38)) use SSE2 unpacks
+//! on x86-64, 16 values a step, as Arrow C++ does; other widths (and other targets) a
+//! const-generic byte transpose over blocks of 32 values (up to 16 bytes) or a plain loop. Primitive values are written in
+//! place through a byte view of the caller's slice (see `as_bytes_mut`).
 
 use super::{ByteArrayDecoder, ByteArrays, FixedWidth, ParquetError, ValueDecoder};
 
 const ENCODING: &str = "BYTE_STREAM_SPLIT";
 
-/// Values per transposed block.
+/// Values per transposed block of the portable kernels.
 const BLOCK: usize = 32;
-
-macro_rules! word_kernels {
-    ($join:ident, $split:ident, $word:ty, $k:literal) => {
-        /// Joins values `start..start + out.len()` of the streams (each `n` bytes) of `data`
-        /// into `out`, for `T::SIZE == $k`.
-        fn $join<T: FixedWidth>(data: &[u8], n: usize, start: usize, out: &mut [T]) {
-            debug_assert_eq!(T::SIZE, $k);
-            let count = out.len();
-            let streams: [&[u8]; $k] =
-                std::array::from_fn(|j| &data[j * n + start..j * n + start + count]);
-            let mut blocks = out.chunks_exact_mut(BLOCK);
-            let mut i = 0;
-            for block in &mut blocks {
-                let mut words = [0 as $word; BLOCK];
-                for (j, stream) in streams.iter().enumerate() {
-                    let src: &[u8; BLOCK] = stream[i..i + BLOCK].try_into().unwrap();
-                    for k in 0..BLOCK {
-                        words[k] |= <$word>::from(src[k]) << (8 * j);
-                    }
-                }
-                for (value, word) in block.iter_mut().zip(words) {
-                    *value = T::from_le_slice(&word.to_le_bytes());
-                }
-                i += BLOCK;
-            }
-            for (k, value) in blocks.into_remainder().iter_mut().enumerate() {
-                let bytes: [u8; $k] = std::array::from_fn(|j| streams[j][i + k]);
-                *value = T::from_le_slice(&bytes);
-            }
-        }
-
-        /// Scatters `values` into the streams of `dst` (`values.len()` bytes each), for
-        /// `T::SIZE == $k`.
-        fn $split<T: FixedWidth>(values: &[T], dst: &mut [u8]) {
-            debug_assert_eq!(T::SIZE, $k);
-            let n = values.len();
-            let mut parts = dst.chunks_exact_mut(n);
-            let mut streams: [&mut [u8]; $k] = std::array::from_fn(|_| parts.next().unwrap());
-            let mut blocks = values.chunks_exact(BLOCK);
-            let mut i = 0;
-            for block in &mut blocks {
-                let mut words = [0 as $word; BLOCK];
-                for (word, value) in words.iter_mut().zip(block) {
-                    let mut bytes = [0u8; $k];
-                    value.write_le(&mut bytes);
-                    *word = <$word>::from_le_bytes(bytes);
-                }
-                for (j, stream) in streams.iter_mut().enumerate() {
-                    let dst: &mut [u8; BLOCK] = (&mut stream[i..i + BLOCK]).try_into().unwrap();
-                    for k in 0..BLOCK {
-                        dst[k] = (words[k] >> (8 * j)) as u8;
-                    }
-                }
-                i += BLOCK;
-            }
-            for (k, value) in blocks.remainder().iter().enumerate() {
-                let mut bytes = [0u8; $k];
-                value.write_le(&mut bytes);
-                for (stream, byte) in streams.iter_mut().zip(bytes) {
-                    stream[i + k] = byte;
-                }
-            }
-        }
-    };
-}
-
-word_kernels!(join_words4, split_words4, u32, 4);
-word_kernels!(join_words8, split_words8, u64, 8);
 
 /// Joins values `start..start + out.len() / K` of the `K` streams (each `n` bytes) of `data`
 /// into `out`, each value's bytes contiguous.
@@ -115,6 +48,50 @@ fn join_bytes_const<const K: usize>(data: &[u8], n: usize, start: usize, out: &m
     }
 }
 
+/// [`join_bytes_const`] for 4 bytes, written as 32-bit words assembled from the four
+/// streams' bytes, a form LLVM vectorises (byte interleaving it leaves scalar).
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn join4_portable(data: &[u8], n: usize, start: usize, out: &mut [u8]) {
+    let count = out.len() / 4;
+    let [s0, s1, s2, s3]: [&[u8]; 4] =
+        std::array::from_fn(|j| &data[j * n + start..j * n + start + count]);
+    let mut blocks = out.chunks_exact_mut(4 * BLOCK);
+    let mut i = 0;
+    for block in &mut blocks {
+        let a: &[u8; BLOCK] = s0[i..i + BLOCK].try_into().unwrap();
+        let b: &[u8; BLOCK] = s1[i..i + BLOCK].try_into().unwrap();
+        let c: &[u8; BLOCK] = s2[i..i + BLOCK].try_into().unwrap();
+        let d: &[u8; BLOCK] = s3[i..i + BLOCK].try_into().unwrap();
+        let mut words = [0u32; BLOCK];
+        for k in 0..BLOCK {
+            words[k] = u32::from_le_bytes([a[k], b[k], c[k], d[k]]);
+        }
+        for (dst, word) in block.chunks_exact_mut(4).zip(words) {
+            dst.copy_from_slice(&word.to_le_bytes());
+        }
+        i += BLOCK;
+    }
+    let rest = blocks.into_remainder();
+    join_bytes_const::<4>(data, n, start + i, rest);
+}
+
+/// [`join_bytes_const`] for 2, 4, 8 and 16 bytes: SSE2 blocks of 16 values, the rest
+/// portable.
+fn join_simd<const K: usize>(data: &[u8], n: usize, start: usize, out: &mut [u8]) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: SSE2 is part of the x86-64 baseline, enabled in this build (the cfg).
+        let done = unsafe { sse2::join::<K>(data, n, start, out) };
+        join_bytes_const::<K>(data, n, start + done, &mut out[K * done..]);
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    if K == 4 {
+        join4_portable(data, n, start, out);
+    } else {
+        join_bytes_const::<K>(data, n, start, out);
+    }
+}
+
 /// [`join_bytes_const`] for a length known only at run time: one stream after the other.
 fn join_bytes_dyn(data: &[u8], n: usize, k: usize, start: usize, out: &mut [u8]) {
     let count = out.len() / k;
@@ -134,19 +111,25 @@ fn join_bytes(data: &[u8], n: usize, k: usize, start: usize, out: &mut [u8]) {
     macro_rules! dispatch {
         ($($k:literal)*) => {
             match k {
+                2 => join_simd::<2>(data, n, start, out),
+                4 => join_simd::<4>(data, n, start, out),
+                8 => join_simd::<8>(data, n, start, out),
+                16 => join_simd::<16>(data, n, start, out),
                 $($k => join_bytes_const::<$k>(data, n, start, out),)*
                 _ => join_bytes_dyn(data, n, k, start, out),
             }
         };
     }
-    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    dispatch!(1 3 5 6 7 9 10 11 12 13 14 15)
 }
 
-/// Scatters the contiguous `k`-byte values of `values` into the streams of `dst`.
-fn split_bytes_const<const K: usize>(values: &[u8], dst: &mut [u8]) {
-    let n = values.len() / K;
+/// Scatters the contiguous `K`-byte values of `values` (values `start..` of the page) into
+/// the `K` streams of `dst` (each `n` bytes).
+fn split_bytes_const<const K: usize>(values: &[u8], n: usize, start: usize, dst: &mut [u8]) {
+    let count = values.len() / K;
     let mut parts = dst.chunks_exact_mut(n);
-    let mut streams: [&mut [u8]; K] = std::array::from_fn(|_| parts.next().unwrap());
+    let mut streams: [&mut [u8]; K] =
+        std::array::from_fn(|_| &mut parts.next().unwrap()[start..start + count]);
     let mut blocks = values.chunks_exact(K * BLOCK);
     let mut i = 0;
     for block in &mut blocks {
@@ -169,12 +152,33 @@ fn split_bytes_const<const K: usize>(values: &[u8], dst: &mut [u8]) {
     }
 }
 
+/// [`split_bytes_const`] for 2, 4, 8 and 16 bytes: SSE2 blocks of 16 values, the rest
+/// portable.
+fn split_simd<const K: usize>(values: &[u8], n: usize, dst: &mut [u8]) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: SSE2 is part of the x86-64 baseline, enabled in this build (the cfg).
+        let done = unsafe { sse2::split::<K>(values, n, dst) };
+        split_bytes_const::<K>(&values[K * done..], n, done, dst);
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    split_bytes_const::<K>(values, n, 0, dst);
+}
+
+/// Scatters the contiguous `k`-byte values of a page into its `k` streams in `dst`.
 fn split_bytes(values: &[u8], k: usize, dst: &mut [u8]) {
     let n = values.len() / k;
+    if n == 0 {
+        return;
+    }
     macro_rules! dispatch {
         ($($k:literal)*) => {
             match k {
-                $($k => split_bytes_const::<$k>(values, dst),)*
+                2 => split_simd::<2>(values, n, dst),
+                4 => split_simd::<4>(values, n, dst),
+                8 => split_simd::<8>(values, n, dst),
+                16 => split_simd::<16>(values, n, dst),
+                $($k => split_bytes_const::<$k>(values, n, 0, dst),)*
                 _ => {
                     for (j, stream) in dst.chunks_exact_mut(n).enumerate() {
                         for (byte, &src) in stream.iter_mut().zip(values[j..].iter().step_by(k)) {
@@ -185,38 +189,213 @@ fn split_bytes(values: &[u8], k: usize, dst: &mut [u8]) {
             }
         };
     }
-    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    dispatch!(1 3 5 6 7 9 10 11 12 13 14 15)
 }
 
-/// Joins values of any [`FixedWidth`] type: the word kernels for 4 and 8 bytes, the byte
-/// transpose through a block buffer otherwise.
-fn join<T: FixedWidth>(data: &[u8], n: usize, start: usize, out: &mut [T]) {
-    match T::SIZE {
-        4 => join_words4(data, n, start, out),
-        8 => join_words8(data, n, start, out),
-        k => {
-            let mut buffer = vec![0u8; k * BLOCK.min(out.len())];
-            for (i, chunk) in out.chunks_mut(BLOCK).enumerate() {
-                let bytes = &mut buffer[..chunk.len() * k];
-                join_bytes(data, n, k, start + i * BLOCK, bytes);
-                for (value, src) in chunk.iter_mut().zip(bytes.chunks_exact(k)) {
-                    *value = T::from_le_slice(src);
-                }
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    //! Transposes of 16 values of K = 2, 4, 8 or 16 bytes with SSE2 unpacks (x86-64's
+    //! baseline, so no run-time detection), the network Arrow C++'s
+    //! `byte_stream_split_internal.h` uses. A block is K vectors of 16 bytes; byte `b` of
+    //! vector `v` has the index `16v + b`. The perfect shuffle (output vectors `2v` and
+    //! `2v + 1` = `unpacklo/hi_epi8` of vectors `v` and `v + K/2`) rotates every byte's index
+    //! left by one bit. The streams' block (index `16j + i`: byte j of value i) becomes the
+    //! values' block (index `Ki + j`) after log2(K) rotations, and back after 4.
+    use std::arch::x86_64::{
+        __m128i, _mm_loadu_si128, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+    };
+
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn load(bytes: &[u8]) -> __m128i {
+        let bytes: &[u8; 16] = bytes[..16].try_into().unwrap();
+        // SAFETY: `bytes` is 16 readable bytes; unaligned loads are allowed.
+        unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn store(bytes: &mut [u8], value: __m128i) {
+        let bytes: &mut [u8; 16] = (&mut bytes[..16]).try_into().unwrap();
+        // SAFETY: `bytes` is 16 writable bytes; unaligned stores are allowed.
+        unsafe { _mm_storeu_si128(bytes.as_mut_ptr().cast(), value) }
+    }
+
+    /// One perfect shuffle of `K` vectors.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn perfect_shuffle<const K: usize>(x: [__m128i; K]) -> [__m128i; K] {
+        std::array::from_fn(|o| {
+            let (a, b) = (x[o / 2], x[o / 2 + K / 2]);
+            if o % 2 == 0 {
+                _mm_unpacklo_epi8(a, b)
+            } else {
+                _mm_unpackhi_epi8(a, b)
             }
+        })
+    }
+
+    /// Joins whole blocks of 16 values from value `start` of the `K` streams (each `n`
+    /// bytes) of `data` into `out`; returns the values joined (a multiple of 16).
+    #[target_feature(enable = "sse2")]
+    pub(super) fn join<const K: usize>(
+        data: &[u8],
+        n: usize,
+        start: usize,
+        out: &mut [u8],
+    ) -> usize {
+        let done = out.len() / (16 * K) * 16;
+        let streams: [&[u8]; K] =
+            std::array::from_fn(|j| &data[j * n + start..j * n + start + done]);
+        for (i, block) in out[..done * K].chunks_exact_mut(16 * K).enumerate() {
+            let x: [__m128i; K] = std::array::from_fn(|j| load(&streams[j][16 * i..]));
+            // log2(K) shuffles, written out so that the vectors stay in registers.
+            let x = match K {
+                2 => perfect_shuffle(x),
+                4 => perfect_shuffle(perfect_shuffle(x)),
+                8 => perfect_shuffle(perfect_shuffle(perfect_shuffle(x))),
+                _ => perfect_shuffle(perfect_shuffle(perfect_shuffle(perfect_shuffle(x)))),
+            };
+            for (v, vector) in x.into_iter().enumerate() {
+                store(&mut block[16 * v..], vector);
+            }
+        }
+        done
+    }
+
+    /// Scatters whole blocks of 16 values of `values` (from value 0) into the `K` streams of
+    /// `dst` (each `n` bytes); returns the values done (a multiple of 16).
+    #[target_feature(enable = "sse2")]
+    pub(super) fn split<const K: usize>(values: &[u8], n: usize, dst: &mut [u8]) -> usize {
+        let done = values.len() / (16 * K) * 16;
+        let mut parts = dst.chunks_exact_mut(n);
+        let mut streams: [&mut [u8]; K] = std::array::from_fn(|_| parts.next().unwrap());
+        for (i, block) in values[..done * K].chunks_exact(16 * K).enumerate() {
+            let x: [__m128i; K] = std::array::from_fn(|v| load(&block[16 * v..]));
+            let x = perfect_shuffle(perfect_shuffle(perfect_shuffle(perfect_shuffle(x))));
+            for (stream, vector) in streams.iter_mut().zip(x) {
+                store(&mut stream[16 * i..], vector);
+            }
+        }
+        done
+    }
+}
+
+/// The values' memory as bytes when `T` is a primitive integer or float (no padding, every
+/// bit pattern valid) on a little-endian target, where that memory is the values'
+/// little-endian bytes: the byte kernels then write straight into the caller's values.
+pub(super) fn as_bytes_mut<T: FixedWidth>(values: &mut [T]) -> Option<&mut [u8]> {
+    if !is_primitive::<T>() {
+        return None;
+    }
+    // SAFETY: `T` is one of i32/u32/f32/i64/u64/f64 (checked by TypeId): its size is
+    // `T::SIZE`, it has no padding and every bit pattern is a valid value, so its memory
+    // may be viewed and written as `len * T::SIZE` bytes for the borrow's lifetime.
+    Some(unsafe {
+        std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), values.len() * T::SIZE)
+    })
+}
+
+/// [`as_bytes_mut`] for reading.
+pub(super) fn as_bytes<T: FixedWidth>(values: &[T]) -> Option<&[u8]> {
+    if !is_primitive::<T>() {
+        return None;
+    }
+    // SAFETY: as in `as_bytes_mut`; every byte of these types is initialised.
+    Some(unsafe {
+        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len() * T::SIZE)
+    })
+}
+
+fn is_primitive<T: FixedWidth>() -> bool {
+    use std::any::TypeId;
+    let id = TypeId::of::<T>();
+    cfg!(target_endian = "little")
+        && std::mem::size_of::<T>() == T::SIZE
+        && [
+            TypeId::of::<i32>(),
+            TypeId::of::<u32>(),
+            TypeId::of::<f32>(),
+            TypeId::of::<i64>(),
+            TypeId::of::<u64>(),
+            TypeId::of::<f64>(),
+        ]
+        .contains(&id)
+}
+
+/// Joins values of any [`FixedWidth`] type: the byte kernels write the primitive types in
+/// place; other types go through a block buffer and `from_le_slice`.
+fn join<T: FixedWidth>(data: &[u8], n: usize, start: usize, out: &mut [T]) {
+    let k = T::SIZE;
+    if let Some(bytes) = as_bytes_mut(out) {
+        join_bytes(data, n, k, start, bytes);
+        return;
+    }
+    let mut buffer = vec![0u8; k * BLOCK.min(out.len())];
+    for (i, chunk) in out.chunks_mut(BLOCK).enumerate() {
+        let bytes = &mut buffer[..chunk.len() * k];
+        join_bytes(data, n, k, start + i * BLOCK, bytes);
+        for (value, src) in chunk.iter_mut().zip(bytes.chunks_exact(k)) {
+            *value = T::from_le_slice(src);
         }
     }
 }
 
+/// Scatters values of any [`FixedWidth`] type into the page's streams in `dst`.
 fn split<T: FixedWidth>(values: &[T], dst: &mut [u8]) {
-    match T::SIZE {
-        4 => split_words4(values, dst),
-        8 => split_words8(values, dst),
-        k => {
-            let mut bytes = vec![0u8; values.len() * k];
-            for (value, chunk) in values.iter().zip(bytes.chunks_exact_mut(k)) {
-                value.write_le(chunk);
+    let k = T::SIZE;
+    if let Some(bytes) = as_bytes(values) {
+        split_bytes(bytes, k, dst);
+        return;
+    }
+    let mut bytes = vec![0u8; values.len() * k];
+    for (value, chunk) in values.iter().zip(bytes.chunks_exact_mut(k)) {
+        value.write_le(chunk);
+    }
+    split_bytes(&bytes, k, dst);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The SSE2 (or vectorised portable) kernels of 4 and 8 bytes against the plain
+        /// const-generic transposes, from any start, both directions.
+        #[test]
+        fn fast_kernels_match_portable(k in prop_oneof![Just(2usize), Just(4usize), Just(8usize), Just(16usize)], n in 0usize..200, start_pick in any::<usize>(), len_pick in any::<usize>(), seed in any::<u8>()) {
+            let data: Vec<u8> = (0..n * k).map(|i| (i as u8).wrapping_mul(151) ^ seed).collect();
+            let start = if n == 0 { 0 } else { start_pick % n };
+            let count = if n == start { 0 } else { len_pick % (n - start + 1) };
+            let mut fast = vec![0u8; count * k];
+            let mut slow = vec![0u8; count * k];
+            join_bytes(&data, n, k, start, &mut fast);
+            match k {
+                2 => join_bytes_const::<2>(&data, n, start, &mut slow),
+                4 => {
+                    join_bytes_const::<4>(&data, n, start, &mut slow);
+                    let mut words = vec![0u8; count * 4];
+                    join4_portable(&data, n, start, &mut words);
+                    prop_assert_eq!(&words, &slow);
+                }
+                8 => join_bytes_const::<8>(&data, n, start, &mut slow),
+                _ => join_bytes_const::<16>(&data, n, start, &mut slow),
             }
-            split_bytes(&bytes, k, dst);
+            prop_assert_eq!(&fast, &slow);
+
+            let mut fast = vec![0u8; n * k];
+            let mut slow = vec![0u8; n * k];
+            split_bytes(&data, k, &mut fast);
+            if n > 0 {
+                match k {
+                    2 => split_bytes_const::<2>(&data, n, 0, &mut slow),
+                    4 => split_bytes_const::<4>(&data, n, 0, &mut slow),
+                    8 => split_bytes_const::<8>(&data, n, 0, &mut slow),
+                    _ => split_bytes_const::<16>(&data, n, 0, &mut slow),
+                }
+            }
+            prop_assert_eq!(fast, slow);
         }
     }
 }

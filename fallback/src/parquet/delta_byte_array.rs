@@ -7,8 +7,9 @@
 //! longer than the previous value (any nonzero prefix for the first value), or prefix and
 //! suffix streams with different counts, are [`ErrorKind::Corrupt`].
 //!
-//! FIXED_LEN_BYTE_ARRAY pages decode the same way; checking that every value has the column's
-//! length is the caller's.
+//! FIXED_LEN_BYTE_ARRAY pages decode the same way (Parquet stores every length even there);
+//! [`DeltaByteArrayDecoder::new_fixed_len`] also checks that every value has the column's
+//! length.
 //!
 //! [`ErrorKind::Corrupt`]: super::ErrorKind::Corrupt
 
@@ -27,6 +28,8 @@ pub struct DeltaByteArrayDecoder<'a> {
     previous: Vec<u8>,
     /// The next value's index in the page, for messages.
     index: usize,
+    /// FIXED_LEN_BYTE_ARRAY's length, which every value must have.
+    fixed_len: Option<usize>,
 }
 
 impl<'a> DeltaByteArrayDecoder<'a> {
@@ -38,9 +41,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         let prefixes = DeltaBinaryPackedDecoder::new(&data[..prefixes_end], max_values)
             .map_err(in_prefixes)?;
         let suffixes = DeltaLengthByteArrayDecoder::new(&data[prefixes_end..], max_values)
-            .map_err(|e| {
-                ParquetError::new(ENCODING, e.kind, format!("the suffixes: {}", e.message))
-            })?;
+            .map_err(in_suffixes)?;
         if suffixes.remaining() != count {
             return Err(ParquetError::corrupt(
                 ENCODING,
@@ -55,7 +56,27 @@ impl<'a> DeltaByteArrayDecoder<'a> {
             suffixes,
             previous: Vec::new(),
             index: 0,
+            fixed_len: None,
         })
+    }
+
+    /// [`new`](Self::new) for a FIXED_LEN_BYTE_ARRAY column of `len`-byte values: a value of
+    /// another length is [`ErrorKind::Corrupt`](super::ErrorKind::Corrupt); `len == 0` is
+    /// [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument).
+    pub fn new_fixed_len(
+        data: &'a [u8],
+        max_values: usize,
+        len: usize,
+    ) -> Result<Self, ParquetError> {
+        if len == 0 {
+            return Err(ParquetError::invalid_argument(
+                ENCODING,
+                "FIXED_LEN_BYTE_ARRAY's length is 0",
+            ));
+        }
+        let mut decoder = Self::new(data, max_values)?;
+        decoder.fixed_len = Some(len);
+        Ok(decoder)
     }
 
     /// Decodes the next `want` values, appending them to `out` when there is one.
@@ -73,7 +94,10 @@ impl<'a> DeltaByteArrayDecoder<'a> {
                 .prefixes
                 .next_batch(&mut prefix_lengths[..batch])
                 .map_err(in_prefixes)?;
-            let (suffixes, mut bytes) = self.suffixes.next_values(&mut suffix_lengths[..n])?;
+            let (suffixes, mut bytes) = self
+                .suffixes
+                .next_values(&mut suffix_lengths[..n])
+                .map_err(in_suffixes)?;
             if n != batch || suffixes != n {
                 return Err(ParquetError::corrupt(
                     ENCODING,
@@ -99,6 +123,16 @@ impl<'a> DeltaByteArrayDecoder<'a> {
                 bytes = rest;
                 self.previous.truncate(prefix);
                 self.previous.extend_from_slice(suffix);
+                if let Some(len) = self.fixed_len.filter(|&len| len != self.previous.len()) {
+                    return Err(ParquetError::corrupt(
+                        ENCODING,
+                        format!(
+                            "value {} has {} bytes, not FIXED_LEN_BYTE_ARRAY's {len}",
+                            self.index,
+                            self.previous.len()
+                        ),
+                    ));
+                }
                 if let Some(out) = out.as_deref_mut() {
                     out.push(&self.previous)?;
                 }
@@ -119,6 +153,15 @@ fn in_prefixes(error: ParquetError) -> ParquetError {
             "the prefix lengths (DELTA_BINARY_PACKED): {}",
             error.message
         ),
+    )
+}
+
+/// Names the suffixes' stream in an error of the inner decoder.
+fn in_suffixes(error: ParquetError) -> ParquetError {
+    ParquetError::new(
+        ENCODING,
+        error.kind,
+        format!("the suffixes (DELTA_LENGTH_BYTE_ARRAY): {}", error.message),
     )
 }
 

@@ -70,7 +70,7 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
                     format!("value {index}'s length {length} is negative"),
                 ));
             };
-            end += length;
+            end = end.saturating_add(length);
             if end > self.data.len() {
                 return Err(ParquetError::truncated(
                     ENCODING,

@@ -10,8 +10,9 @@
 
 use std::collections::HashMap;
 
-use super::hybrid::{HybridDecoder, Sink, CHUNK};
+use super::hybrid::{unpack_chunks, HybridDecoder, Sink, CHUNK};
 use super::{ByteArrayDecoder, ByteArrays, ErrorKind, FixedWidth, ParquetError, ValueDecoder};
+use crate::unpack::BitWidth;
 
 const ENCODING: &str = "RLE_DICTIONARY";
 
@@ -60,13 +61,14 @@ fn gather_checked<T: Copy>(
 }
 
 /// Gathers a whole stream's values: positions are the page's (`base` plus the batch's).
-struct GatherSink<'o, 'd, T> {
+struct GatherSink<'o, 'd, 's, T> {
     dictionary: &'d [T],
     out: &'o mut [T],
     base: usize,
+    scratch: &'s mut [u32; CHUNK],
 }
 
-impl<T: FixedWidth> Sink for GatherSink<'_, '_, T> {
+impl<T: FixedWidth> Sink for GatherSink<'_, '_, '_, T> {
     #[inline]
     fn fill(&mut self, at: usize, value: u32, count: usize) -> Result<(), ParquetError> {
         let Some(&entry) = self.dictionary.get(value as usize) else {
@@ -85,6 +87,22 @@ impl<T: FixedWidth> Sink for GatherSink<'_, '_, T> {
             self.base + at,
         )
     }
+
+    #[inline]
+    fn packed(
+        &mut self,
+        at: usize,
+        width: BitWidth,
+        src: &[u8],
+        count: usize,
+    ) -> Result<(), ParquetError> {
+        let (dictionary, base) = (self.dictionary, self.base + at);
+        let out = &mut self.out[at..at + count];
+        unpack_chunks(self.scratch, width, src, count, |offset, indices| {
+            let chunk = &mut out[offset..offset + indices.len()];
+            gather_checked(indices, dictionary, chunk, base + offset)
+        })
+    }
 }
 
 /// The incremental decoder of a dictionary-encoded page of fixed-size values.
@@ -94,6 +112,8 @@ pub struct DictionaryDecoder<'a, 'd, T: FixedWidth> {
     dictionary: &'d [T],
     /// 1 for the width byte, 0 for an empty page without one.
     width_bytes: usize,
+    /// Indices of bit-packed runs are unpacked here, then gathered.
+    scratch: [u32; CHUNK],
 }
 
 impl<'a, 'd, T: FixedWidth> DictionaryDecoder<'a, 'd, T> {
@@ -109,6 +129,7 @@ impl<'a, 'd, T: FixedWidth> DictionaryDecoder<'a, 'd, T> {
             indices: HybridDecoder::with_width_byte(data, num_values).map_err(renamed)?,
             dictionary,
             width_bytes: usize::from(!data.is_empty()),
+            scratch: [0; CHUNK],
         })
     }
 
@@ -138,6 +159,7 @@ impl<T: FixedWidth> ValueDecoder for DictionaryDecoder<'_, '_, T> {
             dictionary: self.dictionary,
             out: &mut out[..n],
             base: self.indices.position(),
+            scratch: &mut self.scratch,
         };
         self.indices.drive(n, &mut sink).map_err(renamed)?;
         Ok(n)
@@ -215,6 +237,8 @@ fn gather_byte_arrays_from(
 pub struct DictionaryByteArrayDecoder<'a, 'd> {
     indices: HybridDecoder<'a>,
     dictionary: &'d ByteArrays,
+    /// Indices decoded a chunk at a time, then their values appended.
+    scratch: [u32; CHUNK],
 }
 
 impl<'a, 'd> DictionaryByteArrayDecoder<'a, 'd> {
@@ -227,6 +251,7 @@ impl<'a, 'd> DictionaryByteArrayDecoder<'a, 'd> {
         Ok(DictionaryByteArrayDecoder {
             indices: HybridDecoder::with_width_byte(data, num_values).map_err(renamed)?,
             dictionary,
+            scratch: [0; CHUNK],
         })
     }
 }
@@ -238,12 +263,11 @@ impl ByteArrayDecoder for DictionaryByteArrayDecoder<'_, '_> {
 
     fn next_batch(&mut self, out: &mut ByteArrays, max: usize) -> Result<usize, ParquetError> {
         let n = max.min(self.indices.remaining());
-        let mut buffer = [0u32; CHUNK];
         let mut done = 0;
         while done < n {
             let len = (n - done).min(CHUNK);
             let base = self.indices.position();
-            let chunk = &mut buffer[..len];
+            let chunk = &mut self.scratch[..len];
             self.indices.next_batch(chunk).map_err(renamed)?;
             gather_byte_arrays_from(chunk, self.dictionary, out, base)?;
             done += len;

@@ -60,7 +60,8 @@ pub(crate) trait Sink {
     fn values(&mut self, at: usize, values: &[u32]) -> Result<(), ParquetError>;
     /// Values `at..at + count`, packed LSB first at `width` bits from the start of `src`
     /// (which holds ⌈count·width/8⌉ bytes at least). The default unpacks them [`CHUNK`] at a
-    /// time into a stack buffer and hands them to [`Sink::values`].
+    /// time into a stack buffer and hands them to [`Sink::values`]; sinks that own a buffer
+    /// call [`unpack_chunks`] with it instead (no buffer to zero per call).
     fn packed(
         &mut self,
         at: usize,
@@ -69,18 +70,34 @@ pub(crate) trait Sink {
         count: usize,
     ) -> Result<(), ParquetError> {
         let mut buffer = [0u32; CHUNK];
-        let w = width.get() as usize;
-        let mut done = 0;
-        while done < count {
-            let len = (count - done).min(CHUNK);
-            // `done` is a multiple of CHUNK, so of 8: the chunk starts on a group boundary.
-            let chunk = &mut buffer[..len];
-            unpack(width, false, &src[done / 8 * w..], chunk);
-            self.values(at + done, chunk)?;
-            done += len;
-        }
-        Ok(())
+        unpack_chunks(&mut buffer, width, src, count, |offset, values| {
+            self.values(at + offset, values)
+        })
     }
+}
+
+/// Unpacks the `count` values packed LSB first at `width` bits from the start of `src` (which
+/// holds them all) [`CHUNK`] at a time into `buffer`, handing each chunk and its offset to
+/// `take`.
+#[inline]
+pub(crate) fn unpack_chunks(
+    buffer: &mut [u32; CHUNK],
+    width: BitWidth,
+    src: &[u8],
+    count: usize,
+    mut take: impl FnMut(usize, &[u32]) -> Result<(), ParquetError>,
+) -> Result<(), ParquetError> {
+    let w = width.get() as usize;
+    let mut done = 0;
+    while done < count {
+        let len = (count - done).min(CHUNK);
+        // `done` is a multiple of CHUNK, so of 8: the chunk starts on a group boundary.
+        let chunk = &mut buffer[..len];
+        unpack(width, false, &src[done / 8 * w..], chunk);
+        take(done, chunk)?;
+        done += len;
+    }
+    Ok(())
 }
 
 /// The incremental decoder of an RLE/bit-packing hybrid stream of `num_values` values.
@@ -445,21 +462,43 @@ impl ValueDecoder for HybridDecoder<'_> {
 }
 
 /// Writes booleans: values are 0 or 1 (width 1, RLE values checked when their run opens).
-struct BoolSink<'o>(&'o mut [bool]);
+struct BoolSink<'o, 's> {
+    out: &'o mut [bool],
+    scratch: &'s mut [u32; CHUNK],
+}
 
-impl Sink for BoolSink<'_> {
+fn store_bools(out: &mut [bool], values: &[u32]) {
+    for (o, &v) in out.iter_mut().zip(values) {
+        *o = v != 0;
+    }
+}
+
+impl Sink for BoolSink<'_, '_> {
     #[inline]
     fn fill(&mut self, at: usize, value: u32, count: usize) -> Result<(), ParquetError> {
-        self.0[at..at + count].fill(value != 0);
+        self.out[at..at + count].fill(value != 0);
         Ok(())
     }
 
     #[inline]
     fn values(&mut self, at: usize, values: &[u32]) -> Result<(), ParquetError> {
-        for (o, &v) in self.0[at..at + values.len()].iter_mut().zip(values) {
-            *o = v != 0;
-        }
+        store_bools(&mut self.out[at..at + values.len()], values);
         Ok(())
+    }
+
+    #[inline]
+    fn packed(
+        &mut self,
+        at: usize,
+        width: BitWidth,
+        src: &[u8],
+        count: usize,
+    ) -> Result<(), ParquetError> {
+        let out = &mut self.out[at..at + count];
+        unpack_chunks(self.scratch, width, src, count, |offset, values| {
+            store_bools(&mut out[offset..offset + values.len()], values);
+            Ok(())
+        })
     }
 }
 
@@ -468,6 +507,8 @@ impl Sink for BoolSink<'_> {
 #[derive(Clone, Debug)]
 pub struct BooleanHybridDecoder<'a> {
     inner: HybridDecoder<'a>,
+    /// Bit-packed values are unpacked here, then stored as booleans.
+    scratch: [u32; CHUNK],
 }
 
 impl<'a> BooleanHybridDecoder<'a> {
@@ -475,7 +516,8 @@ impl<'a> BooleanHybridDecoder<'a> {
     /// stream take.
     pub fn new(data: &'a [u8], num_values: usize) -> Result<(Self, usize), ParquetError> {
         let (inner, used) = HybridDecoder::with_length_prefix(data, 1, num_values)?;
-        Ok((BooleanHybridDecoder { inner }, used))
+        let scratch = [0; CHUNK];
+        Ok((BooleanHybridDecoder { inner, scratch }, used))
     }
 }
 
@@ -488,7 +530,11 @@ impl ValueDecoder for BooleanHybridDecoder<'_> {
 
     fn next_batch(&mut self, out: &mut [bool]) -> Result<usize, ParquetError> {
         let n = out.len().min(self.inner.remaining);
-        self.inner.drive(n, &mut BoolSink(&mut out[..n]))?;
+        let mut sink = BoolSink {
+            out: &mut out[..n],
+            scratch: &mut self.scratch,
+        };
+        self.inner.drive(n, &mut sink)?;
         Ok(n)
     }
 
@@ -598,5 +644,27 @@ mod tests {
         assert_eq!(out, [5]);
         let err = decode(&[0x82, 0x80, 0x80, 0x80, 0x80, 0x00, 5], 3, &mut out).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Corrupt);
+    }
+
+    #[test]
+    fn notes_examples() {
+        // A run past the page's count stops there.
+        let mut out = [0u32; 2];
+        assert_eq!(decode(&[0x08, 0x05], 3, &mut out), Ok(2));
+        assert_eq!(out, [5, 5]);
+        // Bytes read: a bit-packed run to the end of its declared groups.
+        let mut out = [0u32; 5];
+        let stream = [0x05, 0x88, 0xC6, 0xFA, 0, 0, 0];
+        assert_eq!(decode(&stream, 3, &mut out), Ok(7));
+        // Errors when the run opens, whatever the batch.
+        let mut d = HybridDecoder::new(&[0x03, 0x88], 3, 8).unwrap();
+        let e = d.next_batch(&mut [0; 2]).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Truncated);
+        // The encoder's output for [1, 2, 3] and twenty 5s at width 4.
+        let mut values = vec![1, 2, 3];
+        values.extend([5; 20]);
+        let mut encoded = Vec::new();
+        encode(&values, 4, &mut encoded).unwrap();
+        assert_eq!(encoded, [0x03, 0x21, 0x53, 0x55, 0x55, 0x1E, 0x05]);
     }
 }

@@ -16,6 +16,7 @@
 //! Bytes after the last value the caller asked for are ignored (a PLAIN page has no header
 //! saying where its values end; the caller's `num_values` does).
 
+use super::byte_stream_split::{as_bytes, as_bytes_mut};
 use super::{ByteArrayDecoder, ByteArrays, FixedWidth, ParquetError, ValueDecoder};
 
 const ENCODING: &str = "PLAIN";
@@ -54,10 +55,15 @@ fn check_len(
     Ok(need)
 }
 
-/// Converts values in place from `SIZE`-byte little-endian chunks. `chunks_exact` lets LLVM
-/// drop the per-value bounds checks; on little-endian targets each value is one load.
+/// Reads `out.len()` values from `SIZE`-byte little-endian chunks: one `memcpy` for the
+/// primitive types on little-endian targets, else value by value (`chunks_exact` lets LLVM
+/// drop the per-value bounds checks).
 #[inline]
 fn read_values<T: FixedWidth>(bytes: &[u8], out: &mut [T]) {
+    if let Some(out_bytes) = as_bytes_mut(out) {
+        out_bytes.copy_from_slice(bytes);
+        return;
+    }
     for (value, chunk) in out.iter_mut().zip(bytes.chunks_exact(T::SIZE)) {
         *value = T::from_le_slice(chunk);
     }
@@ -77,6 +83,10 @@ pub fn decode<T: FixedWidth>(data: &[u8], out: &mut [T]) -> Result<usize, Parque
 
 /// Appends the PLAIN encoding of `values` (their little-endian bytes) to `out`.
 pub fn encode<T: FixedWidth>(values: &[T], out: &mut Vec<u8>) {
+    if let Some(bytes) = as_bytes(values) {
+        out.extend_from_slice(bytes);
+        return;
+    }
     let start = out.len();
     out.resize(start + values.len() * T::SIZE, 0);
     for (value, chunk) in values.iter().zip(out[start..].chunks_exact_mut(T::SIZE)) {
