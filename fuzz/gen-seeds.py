@@ -168,3 +168,115 @@ differential.update({
                                                  n=4, high=3, out=1),
 })
 write("differential", differential)
+
+# parquet_encodings: case byte (index into the target's CASES), parameter byte (bit width or
+# FIXED_LEN_BYTE_ARRAY length), the count as n3(), the batch operations (a count byte, then one
+# byte each: bit 7 skip, bit 6 large, bits 0..6 the size), then (dictionary cases) the
+# dictionary, then the page. Each seed is a small valid page.
+PE_CASES = [
+    "plain_boolean", "plain_int32", "plain_int64", "plain_int96", "plain_float", "plain_double",
+    "plain_byte_array", "plain_flba", "dict_int32", "dict_int64", "dict_int96", "dict_float",
+    "dict_double", "dict_byte_array", "rle", "rle_length_prefix", "rle_width_byte",
+    "rle_boolean", "bit_packed", "dbp_int32", "dbp_int64", "dlba", "dba", "bss_float",
+    "bss_double", "bss_int32", "bss_int64", "bss_flba", "gvi_int32", "gvi_int64",
+]
+# next_batch 3, skip 2, next_batch 5 (repeated by the target until the page ends).
+PE_OPS = bytes([3, 0x03, 0x82, 0x05])
+
+
+def pe(case, n, page, param=0, ops=PE_OPS):
+    return bytes([PE_CASES.index(case), param]) + n3(n) + ops + page
+
+
+def uleb(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def zigzag(v):
+    return (v << 1) ^ (v >> 63)
+
+
+def dbp(values):
+    """DELTA_BINARY_PACKED with blocks of 128 values in 4 miniblocks of 32 (full miniblocks
+    only: unneeded ones get width 0 and no bytes)."""
+    out = bytearray(uleb(128) + uleb(4) + uleb(len(values)))
+    out += uleb(zigzag(values[0]) if values else 0)
+    deltas = [b - a for a, b in zip(values, values[1:])]
+    for start in range(0, len(deltas), 128):
+        block = deltas[start:start + 128]
+        low = min(block)
+        out += uleb(zigzag(low))
+        minis = [block[i:i + 32] for i in range(0, 128, 32)]
+        widths = [max(d - low for d in m).bit_length() if m else 0 for m in minis]
+        out += bytes(widths)
+        for m, w in zip(minis, widths):
+            if m:
+                out += pack_le([d - low for d in m] + [0] * (32 - len(m)), w).ljust(4 * w, b"\0")
+    return bytes(out)
+
+
+def bss(values_bytes, size):
+    n = len(values_bytes) // size
+    return bytes(values_bytes[i * size + k] for k in range(size) for i in range(n))
+
+
+def plain(fmt, values):
+    return b"".join(struct.pack("<" + fmt, v) for v in values)
+
+
+I32 = plain("i", [1, -1, 0x7FFFFFFF, -0x80000000])
+I64 = plain("q", [1, -1, 0x7FFFFFFFFFFFFFFF])
+I96 = bytes(range(24))
+F32 = plain("f", [1.0, -2.5, float("nan")]) + plain("I", [0x80000000])
+F64 = plain("d", [1.0, float("-inf")]) + plain("Q", [0x7FF8000000000001])
+# Dictionary indices: width byte 2, one bit-packed group of 8 (0, 1, 2, 0, 1, 2, 0, 1), and an
+# RLE run of 5 twos.
+IDX = bytes([2, 0x03]) + pack_le([0, 1, 2, 0, 1, 2, 0, 1], 2) + bytes([0x0A, 0x02])
+write("parquet_encodings", {
+    "plain_boolean": pe("plain_boolean", 10, bytes([0xA5, 0x02])),
+    "plain_int32": pe("plain_int32", 4, I32),
+    "plain_int64": pe("plain_int64", 3, I64),
+    "plain_int96": pe("plain_int96", 2, I96),
+    "plain_float": pe("plain_float", 4, F32),
+    "plain_double": pe("plain_double", 3, F64),
+    "plain_byte_array": pe("plain_byte_array", 3, plain("I", [1]) + b"a" + plain("I", [0])
+                           + plain("I", [5]) + b"hello"),
+    "plain_flba_3": pe("plain_flba", 4, bytes(range(12)), param=3),
+    "dict_int32": pe("dict_int32", 13, bytes([3]) + I32[:12] + IDX),
+    "dict_int64": pe("dict_int64", 13, bytes([3]) + I64 + IDX),
+    "dict_int96": pe("dict_int96", 13, bytes([3]) + I96 + bytes(12) + IDX),
+    "dict_float": pe("dict_float", 13, bytes([3]) + F32[:12] + IDX),
+    "dict_double": pe("dict_double", 13, bytes([3]) + F64 + IDX),
+    # Dictionary values of (7i + 2) % 9 bytes: 2, 0, 7.
+    "dict_byte_array": pe("dict_byte_array", 13, bytes([3]) + b"ab" + b"defghij" + IDX, param=2),
+    "rle_0_7_w3": pe("rle", 8, PRLE_0_7[1:], param=3),
+    "rle_run_w3": pe("rle", 8, bytes([0x10, 0x05]), param=3),
+    "rle_length_prefix_w3": pe("rle_length_prefix", 8, plain("I", [4]) + PRLE_0_7[1:],
+                               param=3),
+    "rle_width_byte": pe("rle_width_byte", 8, PRLE_0_7),
+    "rle_boolean": pe("rle_boolean", 18, plain("I", [4]) + bytes([0x03, 0xA5, 0x14, 0x01])),
+    "bit_packed_w3": pe("bit_packed", 8, BE_0_7, param=3),
+    "dbp_int32": pe("dbp_int32", 40, dbp([7, 5, 10, 3, -2**30, 2**30] + list(range(34)))),
+    "dbp_int32_one_value": pe("dbp_int32", 1, dbp([-5])),
+    "dbp_int64": pe("dbp_int64", 6, dbp([7, 5, 10, 3, -2**40, 2**40])),
+    "dlba": pe("dlba", 3, dbp([2, 0, 3]) + b"abxyz"),
+    "dba": pe("dba", 3, dbp([0, 4, 0]) + dbp([5, 1, 6]) + b"appleybanana"),
+    "bss_float": pe("bss_float", 4, bss(F32, 4)),
+    "bss_double": pe("bss_double", 3, bss(F64, 8)),
+    "bss_int32": pe("bss_int32", 100, bss(I32, 4)),
+    "bss_int64": pe("bss_int64", 3, bss(I64, 8)),
+    "bss_flba_3": pe("bss_flba", 4, bss(bytes(range(12)), 3), param=3),
+    # GroupVarInt: lengths all 1 byte (lead byte 0) or all 4 bytes (0xFF), the 5th value in a
+    # zero-filled second group.
+    "gvi_int32": pe("gvi_int32", 5, bytes([0, 1, 2, 3, 4, 0, 5, 0, 0, 0])),
+    "gvi_int32_wide": pe("gvi_int32", 4, b"\xFF" + I32),
+    "gvi_int64": pe("gvi_int64", 5, bytes([0, 0, 1, 2, 3, 4, 5])),
+})
