@@ -130,6 +130,9 @@ fn plan(
     src2: Option<&[u8]>,
     dst_len: usize,
 ) -> Result<Option<Plan>, Status> {
+    // A kernel tier forced by QPL_FALLBACK_KERNELS that cannot run fails every job, so that
+    // a run meant for that tier never passes on another one.
+    kernels::kernel_tier().map_err(|why| why.status())?;
     let op = job.operation;
     // §1.3: checks before the operation. A buffer a job cannot describe (over 4 GiB) is ours.
     if job.flags.contains(Flags::CANNED_MODE) {

@@ -46,6 +46,7 @@ pub use execute::{
 };
 pub use job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
 pub use kernels::runs::read_run_header;
+pub use kernels::{kernel_tier, Tier, TierError};
 pub use status::{Status, StatusKind};
 
 /// Decodes the first `out.len()` values of an RLE/bit-packed hybrid stream without a bit-width

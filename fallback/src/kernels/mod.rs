@@ -3,13 +3,14 @@
 //!
 //! - [`portable`]: plain Rust, every target; the reference the SIMD tiers are tested against.
 //! - `avx512` (x86-64): AVX-512 F/BW/VBMI/VBMI2 with POPCNT.
+//! - `tier`: which tier runs ([`kernel_tier`]), from the CPU and `QPL_FALLBACK_KERNELS`.
 //! - [`runs`]: the RLE/bit-packed hybrid's run reader, which the sources' decoder and the
 //!   SIMD hybrid kernel both walk.
 //! - [`lanes`]: the element types select and expand carry (`u8`, `u16`, `u32`), each with
 //!   its kernels.
 //!
-//! The tier is chosen once per process ([`kernels`]). The functions below run the chosen
-//! tier's kernel: most return `false`/`None` when the tier has none for the case, and the
+//! The tier is chosen once per process ([`kernel_tier`], [`kernels`]). The functions below
+//! run the chosen tier's kernel: most return `false`/`None` when the tier has none for the case, and the
 //! caller then runs the portable one (or its own loop), since several of those fallbacks
 //! write straight into the caller's output format. Kernels import nothing from the layers
 //! above them (sources, operations, outputs): what they share with those layers (bit widths,
@@ -22,8 +23,11 @@ pub(crate) mod portable;
 pub(crate) mod runs;
 #[cfg(test)]
 mod tests;
+mod tier;
 
 use std::sync::OnceLock;
+
+pub use tier::{kernel_tier, Tier, TierError};
 
 /// A bit width in 1..=32, checked once so that kernels can be chosen without a failure path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,33 +149,30 @@ pub(crate) fn low_bits(count: usize) -> u64 {
     u64::MAX.checked_shr(64 - count as u32).unwrap_or(0)
 }
 
-/// The kernel family chosen for this process.
+/// The kernel family chosen for this process: [`Tier`] with the tiers this target has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kernels {
     /// Plain Rust, every target.
     Portable,
+    /// AVX2 and BMI2; the operations without an AVX2 kernel run the portable one.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
     /// AVX-512 F/BW/VBMI/VBMI2 and POPCNT (Ice Lake, Sapphire Rapids, Zen 4 and later).
     #[cfg(target_arch = "x86_64")]
     Avx512Vbmi,
 }
 
-/// Detected once; `QPL_FALLBACK_PORTABLE=1` forces the portable kernels.
+/// The kernels of [`kernel_tier`]'s tier, or the portable ones when it is an error (which
+/// `execute` and `validate` report).
+#[inline]
 pub(crate) fn kernels() -> Kernels {
     static CHOSEN: OnceLock<Kernels> = OnceLock::new();
-    *CHOSEN.get_or_init(|| {
-        if std::env::var_os("QPL_FALLBACK_PORTABLE").is_some_and(|v| v == "1") {
-            return Kernels::Portable;
-        }
+    *CHOSEN.get_or_init(|| match kernel_tier() {
         #[cfg(target_arch = "x86_64")]
-        if is_x86_feature_detected!("avx512f")
-            && is_x86_feature_detected!("avx512bw")
-            && is_x86_feature_detected!("avx512vbmi")
-            && is_x86_feature_detected!("avx512vbmi2")
-            && is_x86_feature_detected!("popcnt")
-        {
-            return Kernels::Avx512Vbmi;
-        }
-        Kernels::Portable
+        Ok(Tier::Avx2) => Kernels::Avx2,
+        #[cfg(target_arch = "x86_64")]
+        Ok(Tier::Avx512) => Kernels::Avx512Vbmi,
+        _ => Kernels::Portable,
     })
 }
 
@@ -188,6 +189,8 @@ pub(crate) fn unpack_with(
 ) -> bool {
     match kernels {
         Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => false,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: `Avx512Vbmi` is chosen only after its features were detected;
@@ -213,6 +216,8 @@ pub(crate) fn unpack_to_le_bytes(
 ) -> Option<MinMaxSum> {
     match kernels {
         Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => None,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             let (count, to) = (out.len() / 4, out.as_mut_ptr());
@@ -255,6 +260,8 @@ pub(crate) fn hybrid_to_le_bytes(
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => None,
+        #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             if !(1..=32).contains(&width) {
                 return None;
@@ -286,6 +293,8 @@ pub(crate) fn pack_le(
     match kernels {
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => false,
+        #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             if !(4..=28).contains(&width) {
                 return false;
@@ -306,6 +315,8 @@ pub(crate) fn narrow(kernels: Kernels, values: &[u32], mask: u32, out: &mut [u8]
     match kernels {
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => false,
+        #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW were detected; the function checks the lengths it relies on.
             unsafe { avx512::narrow(values, mask, out) }
@@ -318,6 +329,8 @@ pub(crate) fn narrow(kernels: Kernels, values: &[u32], mask: u32, out: &mut [u8]
 pub(crate) fn min_max_sum(kernels: Kernels, values: &[u32]) -> Option<MinMaxSum> {
     match kernels {
         Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => None,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F was detected; `values` holds `values.len()` u32s.
@@ -333,6 +346,8 @@ pub(crate) fn count_ones(kernels: Kernels, bytes: &[u8]) -> u64 {
     match kernels {
         Kernels::Portable => portable::count_ones(bytes),
         #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => portable::count_ones(bytes),
+        #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: POPCNT was detected.
             unsafe { avx512::count_ones(bytes) }
@@ -346,6 +361,8 @@ pub(crate) fn count_ones(kernels: Kernels, bytes: &[u8]) -> u64 {
 pub(crate) fn fill4(kernels: Kernels, element: [u8; 4], out: &mut [u8]) -> bool {
     match kernels {
         Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => false,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F and BW were detected.
@@ -388,6 +405,8 @@ pub(crate) fn scan_packed(
     match kernels {
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => false,
+        #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: `Avx512Vbmi` is chosen only after its features were detected.
             unsafe { avx512::scan_packed(width, big_endian, src, count, compare, low, high, bits) };
@@ -409,6 +428,8 @@ pub(crate) fn compress(
 ) -> Option<usize> {
     match kernels {
         Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => None,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F and POPCNT were detected; the function checks the lengths it
@@ -436,6 +457,8 @@ pub(crate) fn unpack_compress(
 ) -> Option<usize> {
     match kernels {
         Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => None,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => (width > 1).then(|| {
             // SAFETY: AVX-512 F, BW, VBMI and POPCNT were detected and `width` is 2..=32;
@@ -491,6 +514,8 @@ pub(crate) fn expand(
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => None,
+        #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F and POPCNT were detected; the function checks the lengths it
             // relies on.
@@ -513,6 +538,8 @@ pub(crate) fn unpack_bytes(
     match kernels {
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => false,
+        #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW/VBMI and POPCNT were detected; the function checks the
             // lengths it relies on.
@@ -533,6 +560,8 @@ pub(crate) fn compress_bytes(
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => None,
+        #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW/VBMI2 and POPCNT were detected; the function checks the
             // lengths it relies on.
@@ -551,6 +580,8 @@ pub(crate) fn expand_bytes(
 ) -> Option<(usize, usize)> {
     match kernels {
         Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => None,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW/VBMI2 and POPCNT were detected; the function checks the
@@ -573,6 +604,8 @@ pub(crate) fn pack_bytes_le(
 ) -> bool {
     match kernels {
         Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => false,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             if !(1..=7).contains(&width) {
@@ -598,6 +631,8 @@ pub(crate) fn unpack_halves(
     match kernels {
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => false,
+        #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW/VBMI and POPCNT were detected; the function checks the
             // lengths it relies on.
@@ -618,6 +653,8 @@ pub(crate) fn compress_halves(
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => None,
+        #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW/VBMI2 and POPCNT were detected; the function checks the
             // lengths it relies on.
@@ -636,6 +673,8 @@ pub(crate) fn expand_halves(
 ) -> Option<(usize, usize)> {
     match kernels {
         Kernels::Portable => None,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => None,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW/VBMI2 and POPCNT were detected; the function checks the
@@ -656,6 +695,8 @@ pub(crate) fn pack_halves_le(
 ) -> bool {
     match kernels {
         Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 => false,
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             if !(9..=15).contains(&width) {
