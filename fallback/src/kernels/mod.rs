@@ -2,6 +2,7 @@
 //! the one place that chooses among them.
 //!
 //! - [`portable`]: plain Rust, every target; the reference the SIMD tiers are tested against.
+//! - `avx2` (x86-64): AVX2 and BMI2; bit unpacking so far.
 //! - `avx512` (x86-64): AVX-512 F/BW/VBMI/VBMI2 with POPCNT.
 //! - `tier`: which tier runs ([`kernel_tier`]), from the CPU and `QPL_FALLBACK_KERNELS`.
 //! - [`runs`]: the RLE/bit-packed hybrid's run reader, which the sources' decoder and the
@@ -16,6 +17,8 @@
 //! above them (sources, operations, outputs): what they share with those layers (bit widths,
 //! value aggregates, the scratch block) is defined here.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 pub(crate) mod lanes;
@@ -190,7 +193,17 @@ pub(crate) fn unpack_with(
     match kernels {
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => false,
+        Kernels::Avx2 => {
+            let Some(width) = BitWidth::new(width) else {
+                return false;
+            };
+            // SAFETY: `Avx2` is chosen only after AVX2 and BMI2 were detected; `out` is
+            // valid for `out.len()` u32 writes.
+            unsafe {
+                avx2::unpack::<false>(width, big_endian, src, out.len(), out.as_mut_ptr().cast())
+            };
+            true
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: `Avx512Vbmi` is chosen only after its features were detected;
@@ -217,7 +230,18 @@ pub(crate) fn unpack_to_le_bytes(
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => None,
+        Kernels::Avx2 => {
+            let (width, count, to) = (BitWidth::new(width)?, out.len() / 4, out.as_mut_ptr());
+            // SAFETY: `Avx2` is chosen only after AVX2 and BMI2 were detected; x86-64 stores
+            // `u32`s little-endian, and `out` is valid for `count · 4` byte writes.
+            Some(unsafe {
+                if aggregate {
+                    avx2::unpack::<true>(width, big_endian, src, count, to)
+                } else {
+                    avx2::unpack::<false>(width, big_endian, src, count, to)
+                }
+            })
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             let (count, to) = (out.len() / 4, out.as_mut_ptr());

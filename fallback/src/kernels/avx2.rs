@@ -1,0 +1,354 @@
+//! The AVX2 kernels (x86-64 with AVX2 and BMI2: Haswell, Zen 1 and later). Only bit
+//! unpacking so far; every other operation of the AVX2 tier runs the portable kernel.
+//!
+//! Unpacking decodes a group of 8 elements (exactly `width` bytes in both bit orders) per
+//! step: two 16-byte loads, the first at the group's start for elements 0..4 and the second
+//! at the byte element 4 starts in for elements 4..8, make one 256-bit vector; one `vpshufb`
+//! gives each 32-bit lane the 4 bytes holding its element (in the order that makes it an
+//! integer: little-endian for LSB-first, byte-reversed for MSB-first), and one `vpsrlvd` by a
+//! per-lane count aligns it. Elements that start late in a byte and are over 25 bits wide
+//! need a fifth byte: a second shuffle gives the lane the next 4 bytes, shifted the other way
+//! and OR-ed in. The shuffles and counts depend only on the width and order, so they are
+//! tables built at compile time.
+
+use std::arch::x86_64::*;
+
+use super::{portable, BitWidth, MinMaxSum};
+
+/// Shuffles and shift counts that decode one group of 8 elements of one width and order
+/// from the two 16-byte halves [`Plan::high_offset`] bytes apart.
+struct Plan {
+    /// Lane i's 4 bytes (of its 128-bit half): the bytes from the one element i starts in.
+    first: [u8; 32],
+    /// Lane i's 4 bytes from the byte after that one, for elements spanning 5 bytes;
+    /// 0x80 (zero) for the others.
+    second: [u8; 32],
+    /// LSB-first: right shift of `first`; MSB-first: left shift of `first`.
+    first_shift: [u32; 8],
+    /// LSB-first: left shift of `second`; MSB-first: right shift of `second`.
+    second_shift: [u32; 8],
+    /// MSB-first: the right shift that leaves the element at the bottom (32 − width when
+    /// some lane needs a fifth byte, else 32 − width − its bit offset); 0 for LSB-first.
+    last_shift: [u32; 8],
+    /// Where the second half (elements 4..8) starts in the group: ⌊4·width/8⌋.
+    high_offset: usize,
+    /// The width: the group's length in bytes.
+    width: usize,
+    /// Whether any element needs a fifth byte (widths 26..=32 at some bit offsets).
+    five: bool,
+}
+
+const fn plan(width: usize, big_endian: bool) -> Plan {
+    let mut p = Plan {
+        first: [0x80; 32],
+        second: [0x80; 32],
+        first_shift: [0; 8],
+        second_shift: [0; 8],
+        last_shift: [0; 8],
+        high_offset: 4 * width / 8,
+        width,
+        five: false,
+    };
+    let mut lane = 0;
+    while lane < 8 {
+        p.five = p.five || (lane * width) % 8 + width > 32;
+        lane += 1;
+    }
+    let mut lane = 0;
+    while lane < 8 {
+        let bit = lane * width;
+        let base = if lane < 4 { 0 } else { p.high_offset };
+        let (byte, shift) = (bit / 8 - base, bit % 8);
+        let five = shift + width > 32;
+        let half = 16 * (lane / 4);
+        let mut k = 0;
+        while k < 4 {
+            // Byte k of the lane (least significant first) is element byte k (LSB-first)
+            // or 3 − k (MSB-first, whose first byte is the most significant).
+            let from = if big_endian { 3 - k } else { k };
+            let index = byte + from;
+            // The first bytes may run past the element (into the next ones, masked or
+            // shifted away), never past the 16-byte half.
+            assert!(index < 16 || from > (shift + width - 1) / 8);
+            p.first[half + 4 * (lane % 4) + k] = if index < 16 { index as u8 } else { 0x80 };
+            if five {
+                let index = byte + 1 + from;
+                assert!(index < 16);
+                p.second[half + 4 * (lane % 4) + k] = index as u8;
+            }
+            k += 1;
+        }
+        // LSB-first: (first >> shift | second << (8 − shift)) & mask. MSB-first with a
+        // fifth byte somewhere: (first << shift | second >> (8 − shift)) >> (32 − width);
+        // without: (first >> (32 − shift − width)) & mask. A lane without a fifth byte has
+        // `second` = 0, which adds nothing.
+        p.first_shift[lane] = shift as u32;
+        p.second_shift[lane] = (8 - shift) as u32;
+        if big_endian {
+            p.last_shift[lane] = (if p.five {
+                32 - width
+            } else {
+                32 - shift - width
+            }) as u32;
+        }
+        lane += 1;
+    }
+    p
+}
+
+/// The plans of widths 1..=32, LSB-first then MSB-first (index `width − 1 + 32·be`).
+static PLANS: [Plan; 64] = {
+    let mut plans = [const {
+        Plan {
+            first: [0; 32],
+            second: [0; 32],
+            first_shift: [0; 8],
+            second_shift: [0; 8],
+            last_shift: [0; 8],
+            high_offset: 0,
+            width: 0,
+            five: false,
+        }
+    }; 64];
+    let mut i = 0;
+    while i < 64 {
+        plans[i] = plan(i % 32 + 1, i >= 32);
+        i += 1;
+    }
+    plans
+};
+
+/// Unpacks `count` elements of `width` (1..=32) bits, MSB-first when `big_endian`, from the
+/// start of `src` into `out` as `u32`s in memory order (little-endian bytes), and returns
+/// their aggregates when `AGGREGATE` ([`MinMaxSum::NONE`] otherwise). Reads nothing past
+/// `src` (which should hold ⌈count·width/8⌉ bytes; elements past its end get unspecified
+/// values) and writes exactly `count · 4` bytes from `out`.
+///
+/// # Safety
+/// The CPU supports AVX2 and BMI2, and `out` is valid for `count · 4` byte writes (any
+/// alignment).
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) unsafe fn unpack<const AGGREGATE: bool>(
+    width: BitWidth,
+    big_endian: bool,
+    src: &[u8],
+    count: usize,
+    out: *mut u8,
+) -> MinMaxSum {
+    let w = width.get() as usize;
+    let p = &PLANS[w - 1 + 32 * usize::from(big_endian)];
+    // Whole groups whose two 16-byte loads stay inside `src`: group g reads bytes
+    // g·w .. g·w + high_offset + 16.
+    let loadable = src.len().saturating_sub(p.high_offset + 16) / w + 1;
+    let groups = if src.len() < p.high_offset + 16 {
+        0
+    } else {
+        loadable.min(count / 8)
+    };
+    // SAFETY: AVX2 is enabled by the caller's guarantee; `groups` groups read inside `src`
+    // and write the first 32·groups ≤ 4·count bytes of `out`.
+    let mut aggregates = unsafe {
+        match (big_endian, p.five) {
+            (false, false) => groups_of::<false, false, AGGREGATE>(p, src, groups, out),
+            (false, true) => groups_of::<false, true, AGGREGATE>(p, src, groups, out),
+            (true, false) => groups_of::<true, false, AGGREGATE>(p, src, groups, out),
+            (true, true) => groups_of::<true, true, AGGREGATE>(p, src, groups, out),
+        }
+    };
+    // The rest (the last groups, whose loads would pass the end of `src`, and a partial
+    // group) through the portable kernel, 64 elements (8 groups) at a time.
+    let mut done = 8 * groups;
+    let mut block = [0u32; 64];
+    while done < count {
+        let len = (count - done).min(64);
+        let from = src.get(done / 8 * w..).unwrap_or(&[]);
+        portable::unpack(width, big_endian, from, &mut block[..len]);
+        // SAFETY: `len` u32s (4·len bytes) from `out + 4·done`, inside its 4·count bytes;
+        // `block` is a different object.
+        unsafe {
+            std::ptr::copy_nonoverlapping(block.as_ptr().cast::<u8>(), out.add(4 * done), 4 * len)
+        };
+        if AGGREGATE {
+            aggregates = aggregates.merge(MinMaxSum::of(block[..len].iter().copied()));
+        }
+        done += len;
+    }
+    aggregates
+}
+
+/// Decodes `groups` whole groups of 8 elements with plan `p` (`FIVE`: some lane needs a
+/// fifth byte), into `out`.
+///
+/// # Safety
+/// AVX2 is available; `src` holds g·w + high_offset + 16 bytes for every g < `groups`
+/// (w = the plan's width); `out` is valid for 32·groups byte writes.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn groups_of<const BE: bool, const FIVE: bool, const AGGREGATE: bool>(
+    p: &Plan,
+    src: &[u8],
+    groups: usize,
+    out: *mut u8,
+) -> MinMaxSum {
+    // SAFETY: each table is 32 bytes, read unaligned.
+    let (first, second, first_shift, second_shift, last_shift) = unsafe {
+        (
+            _mm256_loadu_si256(p.first.as_ptr().cast()),
+            _mm256_loadu_si256(p.second.as_ptr().cast()),
+            _mm256_loadu_si256(p.first_shift.as_ptr().cast()),
+            _mm256_loadu_si256(p.second_shift.as_ptr().cast()),
+            _mm256_loadu_si256(p.last_shift.as_ptr().cast()),
+        )
+    };
+    let w = p.width;
+    let mask = _mm256_set1_epi32((u32::MAX >> (32 - w)) as i32);
+    let (mut min, mut max, mut sum) = (
+        _mm256_set1_epi32(-1),
+        _mm256_setzero_si256(),
+        _mm256_setzero_si256(),
+    );
+    for g in 0..groups {
+        // SAFETY: reads bytes g·w .. g·w + 16 and g·w + high_offset .. + 16 of `src`, which
+        // holds them (the caller's guarantee).
+        let bytes = unsafe {
+            let at = src.as_ptr().add(g * w);
+            _mm256_loadu2_m128i(at.add(p.high_offset).cast(), at.cast())
+        };
+        let a = _mm256_shuffle_epi8(bytes, first);
+        let values = if !FIVE {
+            // Every element inside its lane's 4 bytes.
+            if BE {
+                _mm256_and_si256(_mm256_srlv_epi32(a, last_shift), mask)
+            } else {
+                _mm256_and_si256(_mm256_srlv_epi32(a, first_shift), mask)
+            }
+        } else {
+            let b = _mm256_shuffle_epi8(bytes, second);
+            if BE {
+                let window = _mm256_or_si256(
+                    _mm256_sllv_epi32(a, first_shift),
+                    _mm256_srlv_epi32(b, second_shift),
+                );
+                _mm256_and_si256(_mm256_srlv_epi32(window, last_shift), mask)
+            } else {
+                let joined = _mm256_or_si256(
+                    _mm256_srlv_epi32(a, first_shift),
+                    _mm256_sllv_epi32(b, second_shift),
+                );
+                _mm256_and_si256(joined, mask)
+            }
+        };
+        // SAFETY: writes bytes 32·g .. 32·g + 32 of `out`, inside its 32·groups.
+        unsafe { _mm256_storeu_si256(out.add(32 * g).cast(), values) };
+        if AGGREGATE {
+            min = _mm256_min_epu32(min, values);
+            max = _mm256_max_epu32(max, values);
+            sum = _mm256_add_epi32(sum, values);
+        }
+    }
+    if !AGGREGATE || groups == 0 {
+        return MinMaxSum::NONE;
+    }
+    let (mut mins, mut maxs, mut sums) = ([0u32; 8], [0u32; 8], [0u32; 8]);
+    // SAFETY: each array is 32 bytes.
+    unsafe {
+        _mm256_storeu_si256(mins.as_mut_ptr().cast(), min);
+        _mm256_storeu_si256(maxs.as_mut_ptr().cast(), max);
+        _mm256_storeu_si256(sums.as_mut_ptr().cast(), sum);
+    }
+    MinMaxSum {
+        min: mins.into_iter().min().unwrap_or(u32::MAX),
+        max: maxs.into_iter().max().unwrap_or(0),
+        sum: sums.into_iter().fold(0, u32::wrapping_add),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noise(len: usize, seed: u32) -> Vec<u8> {
+        (0..len as u32)
+            .map(|i| (i.wrapping_add(seed).wrapping_mul(0x9E37_79B9) >> 11) as u8)
+            .collect()
+    }
+
+    fn available() -> bool {
+        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi2")
+    }
+
+    /// Every width, both orders, every length 0..=200 and starts at 0..4 bytes into a
+    /// buffer: the same values as the portable kernel, from a `src` cut to exactly
+    /// ⌈len·width/8⌉ bytes (a read past it would show under Miri/ASan, and a short copy
+    /// makes it a different allocation), and nothing written outside the output.
+    #[test]
+    fn avx2_unpacking_matches_the_portable_kernel_for_every_width_order_length_and_start() {
+        if !available() {
+            return;
+        }
+        for width in 1..=32u32 {
+            let bw = BitWidth::new(width).unwrap();
+            for be in [false, true] {
+                for start in 0..4usize {
+                    let data = noise(start + 4 * 200 + 8, width * 7 + start as u32);
+                    for count in 0..=200usize {
+                        let bytes = (count * width as usize).div_ceil(8);
+                        // `src` starts `start` bytes into an allocation that ends with it:
+                        // a read past it is out of bounds (which Miri or ASan would report).
+                        let buffer = data[..start + bytes].to_vec();
+                        let src = &buffer[start..];
+                        let mut expected = vec![0u32; count];
+                        portable::unpack(bw, be, src, &mut expected);
+                        for aggregate in [false, true] {
+                            // Output at every byte offset 0..4, with guards around it.
+                            let shift = (count + start) % 4;
+                            let mut raw = vec![0xA5u8; 4 * count + 8 + shift];
+                            let at = 4 + shift;
+                            // SAFETY: AVX2 and BMI2 were detected; `raw` holds 4·count
+                            // bytes from `at`.
+                            let agg = unsafe {
+                                let to = raw.as_mut_ptr().add(at);
+                                if aggregate {
+                                    unpack::<true>(bw, be, src, count, to)
+                                } else {
+                                    unpack::<false>(bw, be, src, count, to)
+                                }
+                            };
+                            let got: Vec<u32> = raw[at..at + 4 * count]
+                                .chunks_exact(4)
+                                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                                .collect();
+                            let case = format!("w{width} be{be} start{start} n{count}");
+                            assert_eq!(got, expected, "{case}");
+                            assert!(raw[..at].iter().all(|&b| b == 0xA5), "before: {case}");
+                            assert!(
+                                raw[at + 4 * count..].iter().all(|&b| b == 0xA5),
+                                "after: {case}"
+                            );
+                            let want = if aggregate {
+                                MinMaxSum::of(expected.iter().copied())
+                            } else {
+                                MinMaxSum::NONE
+                            };
+                            assert_eq!(agg, want, "aggregates: {case}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The plans' strides: the width each plan decodes is the width it was built for.
+    #[test]
+    fn every_plan_is_for_its_width() {
+        for (i, p) in PLANS.iter().enumerate() {
+            let width = i % 32 + 1;
+            assert_eq!(p.high_offset, 4 * width / 8, "w{width}");
+            assert_eq!(
+                p.five,
+                (0..8).any(|l| l * width % 8 + width > 32),
+                "w{width}"
+            );
+        }
+    }
+}
