@@ -1,5 +1,6 @@
-//! The AVX2 kernels (x86-64 with AVX2 and BMI2: Haswell, Zen 1 and later). Only bit
-//! unpacking so far; every other operation of the AVX2 tier runs the portable kernel.
+//! The AVX2 kernels (x86-64 with AVX2 and BMI2: Haswell, Zen 1 and later): bit unpacking
+//! and the scans of packed elements so far; every other operation of the AVX2 tier runs the
+//! portable kernel.
 //!
 //! Unpacking decodes a group of 8 elements (exactly `width` bytes in both bit orders) per
 //! step: two 16-byte loads, the first at the group's start for elements 0..4 and the second
@@ -13,7 +14,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{portable, BitWidth, MinMaxSum};
+use super::{portable, BitWidth, Compare, MinMaxSum};
 
 /// Shuffles and shift counts that decode one group of 8 elements of one width and order
 /// from the two 16-byte halves [`Plan::high_offset`] bytes apart.
@@ -118,6 +119,115 @@ static PLANS: [Plan; 64] = {
     plans
 };
 
+/// The plan of `width` and order, and how many whole groups of the `count` elements packed
+/// from the start of `src` it may decode with its loads inside `src`: group g reads bytes
+/// g·width .. g·width + high_offset + 16.
+fn plan_and_groups(width: BitWidth, big_endian: bool, src: &[u8], count: usize) -> (&Plan, usize) {
+    let w = width.get() as usize;
+    let p = &PLANS[w - 1 + 32 * usize::from(big_endian)];
+    let groups = match src.len().checked_sub(p.high_offset + 16) {
+        Some(spare) => (spare / w + 1).min(count / 8),
+        None => 0,
+    };
+    (p, groups)
+}
+
+/// A plan's tables in registers.
+struct Decoder {
+    first: __m256i,
+    second: __m256i,
+    first_shift: __m256i,
+    second_shift: __m256i,
+    last_shift: __m256i,
+    mask: __m256i,
+    high_offset: usize,
+}
+
+impl Decoder {
+    /// # Safety
+    /// The CPU supports AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2,bmi2")]
+    unsafe fn new(p: &Plan) -> Decoder {
+        // SAFETY: each table is 32 bytes, read unaligned.
+        unsafe {
+            Decoder {
+                first: _mm256_loadu_si256(p.first.as_ptr().cast()),
+                second: _mm256_loadu_si256(p.second.as_ptr().cast()),
+                first_shift: _mm256_loadu_si256(p.first_shift.as_ptr().cast()),
+                second_shift: _mm256_loadu_si256(p.second_shift.as_ptr().cast()),
+                last_shift: _mm256_loadu_si256(p.last_shift.as_ptr().cast()),
+                mask: _mm256_set1_epi32((u32::MAX >> (32 - p.width)) as i32),
+                high_offset: p.high_offset,
+            }
+        }
+    }
+
+    /// The 8 elements of the group at `at` (`FIVE`: the plan has lanes that need a fifth
+    /// byte; `BE`: MSB-first).
+    ///
+    /// # Safety
+    /// The CPU supports AVX2; `at .. at + high_offset + 16` is readable.
+    #[inline]
+    #[target_feature(enable = "avx2,bmi2")]
+    unsafe fn group<const BE: bool, const FIVE: bool>(&self, at: *const u8) -> __m256i {
+        // SAFETY: bytes at .. at + 16 and at + high_offset .. + 16 (the caller's guarantee).
+        let bytes = unsafe { _mm256_loadu2_m128i(at.add(self.high_offset).cast(), at.cast()) };
+        let a = _mm256_shuffle_epi8(bytes, self.first);
+        if !FIVE {
+            // Every element inside its lane's 4 bytes.
+            let shift = if BE {
+                self.last_shift
+            } else {
+                self.first_shift
+            };
+            return _mm256_and_si256(_mm256_srlv_epi32(a, shift), self.mask);
+        }
+        let b = _mm256_shuffle_epi8(bytes, self.second);
+        if BE {
+            let window = _mm256_or_si256(
+                _mm256_sllv_epi32(a, self.first_shift),
+                _mm256_srlv_epi32(b, self.second_shift),
+            );
+            _mm256_and_si256(_mm256_srlv_epi32(window, self.last_shift), self.mask)
+        } else {
+            let joined = _mm256_or_si256(
+                _mm256_srlv_epi32(a, self.first_shift),
+                _mm256_sllv_epi32(b, self.second_shift),
+            );
+            _mm256_and_si256(joined, self.mask)
+        }
+    }
+}
+
+/// Runs `body` with the monomorphised `Decoder::group` for `big_endian` and `p.five`.
+macro_rules! with_kind {
+    ($big_endian:expr, $p:expr, $be:ident, $five:ident => $body:expr) => {
+        match ($big_endian, $p.five) {
+            (false, false) => {
+                const $be: bool = false;
+                const $five: bool = false;
+                $body
+            }
+            (false, true) => {
+                const $be: bool = false;
+                const $five: bool = true;
+                $body
+            }
+            (true, false) => {
+                const $be: bool = true;
+                const $five: bool = false;
+                $body
+            }
+            (true, true) => {
+                const $be: bool = true;
+                const $five: bool = true;
+                $body
+            }
+        }
+    };
+}
+
 /// Unpacks `count` elements of `width` (1..=32) bits, MSB-first when `big_endian`, from the
 /// start of `src` into `out` as `u32`s in memory order (little-endian bytes), and returns
 /// their aggregates when `AGGREGATE` ([`MinMaxSum::NONE`] otherwise). Reads nothing past
@@ -135,25 +245,11 @@ pub(super) unsafe fn unpack<const AGGREGATE: bool>(
     count: usize,
     out: *mut u8,
 ) -> MinMaxSum {
-    let w = width.get() as usize;
-    let p = &PLANS[w - 1 + 32 * usize::from(big_endian)];
-    // Whole groups whose two 16-byte loads stay inside `src`: group g reads bytes
-    // g·w .. g·w + high_offset + 16.
-    let loadable = src.len().saturating_sub(p.high_offset + 16) / w + 1;
-    let groups = if src.len() < p.high_offset + 16 {
-        0
-    } else {
-        loadable.min(count / 8)
-    };
+    let (p, groups) = plan_and_groups(width, big_endian, src, count);
     // SAFETY: AVX2 is enabled by the caller's guarantee; `groups` groups read inside `src`
     // and write the first 32·groups ≤ 4·count bytes of `out`.
     let mut aggregates = unsafe {
-        match (big_endian, p.five) {
-            (false, false) => groups_of::<false, false, AGGREGATE>(p, src, groups, out),
-            (false, true) => groups_of::<false, true, AGGREGATE>(p, src, groups, out),
-            (true, false) => groups_of::<true, false, AGGREGATE>(p, src, groups, out),
-            (true, true) => groups_of::<true, true, AGGREGATE>(p, src, groups, out),
-        }
+        with_kind!(big_endian, p, BE, FIVE => groups_of::<BE, FIVE, AGGREGATE>(p, src, groups, out))
     };
     // The rest (the last groups, whose loads would pass the end of `src`, and a partial
     // group) through the portable kernel, 64 elements (8 groups) at a time.
@@ -161,7 +257,7 @@ pub(super) unsafe fn unpack<const AGGREGATE: bool>(
     let mut block = [0u32; 64];
     while done < count {
         let len = (count - done).min(64);
-        let from = src.get(done / 8 * w..).unwrap_or(&[]);
+        let from = src.get(done / 8 * p.width..).unwrap_or(&[]);
         portable::unpack(width, big_endian, from, &mut block[..len]);
         // SAFETY: `len` u32s (4·len bytes) from `out + 4·done`, inside its 4·count bytes;
         // `block` is a different object.
@@ -176,8 +272,7 @@ pub(super) unsafe fn unpack<const AGGREGATE: bool>(
     aggregates
 }
 
-/// Decodes `groups` whole groups of 8 elements with plan `p` (`FIVE`: some lane needs a
-/// fifth byte), into `out`.
+/// Decodes `groups` whole groups of 8 elements with plan `p` into `out`.
 ///
 /// # Safety
 /// AVX2 is available; `src` holds g·w + high_offset + 16 bytes for every g < `groups`
@@ -190,56 +285,21 @@ unsafe fn groups_of<const BE: bool, const FIVE: bool, const AGGREGATE: bool>(
     groups: usize,
     out: *mut u8,
 ) -> MinMaxSum {
-    // SAFETY: each table is 32 bytes, read unaligned.
-    let (first, second, first_shift, second_shift, last_shift) = unsafe {
-        (
-            _mm256_loadu_si256(p.first.as_ptr().cast()),
-            _mm256_loadu_si256(p.second.as_ptr().cast()),
-            _mm256_loadu_si256(p.first_shift.as_ptr().cast()),
-            _mm256_loadu_si256(p.second_shift.as_ptr().cast()),
-            _mm256_loadu_si256(p.last_shift.as_ptr().cast()),
-        )
-    };
-    let w = p.width;
-    let mask = _mm256_set1_epi32((u32::MAX >> (32 - w)) as i32);
+    // SAFETY: AVX2 is available.
+    let decoder = unsafe { Decoder::new(p) };
     let (mut min, mut max, mut sum) = (
         _mm256_set1_epi32(-1),
         _mm256_setzero_si256(),
         _mm256_setzero_si256(),
     );
     for g in 0..groups {
-        // SAFETY: reads bytes g·w .. g·w + 16 and g·w + high_offset .. + 16 of `src`, which
-        // holds them (the caller's guarantee).
-        let bytes = unsafe {
-            let at = src.as_ptr().add(g * w);
-            _mm256_loadu2_m128i(at.add(p.high_offset).cast(), at.cast())
+        // SAFETY: group g's bytes are inside `src` (the caller's guarantee); writes bytes
+        // 32·g .. 32·g + 32 of `out`, inside its 32·groups.
+        let values = unsafe {
+            let values = decoder.group::<BE, FIVE>(src.as_ptr().add(g * p.width));
+            _mm256_storeu_si256(out.add(32 * g).cast(), values);
+            values
         };
-        let a = _mm256_shuffle_epi8(bytes, first);
-        let values = if !FIVE {
-            // Every element inside its lane's 4 bytes.
-            if BE {
-                _mm256_and_si256(_mm256_srlv_epi32(a, last_shift), mask)
-            } else {
-                _mm256_and_si256(_mm256_srlv_epi32(a, first_shift), mask)
-            }
-        } else {
-            let b = _mm256_shuffle_epi8(bytes, second);
-            if BE {
-                let window = _mm256_or_si256(
-                    _mm256_sllv_epi32(a, first_shift),
-                    _mm256_srlv_epi32(b, second_shift),
-                );
-                _mm256_and_si256(_mm256_srlv_epi32(window, last_shift), mask)
-            } else {
-                let joined = _mm256_or_si256(
-                    _mm256_srlv_epi32(a, first_shift),
-                    _mm256_sllv_epi32(b, second_shift),
-                );
-                _mm256_and_si256(joined, mask)
-            }
-        };
-        // SAFETY: writes bytes 32·g .. 32·g + 32 of `out`, inside its 32·groups.
-        unsafe { _mm256_storeu_si256(out.add(32 * g).cast(), values) };
         if AGGREGATE {
             min = _mm256_min_epu32(min, values);
             max = _mm256_max_epu32(max, values);
@@ -260,6 +320,99 @@ unsafe fn groups_of<const BE: bool, const FIVE: bool, const AGGREGATE: bool>(
         min: mins.into_iter().min().unwrap_or(u32::MAX),
         max: maxs.into_iter().max().unwrap_or(0),
         sum: sums.into_iter().fold(0, u32::wrapping_add),
+    }
+}
+
+/// A scan comparison as an inclusive range and whether to negate it: `x` passes when
+/// (`low` ≤ x ≤ `high`) ≠ `negate`.
+fn as_range(compare: Compare, low: u32, high: u32) -> (u32, u32, bool) {
+    match compare {
+        Compare::Eq => (low, low, false),
+        Compare::Ne => (low, low, true),
+        Compare::Lt => (low, u32::MAX, true),
+        Compare::Le => (0, low, false),
+        Compare::Gt => (0, low, true),
+        Compare::Ge => (low, u32::MAX, false),
+        Compare::Range => (low, high, false),
+        Compare::NotRange => (low, high, true),
+    }
+}
+
+/// Scans `count` elements of `width` bits, MSB-first when `big_endian`, packed from the start
+/// of `src` (which holds ⌈count·width/8⌉ bytes; nothing past it is read) without storing
+/// them: bit i of `bits` (LSB first) = `compare(element i)` against `low`/`high` (already
+/// masked to the width), bits above `count` zero. `bits` holds ⌈count/8⌉ bytes: each group
+/// of 8 elements is one byte, from one vector compare.
+///
+/// # Safety
+/// The CPU supports AVX2 and BMI2.
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) unsafe fn scan_packed(
+    width: BitWidth,
+    big_endian: bool,
+    src: &[u8],
+    count: usize,
+    compare: Compare,
+    low: u32,
+    high: u32,
+    bits: &mut [u8],
+) {
+    let (lo, hi, negate) = as_range(compare, low, high);
+    let (p, groups) = plan_and_groups(width, big_endian, src, count);
+    let groups = groups.min(bits.len());
+    // SAFETY: AVX2 is available; `groups` groups read inside `src`, one byte of `bits` each.
+    unsafe {
+        with_kind!(big_endian, p, BE, FIVE => {
+            scan_groups::<BE, FIVE>(p, src, lo, hi, negate, &mut bits[..groups])
+        })
+    };
+    // The rest through the portable kernel, 64 elements at a time.
+    let mut done = 8 * groups;
+    let mut block = [0u32; 64];
+    while done < count {
+        let len = (count - done).min(64);
+        let from = src.get(done / 8 * p.width..).unwrap_or(&[]);
+        portable::unpack(width, big_endian, from, &mut block[..len]);
+        for (chunk, byte) in block[..len].chunks(8).zip(&mut bits[done / 8..]) {
+            let mut b = 0u8;
+            for (j, &x) in chunk.iter().enumerate() {
+                b |= u8::from((lo <= x && x <= hi) != negate) << j;
+            }
+            *byte = b;
+        }
+        done += len;
+    }
+}
+
+/// Scans one group of 8 elements into each byte of `bits` with plan `p`: bit j set when
+/// (`lo` ≤ element j ≤ `hi`) ≠ `negate`.
+///
+/// # Safety
+/// AVX2 is available; `src` holds g·w + high_offset + 16 bytes for every g < `bits.len()`.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn scan_groups<const BE: bool, const FIVE: bool>(
+    p: &Plan,
+    src: &[u8],
+    lo: u32,
+    hi: u32,
+    negate: bool,
+    bits: &mut [u8],
+) {
+    // SAFETY: AVX2 is available.
+    let decoder = unsafe { Decoder::new(p) };
+    let (lo, hi) = (_mm256_set1_epi32(lo as i32), _mm256_set1_epi32(hi as i32));
+    let flip = if negate { 0xFF } else { 0 };
+    for (g, byte) in bits.iter_mut().enumerate() {
+        // SAFETY: group g's bytes are inside `src` (the caller's guarantee).
+        let x = unsafe { decoder.group::<BE, FIVE>(src.as_ptr().add(g * p.width)) };
+        // Unsigned x ≥ lo and x ≤ hi, as max(x, lo) = x and min(x, hi) = x.
+        let inside = _mm256_and_si256(
+            _mm256_cmpeq_epi32(_mm256_max_epu32(x, lo), x),
+            _mm256_cmpeq_epi32(_mm256_min_epu32(x, hi), x),
+        );
+        *byte = _mm256_movemask_ps(_mm256_castsi256_ps(inside)) as u8 ^ flip;
     }
 }
 
@@ -332,6 +485,92 @@ mod tests {
                             };
                             assert_eq!(agg, want, "aggregates: {case}");
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every comparison, width and order, lengths 0..=100 and a few longer, `src` at byte
+    /// offsets 0..4 in an allocation that ends where it does: the bits of a plain comparison
+    /// of the portable kernel's values, zeros above the count, nothing written past them.
+    #[test]
+    fn avx2_scans_match_a_plain_comparison_at_every_start_and_length() {
+        if !available() {
+            return;
+        }
+        let compares = [
+            Compare::Eq,
+            Compare::Ne,
+            Compare::Lt,
+            Compare::Le,
+            Compare::Gt,
+            Compare::Ge,
+            Compare::Range,
+            Compare::NotRange,
+        ];
+        let lengths = (0..=100usize).chain([127, 128, 129, 200, 513]);
+        for width in 1..=32u32 {
+            let bw = BitWidth::new(width).unwrap();
+            for be in [false, true] {
+                for (start, count) in lengths.clone().enumerate() {
+                    let start = start % 4;
+                    let data = noise(start + 4 * 513 + 8, width * 13 + count as u32);
+                    let bytes = (count * width as usize).div_ceil(8);
+                    let buffer = data[..start + bytes].to_vec();
+                    let src = &buffer[start..];
+                    let mut values = vec![0u32; count];
+                    portable::unpack(bw, be, src, &mut values);
+                    let (a, b) = (
+                        values.first().copied().unwrap_or(0),
+                        values.last().copied().unwrap_or(0),
+                    );
+                    let (low, high) = (a.min(b), a.max(b));
+                    for compare in compares {
+                        let (lo, hi, negate) = as_range(compare, low, high);
+                        let mut bits = vec![0xA5u8; count.div_ceil(8) + 1];
+                        let room = count.div_ceil(8);
+                        // SAFETY: AVX2 and BMI2 were detected.
+                        unsafe {
+                            scan_packed(bw, be, src, count, compare, low, high, &mut bits[..room])
+                        };
+                        let case = format!("{compare:?} w{width} be{be} start{start} n{count}");
+                        for (i, &x) in values.iter().enumerate() {
+                            let want = (lo <= x && x <= hi) != negate;
+                            assert_eq!((bits[i / 8] >> (i % 8)) & 1 == 1, want, "{case} i{i}");
+                        }
+                        if count % 8 != 0 {
+                            assert_eq!(bits[count / 8] >> (count % 8), 0, "high bits: {case}");
+                        }
+                        assert_eq!(bits[room], 0xA5, "wrote past the bits: {case}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The comparisons as ranges mean what they say, at the edges of `u32`.
+    #[test]
+    fn comparisons_as_ranges_agree_with_the_comparisons() {
+        type Plain = fn(u32, u32, u32) -> bool;
+        let plain: [(Compare, Plain); 8] = [
+            (Compare::Eq, |x, l, _| x == l),
+            (Compare::Ne, |x, l, _| x != l),
+            (Compare::Lt, |x, l, _| x < l),
+            (Compare::Le, |x, l, _| x <= l),
+            (Compare::Gt, |x, l, _| x > l),
+            (Compare::Ge, |x, l, _| x >= l),
+            (Compare::Range, |x, l, h| l <= x && x <= h),
+            (Compare::NotRange, |x, l, h| x < l || x > h),
+        ];
+        let edges = [0, 1, 2, 0x7FFF_FFFF, 0x8000_0000, u32::MAX - 1, u32::MAX];
+        for (compare, test) in plain {
+            for l in edges {
+                for h in edges {
+                    let (lo, hi, negate) = as_range(compare, l, h);
+                    for x in edges {
+                        let got = (lo <= x && x <= hi) != negate;
+                        assert_eq!(got, test(x, l, h), "{compare:?} x{x} l{l} h{h}");
                     }
                 }
             }

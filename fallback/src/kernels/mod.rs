@@ -2,7 +2,7 @@
 //! the one place that chooses among them.
 //!
 //! - [`portable`]: plain Rust, every target; the reference the SIMD tiers are tested against.
-//! - `avx2` (x86-64): AVX2 and BMI2; bit unpacking so far.
+//! - `avx2` (x86-64): AVX2 and BMI2; bit unpacking and scans so far.
 //! - `avx512` (x86-64): AVX-512 F/BW/VBMI/VBMI2 with POPCNT.
 //! - `tier`: which tier runs ([`kernel_tier`]), from the CPU and `QPL_FALLBACK_KERNELS`.
 //! - [`runs`]: the RLE/bit-packed hybrid's run reader, which the sources' decoder and the
@@ -429,7 +429,14 @@ pub(crate) fn scan_packed(
     match kernels {
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => false,
+        Kernels::Avx2 => {
+            let Some(width) = BitWidth::new(width) else {
+                return false;
+            };
+            // SAFETY: `Avx2` is chosen only after AVX2 and BMI2 were detected.
+            unsafe { avx2::scan_packed(width, big_endian, src, count, compare, low, high, bits) };
+            true
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: `Avx512Vbmi` is chosen only after its features were detected.
