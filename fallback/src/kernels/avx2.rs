@@ -1,6 +1,6 @@
-//! The AVX2 kernels (x86-64 with AVX2 and BMI2: Haswell, Zen 1 and later): bit unpacking
-//! and the scans of packed elements so far; every other operation of the AVX2 tier runs the
-//! portable kernel.
+//! The AVX2 kernels (x86-64 with AVX2, BMI2 and POPCNT: Haswell, Zen 1 and later): bit
+//! unpacking, the scans of packed elements, `u32` aggregates, popcounts and 4-byte fills so
+//! far; every other operation of the AVX2 tier runs the portable kernel.
 //!
 //! Unpacking decodes a group of 8 elements (exactly `width` bytes in both bit orders) per
 //! step: two 16-byte loads, the first at the group's start for elements 0..4 and the second
@@ -416,9 +416,74 @@ unsafe fn scan_groups<const BE: bool, const FIVE: bool>(
     }
 }
 
+/// The value aggregates of `values`, 8 lanes at a time.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) unsafe fn min_max_sum(values: &[u32]) -> MinMaxSum {
+    let (chunks, rest) = values.as_chunks::<8>();
+    let (mut min, mut max, mut sum) = (
+        _mm256_set1_epi32(-1),
+        _mm256_setzero_si256(),
+        _mm256_setzero_si256(),
+    );
+    for chunk in chunks {
+        // SAFETY: `chunk` is 32 bytes, read unaligned.
+        let x = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+        min = _mm256_min_epu32(min, x);
+        max = _mm256_max_epu32(max, x);
+        sum = _mm256_add_epi32(sum, x);
+    }
+    let (mut mins, mut maxs, mut sums) = ([0u32; 8], [0u32; 8], [0u32; 8]);
+    // SAFETY: each array is 32 bytes.
+    unsafe {
+        _mm256_storeu_si256(mins.as_mut_ptr().cast(), min);
+        _mm256_storeu_si256(maxs.as_mut_ptr().cast(), max);
+        _mm256_storeu_si256(sums.as_mut_ptr().cast(), sum);
+    }
+    let lanes = if chunks.is_empty() {
+        MinMaxSum::NONE
+    } else {
+        MinMaxSum {
+            min: mins.into_iter().min().unwrap_or(u32::MAX),
+            max: maxs.into_iter().max().unwrap_or(0),
+            sum: sums.into_iter().fold(0, u32::wrapping_add),
+        }
+    };
+    lanes.merge(MinMaxSum::of(rest.iter().copied()))
+}
+
+/// Set bits in `bytes`: the portable word loop, compiled with the POPCNT instruction.
+///
+/// # Safety
+/// The CPU supports POPCNT.
+#[target_feature(enable = "popcnt")]
+pub(super) unsafe fn count_ones(bytes: &[u8]) -> u64 {
+    portable::count_ones(bytes)
+}
+
+/// Fills `out` (a multiple of 4 bytes) with copies of `element`, 32 bytes a store.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) unsafe fn fill4(element: [u8; 4], out: &mut [u8]) {
+    let pattern = _mm256_set1_epi32(i32::from_le_bytes(element));
+    let (lines, rest) = out.as_chunks_mut::<32>();
+    for line in lines {
+        // SAFETY: `line` is 32 writable bytes.
+        unsafe { _mm256_storeu_si256(line.as_mut_ptr().cast(), pattern) };
+    }
+    for o in rest.chunks_exact_mut(4) {
+        o.copy_from_slice(&element);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::Tier;
 
     fn noise(len: usize, seed: u32) -> Vec<u8> {
         (0..len as u32)
@@ -427,7 +492,7 @@ mod tests {
     }
 
     fn available() -> bool {
-        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi2")
+        Tier::Avx2.is_available()
     }
 
     /// Every width, both orders, every length 0..=200 and starts at 0..4 bytes into a
@@ -573,6 +638,40 @@ mod tests {
                         assert_eq!(got, test(x, l, h), "{compare:?} x{x} l{l} h{h}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn avx2_aggregates_fills_and_popcounts_match_plain_loops() {
+        if !available() {
+            return;
+        }
+        for len in 0..=70usize {
+            let values: Vec<u32> = noise(4 * len, len as u32)
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            // SAFETY: AVX2 was detected.
+            let got = unsafe { min_max_sum(&values) };
+            assert_eq!(got, MinMaxSum::of(values.iter().copied()), "n{len}");
+            let bytes = noise(len, 3);
+            // SAFETY: POPCNT was detected with AVX2.
+            let ones = unsafe { count_ones(&bytes) };
+            let plain: u64 = bytes.iter().map(|b| u64::from(b.count_ones())).sum();
+            assert_eq!(ones, plain, "n{len}");
+            for start in 0..4 {
+                let mut buffer = vec![0xA5u8; start + 4 * len + 4];
+                // SAFETY: AVX2 was detected.
+                unsafe { fill4([1, 2, 3, 4], &mut buffer[start..start + 4 * len]) };
+                assert!(buffer[..start].iter().all(|&b| b == 0xA5), "n{len}");
+                assert!(
+                    buffer[start..start + 4 * len]
+                        .chunks_exact(4)
+                        .all(|c| c == [1, 2, 3, 4]),
+                    "n{len}"
+                );
+                assert_eq!(buffer[start + 4 * len..], [0xA5; 4], "n{len}");
             }
         }
     }

@@ -2,7 +2,8 @@
 //! the one place that chooses among them.
 //!
 //! - [`portable`]: plain Rust, every target; the reference the SIMD tiers are tested against.
-//! - `avx2` (x86-64): AVX2 and BMI2; bit unpacking and scans so far.
+//! - `avx2` (x86-64): AVX2, BMI2 and POPCNT; unpacking, scans, aggregates, popcounts and
+//!   fills so far.
 //! - `avx512` (x86-64): AVX-512 F/BW/VBMI/VBMI2 with POPCNT.
 //! - `tier`: which tier runs ([`kernel_tier`]), from the CPU and `QPL_FALLBACK_KERNELS`.
 //! - [`runs`]: the RLE/bit-packed hybrid's run reader, which the sources' decoder and the
@@ -157,7 +158,7 @@ pub(crate) fn low_bits(count: usize) -> u64 {
 pub(crate) enum Kernels {
     /// Plain Rust, every target.
     Portable,
-    /// AVX2 and BMI2; the operations without an AVX2 kernel run the portable one.
+    /// AVX2, BMI2 and POPCNT; the operations without an AVX2 kernel run the portable one.
     #[cfg(target_arch = "x86_64")]
     Avx2,
     /// AVX-512 F/BW/VBMI/VBMI2 and POPCNT (Ice Lake, Sapphire Rapids, Zen 4 and later).
@@ -354,7 +355,10 @@ pub(crate) fn min_max_sum(kernels: Kernels, values: &[u32]) -> Option<MinMaxSum>
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => None,
+        Kernels::Avx2 => {
+            // SAFETY: `Avx2` is chosen only after AVX2 was detected.
+            Some(unsafe { avx2::min_max_sum(values) })
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F was detected; `values` holds `values.len()` u32s.
@@ -370,7 +374,10 @@ pub(crate) fn count_ones(kernels: Kernels, bytes: &[u8]) -> u64 {
     match kernels {
         Kernels::Portable => portable::count_ones(bytes),
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => portable::count_ones(bytes),
+        Kernels::Avx2 => {
+            // SAFETY: `Avx2` is chosen only after POPCNT was detected.
+            unsafe { avx2::count_ones(bytes) }
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: POPCNT was detected.
@@ -386,7 +393,11 @@ pub(crate) fn fill4(kernels: Kernels, element: [u8; 4], out: &mut [u8]) -> bool 
     match kernels {
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => false,
+        Kernels::Avx2 => {
+            // SAFETY: `Avx2` is chosen only after AVX2 was detected.
+            unsafe { avx2::fill4(element, out) };
+            true
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F and BW were detected.

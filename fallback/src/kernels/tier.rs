@@ -23,7 +23,7 @@ pub(crate) const PORTABLE_VAR: &str = "QPL_FALLBACK_PORTABLE";
 pub enum Tier {
     /// Plain Rust, every target.
     Portable,
-    /// x86-64 with AVX2 and BMI2 (Haswell, Zen 1 and later).
+    /// x86-64 with AVX2, BMI2 and POPCNT (Haswell, Zen 1 and later).
     Avx2,
     /// x86-64 with AVX-512 F/BW/VBMI/VBMI2 and POPCNT (Ice Lake, Sapphire Rapids, Zen 4 and
     /// later).
@@ -56,8 +56,10 @@ impl Tier {
         match self {
             Tier::Portable => None,
             #[cfg(target_arch = "x86_64")]
-            Tier::Avx2 => (!(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi2")))
-                .then_some("AVX2 and BMI2"),
+            Tier::Avx2 => (!(is_x86_feature_detected!("avx2")
+                && is_x86_feature_detected!("bmi2")
+                && is_x86_feature_detected!("popcnt")))
+            .then_some("AVX2, BMI2 and POPCNT"),
             #[cfg(target_arch = "x86_64")]
             Tier::Avx512 => (!(is_x86_feature_detected!("avx512f")
                 && is_x86_feature_detected!("avx512bw")
