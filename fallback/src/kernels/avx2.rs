@@ -1,6 +1,7 @@
 //! The AVX2 kernels (x86-64 with AVX2, BMI2 and POPCNT: Haswell, Zen 1 and later): bit
-//! unpacking, the scans of packed elements, `u32` aggregates, popcounts and 4-byte fills so
-//! far; every other operation of the AVX2 tier runs the portable kernel.
+//! unpacking (to `u32`, `u16` and `u8` lanes), the scans of packed elements, `u32`
+//! aggregates, popcounts and 4-byte fills so far; every other operation of the AVX2 tier runs
+//! the portable kernel.
 //!
 //! Unpacking decodes a group of 8 elements (exactly `width` bytes in both bit orders) per
 //! step: two 16-byte loads, the first at the group's start for elements 0..4 and the second
@@ -416,6 +417,111 @@ unsafe fn scan_groups<const BE: bool, const FIVE: bool>(
     }
 }
 
+/// Unpacks `out.len()` elements of `width` bits (1..=8 for `u8` lanes, 1..=16 for `u16`),
+/// MSB-first when `big_endian`, from the start of `src` into narrow lanes: select's and
+/// expand's lanes. Each group of 8 is decoded to 32-bit lanes and narrowed with saturating
+/// packs (the values fit). Reads nothing past `src` (which should hold ⌈len·width/8⌉ bytes).
+///
+/// # Safety
+/// The CPU supports AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) unsafe fn unpack_narrow<T: Narrow>(
+    width: BitWidth,
+    big_endian: bool,
+    src: &[u8],
+    out: &mut [T],
+) {
+    let count = out.len();
+    let (p, groups) = plan_and_groups(width, big_endian, src, count);
+    // SAFETY: AVX2 is available; `groups` groups read inside `src`, and `out` holds
+    // 8·groups lanes.
+    unsafe {
+        with_kind!(big_endian, p, BE, FIVE => narrow_groups::<BE, FIVE, T>(p, src, groups, out))
+    };
+    let mut done = 8 * groups;
+    let mut block = [0u32; 64];
+    while done < count {
+        let len = (count - done).min(64);
+        let from = src.get(done / 8 * p.width..).unwrap_or(&[]);
+        portable::unpack(width, big_endian, from, &mut block[..len]);
+        for (o, &v) in out[done..done + len].iter_mut().zip(&block[..len]) {
+            *o = T::from_u32(v);
+        }
+        done += len;
+    }
+}
+
+/// A lane narrower than 32 bits that [`unpack_narrow`] writes.
+pub(super) trait Narrow: Copy {
+    /// The low bits of `value`.
+    fn from_u32(value: u32) -> Self;
+    /// Stores 8 values of 32-bit lanes (each fitting this lane) as 8 lanes at `to`.
+    ///
+    /// # Safety
+    /// The CPU supports AVX2; `to` is valid for 8 lanes' writes.
+    unsafe fn store8(values: __m256i, to: *mut Self);
+}
+
+impl Narrow for u8 {
+    fn from_u32(value: u32) -> u8 {
+        value as u8
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,bmi2")]
+    unsafe fn store8(values: __m256i, to: *mut u8) {
+        // Each 128-bit half's 4 values as its low 4 bytes.
+        let halves = _mm256_packus_epi32(values, values);
+        let bytes = _mm256_packus_epi16(halves, halves);
+        let low = _mm256_cvtsi256_si32(bytes) as u32;
+        let high = _mm256_extract_epi32::<4>(bytes) as u32;
+        let eight = u64::from(low) | (u64::from(high) << 32);
+        // SAFETY: 8 bytes at `to` (the caller's guarantee).
+        unsafe { to.cast::<[u8; 8]>().write_unaligned(eight.to_le_bytes()) };
+    }
+}
+
+impl Narrow for u16 {
+    fn from_u32(value: u32) -> u16 {
+        value as u16
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,bmi2")]
+    unsafe fn store8(values: __m256i, to: *mut u16) {
+        // Each 128-bit half's 4 values as its low 8 bytes, then the two halves' low
+        // quadwords side by side.
+        let halves = _mm256_packus_epi32(values, values);
+        let joined = _mm256_permute4x64_epi64::<0b00_00_10_00>(halves);
+        // SAFETY: 16 bytes at `to` (the caller's guarantee), unaligned.
+        unsafe { _mm_storeu_si128(to.cast(), _mm256_castsi256_si128(joined)) };
+    }
+}
+
+/// Decodes `groups` whole groups with plan `p` into the first 8·groups lanes of `out`.
+///
+/// # Safety
+/// AVX2 is available; `src` holds g·w + high_offset + 16 bytes for every g < `groups`;
+/// `out` holds at least 8·groups lanes.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn narrow_groups<const BE: bool, const FIVE: bool, T: Narrow>(
+    p: &Plan,
+    src: &[u8],
+    groups: usize,
+    out: &mut [T],
+) {
+    // SAFETY: AVX2 is available.
+    let decoder = unsafe { Decoder::new(p) };
+    for g in 0..groups {
+        // SAFETY: group g's bytes are inside `src`; lanes 8·g .. 8·g + 8 are inside `out`.
+        unsafe {
+            let values = decoder.group::<BE, FIVE>(src.as_ptr().add(g * p.width));
+            T::store8(values, out.as_mut_ptr().add(8 * g));
+        }
+    }
+}
+
 /// The value aggregates of `values`, 8 lanes at a time.
 ///
 /// # Safety
@@ -672,6 +778,45 @@ mod tests {
                     "n{len}"
                 );
                 assert_eq!(buffer[start + 4 * len..], [0xA5; 4], "n{len}");
+            }
+        }
+    }
+
+    /// Narrow lanes: every width that fits them, both orders, lengths 0..=200, `src` at
+    /// byte offsets 0..4 ending its allocation, against the portable kernel; nothing
+    /// written past the lanes asked for.
+    #[test]
+    fn avx2_narrow_unpacking_matches_the_portable_kernel() {
+        if !available() {
+            return;
+        }
+        for width in 1..=16u32 {
+            let bw = BitWidth::new(width).unwrap();
+            for be in [false, true] {
+                for count in 0..=200usize {
+                    let start = count % 4;
+                    let data = noise(start + 2 * 200 + 8, width * 5 + count as u32);
+                    let bytes = (count * width as usize).div_ceil(8);
+                    let buffer = data[..start + bytes].to_vec();
+                    let src = &buffer[start..];
+                    let mut expected = vec![0u32; count];
+                    portable::unpack(bw, be, src, &mut expected);
+                    let case = format!("w{width} be{be} n{count}");
+                    let mut halves = vec![0xA5A5u16; count + 1];
+                    // SAFETY: AVX2 and BMI2 were detected.
+                    unsafe { unpack_narrow(bw, be, src, &mut halves[..count]) };
+                    let wide: Vec<u32> = halves[..count].iter().map(|&h| u32::from(h)).collect();
+                    assert_eq!(wide, expected, "u16 {case}");
+                    assert_eq!(halves[count], 0xA5A5, "u16 past: {case}");
+                    if width <= 8 {
+                        let mut lanes = vec![0xA5u8; count + 1];
+                        // SAFETY: AVX2 and BMI2 were detected.
+                        unsafe { unpack_narrow(bw, be, src, &mut lanes[..count]) };
+                        let wide: Vec<u32> = lanes[..count].iter().map(|&b| u32::from(b)).collect();
+                        assert_eq!(wide, expected, "u8 {case}");
+                        assert_eq!(lanes[count], 0xA5, "u8 past: {case}");
+                    }
+                }
             }
         }
     }

@@ -2,8 +2,8 @@
 //! the one place that chooses among them.
 //!
 //! - [`portable`]: plain Rust, every target; the reference the SIMD tiers are tested against.
-//! - `avx2` (x86-64): AVX2, BMI2 and POPCNT; unpacking, scans, aggregates, popcounts and
-//!   fills so far.
+//! - `avx2` (x86-64): AVX2, BMI2 and POPCNT; unpacking (to `u32`, `u16`, `u8`), scans,
+//!   aggregates, popcounts and fills so far.
 //! - `avx512` (x86-64): AVX-512 F/BW/VBMI/VBMI2 with POPCNT.
 //! - `tier`: which tier runs ([`kernel_tier`]), from the CPU and `QPL_FALLBACK_KERNELS`.
 //! - [`runs`]: the RLE/bit-packed hybrid's run reader, which the sources' decoder and the
@@ -580,7 +580,14 @@ pub(crate) fn unpack_bytes(
     match kernels {
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => false,
+        Kernels::Avx2 => {
+            let Some(width) = BitWidth::new(width).filter(|w| w.get() <= 8) else {
+                return false;
+            };
+            // SAFETY: `Avx2` is chosen only after AVX2 and BMI2 were detected.
+            unsafe { avx2::unpack_narrow::<u8>(width, big_endian, src, out) };
+            true
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW/VBMI and POPCNT were detected; the function checks the
@@ -673,7 +680,14 @@ pub(crate) fn unpack_halves(
     match kernels {
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => false,
+        Kernels::Avx2 => {
+            let Some(width) = BitWidth::new(width).filter(|w| w.get() <= 16) else {
+                return false;
+            };
+            // SAFETY: `Avx2` is chosen only after AVX2 and BMI2 were detected.
+            unsafe { avx2::unpack_narrow::<u16>(width, big_endian, src, out) };
+            true
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW/VBMI and POPCNT were detected; the function checks the
