@@ -1,6 +1,6 @@
 //! The AVX2 kernels (x86-64 with AVX2, BMI2 and POPCNT: Haswell, Zen 1 and later): bit
-//! unpacking (to `u32`, `u16` and `u8` lanes), the scans of packed elements, `u32`
-//! aggregates, popcounts and 4-byte fills so far; every other operation of the AVX2 tier runs
+//! unpacking (to `u32`, `u16` and `u8` lanes), the scans of packed elements, select's
+//! compression of `u32` lanes, `u32` aggregates, popcounts and 4-byte fills so far; every other operation of the AVX2 tier runs
 //! the portable kernel.
 //!
 //! Unpacking decodes a group of 8 elements (exactly `width` bytes in both bit orders) per
@@ -522,6 +522,72 @@ unsafe fn narrow_groups<const BE: bool, const FIVE: bool, T: Narrow>(
     }
 }
 
+/// For each 8-bit mask, the lanes of its set bits in order (one byte each), then zeros.
+static COMPRESS_LANES: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut lanes, mut kept, mut lane) = (0u64, 0, 0);
+        while lane < 8 {
+            if mask >> lane & 1 == 1 {
+                lanes |= (lane as u64) << (8 * kept);
+                kept += 1;
+            }
+            lane += 1;
+        }
+        table[mask] = lanes;
+        mask += 1;
+    }
+    table
+};
+
+/// Select's inner loop on `u32` lanes: appends `values[j]` for every set bit j of the mask
+/// words (bit j of `words[j / 64]`, none at or above `values.len()`) to `out`, and returns
+/// how many. A group of 8 values is one permutation by its mask byte's lanes and one 8-lane
+/// store (the lanes past the kept ones are overwritten by the next group's), where `out`
+/// has room for 8 lanes from the next free one; one value at a time where it has not.
+///
+/// # Safety
+/// The CPU supports AVX2, BMI2 and POPCNT.
+#[target_feature(enable = "avx2,bmi2,popcnt")]
+pub(super) unsafe fn compress(values: &[u32], words: &[u64], out: &mut [u32]) -> usize {
+    let mut kept = 0;
+    for (&word, chunk) in words.iter().zip(values.chunks(64)) {
+        let (groups, tail) = chunk.as_chunks::<8>();
+        for (k, group) in groups.iter().enumerate() {
+            let mask = (word >> (8 * k)) as u8;
+            if kept + 8 <= out.len() {
+                let lanes = COMPRESS_LANES[usize::from(mask)] as i64;
+                let lanes = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(lanes));
+                // SAFETY: `group` is 8 readable lanes; out[kept..kept + 8] is writable.
+                unsafe {
+                    let x = _mm256_loadu_si256(group.as_ptr().cast());
+                    let packed = _mm256_permutevar8x32_epi32(x, lanes);
+                    _mm256_storeu_si256(out.as_mut_ptr().add(kept).cast(), packed);
+                }
+                kept += mask.count_ones() as usize;
+            } else {
+                kept = append_selected(group, u64::from(mask), out, kept);
+            }
+        }
+        let rest = word.checked_shr(8 * groups.len() as u32).unwrap_or(0);
+        kept = append_selected(tail, rest, out, kept);
+    }
+    kept
+}
+
+/// Appends `values[j]` for every set bit j of `bits` to `out` from `kept`; returns the new
+/// count.
+#[inline(always)]
+fn append_selected(values: &[u32], mut bits: u64, out: &mut [u32], mut kept: usize) -> usize {
+    while bits != 0 {
+        out[kept] = values[bits.trailing_zeros() as usize];
+        kept += 1;
+        bits &= bits - 1;
+    }
+    kept
+}
+
 /// The value aggregates of `values`, 8 lanes at a time.
 ///
 /// # Safety
@@ -815,6 +881,49 @@ mod tests {
                         let wide: Vec<u32> = lanes[..count].iter().map(|&b| u32::from(b)).collect();
                         assert_eq!(wide, expected, "u8 {case}");
                         assert_eq!(lanes[count], 0xA5, "u8 past: {case}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every length 0..=200 and mask shape, with `out` exactly as large as the portable
+    /// kernel needs (so the last groups go one at a time) and with room to spare: the same
+    /// values as the portable kernel, nothing written past what it keeps when `out` is exact.
+    #[test]
+    fn avx2_compress_matches_the_portable_kernel() {
+        if !available() {
+            return;
+        }
+        let shapes: [fn(usize) -> u64; 6] = [
+            |_| 0,
+            |_| u64::MAX,
+            |i| 0x9E37_79B9_7F4A_7C15u64.rotate_left(i as u32),
+            |i| 1 << (i % 64),
+            |_| 0x8000_0000_0000_0001,
+            |i| 0xFFFF << (16 * (i % 4)),
+        ];
+        for len in 0..=200usize {
+            let values: Vec<u32> = (0..len as u32)
+                .map(|i| i.wrapping_mul(0x9E37_79B9))
+                .collect();
+            for shape in shapes {
+                let mut words: Vec<u64> = (0..len.div_ceil(64)).map(shape).collect();
+                // No bit at or above `len` (the kernels' contract).
+                if let (Some(last), 1..) = (words.last_mut(), len % 64) {
+                    *last &= (1u64 << (len % 64)) - 1;
+                }
+                let mut expected = vec![0u32; len];
+                let n = portable::compress(&values, &words, &mut expected);
+                for room in [n, len.next_multiple_of(16)] {
+                    let mut out = vec![0xDEAD_BEEFu32; room + 1];
+                    // SAFETY: AVX2, BMI2 and POPCNT were detected.
+                    let got = unsafe { compress(&values, &words, &mut out[..room]) };
+                    assert_eq!(got, n, "n{len} room{room}");
+                    assert_eq!(out[..n], expected[..n], "n{len} room{room}");
+                    assert_eq!(out[room], 0xDEAD_BEEF, "wrote past out: n{len}");
+                    if room == n {
+                        assert!(out[n..].iter().all(|&v| v == 0xDEAD_BEEF), "n{len}");
                     }
                 }
             }
