@@ -1,6 +1,6 @@
 //! The AVX2 kernels (x86-64 with AVX2, BMI2 and POPCNT: Haswell, Zen 1 and later): bit
 //! unpacking (to `u32`, `u16` and `u8` lanes), the scans of packed elements, select's
-//! compression of `u32` lanes, `u32` aggregates, popcounts and 4-byte fills so far; every other operation of the AVX2 tier runs
+//! compression and expand's spreading of `u32` lanes, `u32` aggregates, popcounts and 4-byte fills so far; every other operation of the AVX2 tier runs
 //! the portable kernel.
 //!
 //! Unpacking decodes a group of 8 elements (exactly `width` bytes in both bit orders) per
@@ -588,6 +588,66 @@ fn append_selected(values: &[u32], mut bits: u64, out: &mut [u32], mut kept: usi
     kept
 }
 
+/// For each 8-bit mask, lane j's source among the next values: the number of set bits
+/// below bit j (one byte each; the lanes of clear bits are zeroed after the permutation).
+static EXPAND_LANES: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut lanes, mut rank, mut lane) = (0u64, 0u64, 0);
+        while lane < 8 {
+            if mask >> lane & 1 == 1 {
+                lanes |= rank << (8 * lane);
+                rank += 1;
+            }
+            lane += 1;
+        }
+        table[mask] = lanes;
+        mask += 1;
+    }
+    table
+};
+
+/// Expand's inner loop on `u32` lanes: [`super::expand_words`] with the values in `values`
+/// and the output in `out` (64 positions per word, zeros at clear bits), 8 positions per
+/// step: one 8-value load from the next unused value, one permutation by the mask byte's
+/// ranks, one AND with its set lanes, one store. A step whose load would pass the end of
+/// `values` goes one position at a time.
+///
+/// # Safety
+/// The CPU supports AVX2, BMI2 and POPCNT.
+#[target_feature(enable = "avx2,bmi2,popcnt")]
+pub(super) unsafe fn expand(values: &[u32], words: &[u64], out: &mut [u32]) -> (usize, usize) {
+    let bit_of_lane = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    super::expand_words(words, values.len(), |i, word, used| {
+        let positions = &mut out[64 * i..64 * i + 64];
+        let mut next = used;
+        for (k, eight) in positions.as_chunks_mut::<8>().0.iter_mut().enumerate() {
+            let mask = (word >> (8 * k)) as u8;
+            if next + 8 <= values.len() {
+                let ranks = EXPAND_LANES[usize::from(mask)] as i64;
+                let ranks = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(ranks));
+                let bits = _mm256_and_si256(_mm256_set1_epi32(i32::from(mask)), bit_of_lane);
+                let set = _mm256_cmpeq_epi32(bits, bit_of_lane);
+                // SAFETY: values[next..next + 8] are readable; `eight` is 8 writable lanes.
+                unsafe {
+                    let x = _mm256_loadu_si256(values.as_ptr().add(next).cast());
+                    let placed = _mm256_and_si256(_mm256_permutevar8x32_epi32(x, ranks), set);
+                    _mm256_storeu_si256(eight.as_mut_ptr().cast(), placed);
+                }
+            } else {
+                let mut from = next;
+                for (j, slot) in eight.iter_mut().enumerate() {
+                    let set = (mask >> j) & 1 == 1;
+                    *slot = if set { values[from] } else { 0 };
+                    from += usize::from(set);
+                }
+            }
+            next += mask.count_ones() as usize;
+        }
+    })
+}
+
 /// The value aggregates of `values`, 8 lanes at a time.
 ///
 /// # Safety
@@ -925,6 +985,43 @@ mod tests {
                     if room == n {
                         assert!(out[n..].iter().all(|&v| v == 0xDEAD_BEEF), "n{len}");
                     }
+                }
+            }
+        }
+    }
+
+    /// Words of every shape, with the values running out at every count and lasting: the
+    /// portable kernel's output and counts, nothing written past the words' positions.
+    #[test]
+    fn avx2_expand_matches_the_portable_kernel() {
+        if !available() {
+            return;
+        }
+        let values: Vec<u32> = (1..=300u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+        let shapes = [
+            0,
+            u64::MAX,
+            0x9E37_79B9_7F4A_7C15,
+            1,
+            1 << 63,
+            0xFFFF_0000_FFFF_0000,
+            0x00FF_00FF_00FF_00FF,
+        ];
+        for a in shapes {
+            for b in shapes {
+                let words = [a, b, a ^ b];
+                let ones: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+                for available in (0..=ones.min(200)).chain([ones + 1, 300]) {
+                    let available = available.min(values.len());
+                    let mut expected = vec![0u32; 192];
+                    let want = portable::expand(&values[..available], &words, &mut expected);
+                    let mut out = vec![0xDEAD_BEEFu32; 193];
+                    // SAFETY: AVX2, BMI2 and POPCNT were detected.
+                    let got = unsafe { expand(&values[..available], &words, &mut out[..192]) };
+                    let case = format!("{words:x?} {available}");
+                    assert_eq!(got, want, "{case}");
+                    assert_eq!(out[..want.1], expected[..want.1], "{case}");
+                    assert_eq!(out[192], 0xDEAD_BEEF, "{case}");
                 }
             }
         }
