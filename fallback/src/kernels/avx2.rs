@@ -1,6 +1,6 @@
 //! The AVX2 kernels (x86-64 with AVX2, BMI2 and POPCNT: Haswell, Zen 1 and later): bit
 //! unpacking (to `u32`, `u16` and `u8` lanes), the scans of packed elements, select's
-//! compression and expand's spreading of `u32` lanes, `u32` aggregates, popcounts and 4-byte fills so far; every other operation of the AVX2 tier runs
+//! compression and expand's spreading of `u32` lanes, narrowing to 8/16-bit arrays, `u32` aggregates, popcounts and 4-byte fills so far; every other operation of the AVX2 tier runs
 //! the portable kernel.
 //!
 //! Unpacking decodes a group of 8 elements (exactly `width` bytes in both bit orders) per
@@ -648,6 +648,65 @@ pub(super) unsafe fn expand(values: &[u32], words: &[u64], out: &mut [u32]) -> (
     })
 }
 
+/// Writes `values`, each masked by `mask`, as little-endian integers of 1 or 2 bytes (their
+/// low bytes: truncated, as `as u8`/`as u16` do) into `out`, 8 values a step: the 8- and
+/// 16-bit array outputs. `false` (nothing written) unless `out` holds exactly 1 or 2 bytes
+/// per value.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) unsafe fn narrow(values: &[u32], mask: u32, out: &mut [u8]) -> bool {
+    let bytes = if out.len() == values.len() {
+        1
+    } else if out.len() == 2 * values.len() {
+        2
+    } else {
+        return false;
+    };
+    let m = _mm256_set1_epi32(mask as i32);
+    // Each 128-bit half's 4 values' low bytes (or byte pairs) at its start.
+    let low_bytes = _mm256_setr_epi8(
+        0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, //
+        0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    );
+    let low_halves = _mm256_setr_epi8(
+        0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, //
+        0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1,
+    );
+    let (chunks, rest) = values.as_chunks::<8>();
+    for (g, chunk) in chunks.iter().enumerate() {
+        // SAFETY: `chunk` is 8 readable lanes; the writes are bytes 8·bytes·g .. + 8·bytes
+        // of `out`, which holds bytes·values.len().
+        unsafe {
+            let x = _mm256_and_si256(_mm256_loadu_si256(chunk.as_ptr().cast()), m);
+            let to = out.as_mut_ptr().add(8 * bytes * g);
+            if bytes == 1 {
+                let picked = _mm256_shuffle_epi8(x, low_bytes);
+                let low = _mm256_cvtsi256_si32(picked) as u32;
+                let high = _mm256_extract_epi32::<4>(picked) as u32;
+                let eight = u64::from(low) | (u64::from(high) << 32);
+                to.cast::<[u8; 8]>().write_unaligned(eight.to_le_bytes());
+            } else {
+                let picked = _mm256_shuffle_epi8(x, low_halves);
+                let joined = _mm256_permute4x64_epi64::<0b00_00_10_00>(picked);
+                _mm_storeu_si128(to.cast(), _mm256_castsi256_si128(joined));
+            }
+        }
+    }
+    let tail = &mut out[8 * bytes * chunks.len()..];
+    if bytes == 1 {
+        for (o, &v) in tail.iter_mut().zip(rest) {
+            *o = (v & mask) as u8;
+        }
+    } else {
+        for (o, &v) in tail.chunks_exact_mut(2).zip(rest) {
+            o.copy_from_slice(&((v & mask) as u16).to_le_bytes());
+        }
+    }
+    true
+}
+
 /// The value aggregates of `values`, 8 lanes at a time.
 ///
 /// # Safety
@@ -1023,6 +1082,43 @@ mod tests {
                     assert_eq!(out[..want.1], expected[..want.1], "{case}");
                     assert_eq!(out[192], 0xDEAD_BEEF, "{case}");
                 }
+            }
+        }
+    }
+
+    /// Narrowing to 1- and 2-byte arrays: masked, then truncated, for every length 0..=40,
+    /// masks narrower and wider than the output; other output sizes are refused untouched.
+    #[test]
+    fn avx2_narrowing_keeps_the_masked_low_bytes_and_writes_nothing_else() {
+        if !available() {
+            return;
+        }
+        for len in 0..=40usize {
+            let values: Vec<u32> = (0..len as u32)
+                .map(|i| i.wrapping_mul(0x9E37_79B9))
+                .collect();
+            for mask in [0x7F, 0xFF, 0x3FF, 0xFFFF, 0x1_FFFF, u32::MAX] {
+                let mut out = vec![0xA5u8; len + 1];
+                // SAFETY: AVX2 was detected.
+                assert!(unsafe { narrow(&values, mask, &mut out[..len]) });
+                let plain: Vec<u8> = values.iter().map(|&v| (v & mask) as u8).collect();
+                assert_eq!(out[..len], plain[..], "u8 n{len} mask{mask:x}");
+                assert_eq!(out[len], 0xA5, "u8 past: n{len}");
+                let mut out = vec![0xA5u8; 2 * len + 1];
+                // SAFETY: AVX2 was detected.
+                assert!(unsafe { narrow(&values, mask, &mut out[..2 * len]) });
+                let plain: Vec<u8> = values
+                    .iter()
+                    .flat_map(|&v| ((v & mask) as u16).to_le_bytes())
+                    .collect();
+                assert_eq!(out[..2 * len], plain[..], "u16 n{len} mask{mask:x}");
+                assert_eq!(out[2 * len], 0xA5, "u16 past: n{len}");
+            }
+            if len > 0 {
+                let mut out = vec![0xA5u8; 3 * len];
+                // SAFETY: AVX2 was detected.
+                assert!(!unsafe { narrow(&values, 0xFF, &mut out) });
+                assert!(out.iter().all(|&b| b == 0xA5));
             }
         }
     }

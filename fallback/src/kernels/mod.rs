@@ -3,7 +3,8 @@
 //!
 //! - [`portable`]: plain Rust, every target; the reference the SIMD tiers are tested against.
 //! - `avx2` (x86-64): AVX2, BMI2 and POPCNT; unpacking (to `u32`, `u16`, `u8`), scans,
-//!   compression and expansion of `u32` lanes, aggregates, popcounts and fills so far.
+//!   compression and expansion of `u32` lanes, narrowing, aggregates, popcounts and fills
+//!   so far.
 //! - `avx512` (x86-64): AVX-512 F/BW/VBMI/VBMI2 with POPCNT.
 //! - `tier`: which tier runs ([`kernel_tier`]), from the CPU and `QPL_FALLBACK_KERNELS`.
 //! - [`runs`]: the RLE/bit-packed hybrid's run reader, which the sources' decoder and the
@@ -340,7 +341,11 @@ pub(crate) fn narrow(kernels: Kernels, values: &[u32], mask: u32, out: &mut [u8]
     match kernels {
         Kernels::Portable => false,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => false,
+        Kernels::Avx2 => {
+            // SAFETY: `Avx2` is chosen only after AVX2 was detected; the function checks the
+            // lengths it relies on.
+            unsafe { avx2::narrow(values, mask, out) }
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW were detected; the function checks the lengths it relies on.
