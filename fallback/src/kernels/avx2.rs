@@ -1,6 +1,6 @@
 //! The AVX2 kernels (x86-64 with AVX2, BMI2 and POPCNT: Haswell, Zen 1 and later): bit
 //! unpacking (to `u32`, `u16` and `u8` lanes), the scans of packed elements, select's
-//! compression and expand's spreading of `u32` lanes, narrowing to 8/16-bit arrays, `u32` aggregates, popcounts and 4-byte fills so far; every other operation of the AVX2 tier runs
+//! compression (also fused with unpacking) and expand's spreading of `u32` lanes, narrowing to 8/16-bit arrays, `u32` aggregates, popcounts and 4-byte fills so far; every other operation of the AVX2 tier runs
 //! the portable kernel.
 //!
 //! Unpacking decodes a group of 8 elements (exactly `width` bytes in both bit orders) per
@@ -576,6 +576,81 @@ pub(super) unsafe fn compress(values: &[u32], words: &[u64], out: &mut [u32]) ->
     kept
 }
 
+/// Select's unpacking and compression in one pass: appends element j of the `count` packed
+/// at `width` bits from the start of `src` (MSB-first when `big_endian`; nothing past `src`
+/// is read) to `out` for every set bit j of the mask words (bit j of `words[j / 64]`, none at
+/// or above `count`), and returns how many. Each group of 8 is decoded in registers and
+/// compressed as [`compress`] does, never stored unselected; the last groups (whose loads
+/// would pass `src`, or whose store `out` has no room for) through the portable unpacker.
+///
+/// # Safety
+/// The CPU supports AVX2, BMI2 and POPCNT.
+#[target_feature(enable = "avx2,bmi2,popcnt")]
+pub(super) unsafe fn unpack_compress(
+    width: BitWidth,
+    big_endian: bool,
+    src: &[u8],
+    count: usize,
+    words: &[u64],
+    out: &mut [u32],
+) -> usize {
+    let (p, groups) = plan_and_groups(width, big_endian, src, count);
+    let groups = groups.min(8 * words.len());
+    // SAFETY: AVX2 is available; `groups` groups read inside `src`.
+    let (mut done, mut kept) = unsafe {
+        with_kind!(big_endian, p, BE, FIVE => {
+            compress_groups::<BE, FIVE>(p, src, groups, words, out)
+        })
+    };
+    let mut block = [0u32; 64];
+    while done < count {
+        let len = (count - done).min(64 - done % 64);
+        let from = src.get(done / 8 * p.width..).unwrap_or(&[]);
+        portable::unpack(width, big_endian, from, &mut block[..len]);
+        let bits = words.get(done / 64).copied().unwrap_or(0) >> (done % 64);
+        let bits = bits & u64::MAX.checked_shr(64 - len as u32).unwrap_or(0);
+        kept = append_selected(&block[..len], bits, out, kept);
+        done += len;
+    }
+    kept
+}
+
+/// The groups part of [`unpack_compress`]: decodes and compresses groups from the first
+/// while `out` has room for a whole 8-lane store; returns (elements done, values kept).
+///
+/// # Safety
+/// AVX2 and POPCNT are available; `src` holds g·w + high_offset + 16 bytes for every
+/// g < `groups`, and `words` holds ⌈groups/8⌉ words.
+#[inline]
+#[target_feature(enable = "avx2,bmi2,popcnt")]
+unsafe fn compress_groups<const BE: bool, const FIVE: bool>(
+    p: &Plan,
+    src: &[u8],
+    groups: usize,
+    words: &[u64],
+    out: &mut [u32],
+) -> (usize, usize) {
+    // SAFETY: AVX2 is available.
+    let decoder = unsafe { Decoder::new(p) };
+    let mut kept = 0;
+    for g in 0..groups {
+        if kept + 8 > out.len() {
+            return (8 * g, kept);
+        }
+        let mask = (words[g / 8] >> (8 * (g % 8))) as u8;
+        let lanes = COMPRESS_LANES[usize::from(mask)] as i64;
+        let lanes = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(lanes));
+        // SAFETY: group g's bytes are inside `src`; out[kept..kept + 8] is writable.
+        unsafe {
+            let x = decoder.group::<BE, FIVE>(src.as_ptr().add(g * p.width));
+            let packed = _mm256_permutevar8x32_epi32(x, lanes);
+            _mm256_storeu_si256(out.as_mut_ptr().add(kept).cast(), packed);
+        }
+        kept += mask.count_ones() as usize;
+    }
+    (8 * groups, kept)
+}
+
 /// Appends `values[j]` for every set bit j of `bits` to `out` from `kept`; returns the new
 /// count.
 #[inline(always)]
@@ -1119,6 +1194,53 @@ mod tests {
                 // SAFETY: AVX2 was detected.
                 assert!(!unsafe { narrow(&values, 0xFF, &mut out) });
                 assert!(out.iter().all(|&b| b == 0xA5));
+            }
+        }
+    }
+
+    /// Fused select: every width and order, lengths 0..=150, three mask shapes, `src` ending
+    /// its allocation, `out` exactly as large as the kept values and with room: the values
+    /// the portable unpacker and compressor keep, nothing written past `out`.
+    #[test]
+    fn avx2_unpack_compress_matches_unpacking_then_compressing() {
+        if !available() {
+            return;
+        }
+        let shapes: [fn(usize) -> u64; 3] = [
+            |_| u64::MAX,
+            |i| 0x9E37_79B9_7F4A_7C15u64.rotate_left(7 * i as u32),
+            |i| 0xFF00_00FF_0F0F_F0F0u64.rotate_left(i as u32),
+        ];
+        for width in 1..=32u32 {
+            let bw = BitWidth::new(width).unwrap();
+            for be in [false, true] {
+                for count in (0..=150usize).step_by(7).chain([64, 128, 129]) {
+                    let bytes = (count * width as usize).div_ceil(8);
+                    let data = noise(bytes + 3, width + count as u32);
+                    let buffer = data[..bytes].to_vec();
+                    let src = &buffer[..];
+                    let mut values = vec![0u32; count];
+                    portable::unpack(bw, be, src, &mut values);
+                    for shape in shapes {
+                        let mut words: Vec<u64> = (0..count.div_ceil(64)).map(shape).collect();
+                        if let (Some(last), 1..) = (words.last_mut(), count % 64) {
+                            *last &= (1u64 << (count % 64)) - 1;
+                        }
+                        let mut expected = vec![0u32; count];
+                        let n = portable::compress(&values, &words, &mut expected);
+                        for room in [n, count.next_multiple_of(16)] {
+                            let mut out = vec![0xDEAD_BEEFu32; room + 1];
+                            // SAFETY: AVX2, BMI2 and POPCNT were detected.
+                            let got = unsafe {
+                                unpack_compress(bw, be, src, count, &words, &mut out[..room])
+                            };
+                            let case = format!("w{width} be{be} n{count} room{room}");
+                            assert_eq!(got, n, "{case}");
+                            assert_eq!(out[..n], expected[..n], "{case}");
+                            assert_eq!(out[room], 0xDEAD_BEEF, "{case}");
+                        }
+                    }
+                }
             }
         }
     }

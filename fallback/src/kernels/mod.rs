@@ -508,7 +508,10 @@ pub(crate) fn unpack_compress(
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => None,
+        Kernels::Avx2 => BitWidth::new(width).map(|width| {
+            // SAFETY: `Avx2` is chosen only after AVX2, BMI2 and POPCNT were detected.
+            unsafe { avx2::unpack_compress(width, big_endian, src, count, words, out) }
+        }),
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => (width > 1).then(|| {
             // SAFETY: AVX-512 F, BW, VBMI and POPCNT were detected and `width` is 2..=32;
