@@ -1,6 +1,7 @@
 //! The AVX2 kernels (x86-64 with AVX2, BMI2 and POPCNT: Haswell, Zen 1 and later): bit
 //! unpacking (to `u32`, `u16` and `u8` lanes), the scans of packed elements, select's
-//! compression (also fused with unpacking) and expand's spreading of `u32` lanes, narrowing to 8/16-bit arrays, `u32` aggregates, popcounts and 4-byte fills so far; every other operation of the AVX2 tier runs
+//! compression (also fused with unpacking) and expand's spreading of every lane type,
+//! narrowing to 8/16-bit arrays, `u32` aggregates, popcounts and 4-byte fills so far; every other operation of the AVX2 tier runs
 //! the portable kernel.
 //!
 //! Unpacking decodes a group of 8 elements (exactly `width` bytes in both bit orders) per
@@ -451,10 +452,23 @@ pub(super) unsafe fn unpack_narrow<T: Narrow>(
     }
 }
 
-/// A lane narrower than 32 bits that [`unpack_narrow`] writes.
-pub(super) trait Narrow: Copy {
+/// A lane narrower than 32 bits: what [`unpack_narrow`] writes and
+/// [`compress_narrow`]/[`expand_narrow`] move, 8 lanes (8 or 16 bytes) a step.
+pub(super) trait Narrow: Copy + Default {
     /// The low bits of `value`.
     fn from_u32(value: u32) -> Self;
+    /// Writes the lanes at `from` whose bit in `mask` is set, in order, from `to` (8
+    /// lanes written).
+    ///
+    /// # Safety
+    /// The CPU supports AVX2; 8 lanes are readable at `from` and writable at `to`.
+    unsafe fn compress8(from: *const Self, mask: u8, to: *mut Self);
+    /// Writes 8 lanes from `to`: lane j the next unused of the lanes at `from` when bit j of
+    /// `mask` is set, zero otherwise.
+    ///
+    /// # Safety
+    /// The CPU supports AVX2; 8 lanes are readable at `from` and writable at `to`.
+    unsafe fn expand8(from: *const Self, mask: u8, to: *mut Self);
     /// Stores 8 values of 32-bit lanes (each fitting this lane) as 8 lanes at `to`.
     ///
     /// # Safety
@@ -465,6 +479,28 @@ pub(super) trait Narrow: Copy {
 impl Narrow for u8 {
     fn from_u32(value: u32) -> u8 {
         value as u8
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,bmi2")]
+    unsafe fn compress8(from: *const u8, mask: u8, to: *mut u8) {
+        let control = _mm_cvtsi64_si128(COMPRESS_LANES[usize::from(mask)] as i64);
+        // SAFETY: 8 bytes at `from` and at `to` (the caller's guarantee).
+        unsafe {
+            let x = _mm_loadl_epi64(from.cast());
+            _mm_storel_epi64(to.cast(), _mm_shuffle_epi8(x, control));
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,bmi2")]
+    unsafe fn expand8(from: *const u8, mask: u8, to: *mut u8) {
+        let control = _mm_cvtsi64_si128(EXPAND_BYTES[usize::from(mask)] as i64);
+        // SAFETY: 8 bytes at `from` and at `to` (the caller's guarantee).
+        unsafe {
+            let x = _mm_loadl_epi64(from.cast());
+            _mm_storel_epi64(to.cast(), _mm_shuffle_epi8(x, control));
+        }
     }
 
     #[inline]
@@ -484,6 +520,30 @@ impl Narrow for u8 {
 impl Narrow for u16 {
     fn from_u32(value: u32) -> u16 {
         value as u16
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,bmi2")]
+    unsafe fn compress8(from: *const u16, mask: u8, to: *mut u16) {
+        // SAFETY: 16 bytes at `from` and at `to` (the caller's guarantee); the table row is
+        // 16 bytes.
+        unsafe {
+            let control = _mm_loadu_si128(COMPRESS_HALVES[usize::from(mask)].as_ptr().cast());
+            let x = _mm_loadu_si128(from.cast());
+            _mm_storeu_si128(to.cast(), _mm_shuffle_epi8(x, control));
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,bmi2")]
+    unsafe fn expand8(from: *const u16, mask: u8, to: *mut u16) {
+        // SAFETY: 16 bytes at `from` and at `to` (the caller's guarantee); the table row is
+        // 16 bytes.
+        unsafe {
+            let control = _mm_loadu_si128(EXPAND_HALVES[usize::from(mask)].as_ptr().cast());
+            let x = _mm_loadu_si128(from.cast());
+            _mm_storeu_si128(to.cast(), _mm_shuffle_epi8(x, control));
+        }
     }
 
     #[inline]
@@ -780,6 +840,140 @@ pub(super) unsafe fn narrow(values: &[u32], mask: u32, out: &mut [u8]) -> bool {
         }
     }
     true
+}
+
+/// [`EXPAND_LANES`] as a byte shuffle: lane j takes byte rank(j), or zero (0x80) when bit
+/// j is clear.
+static EXPAND_BYTES: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut lane = 0;
+        while lane < 8 {
+            let byte = if mask >> lane & 1 == 1 {
+                (EXPAND_LANES[mask] >> (8 * lane)) & 0xFF
+            } else {
+                0x80
+            };
+            table[mask] |= byte << (8 * lane);
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// [`COMPRESS_LANES`] for 16-bit lanes: the byte pairs of the kept lanes.
+static COMPRESS_HALVES: [[u8; 16]; 256] = {
+    let mut table = [[0u8; 16]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut lane = 0;
+        while lane < 8 {
+            let from = ((COMPRESS_LANES[mask] >> (8 * lane)) & 0xFF) as u8;
+            table[mask][2 * lane] = 2 * from;
+            table[mask][2 * lane + 1] = 2 * from + 1;
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// [`EXPAND_BYTES`] for 16-bit lanes.
+static EXPAND_HALVES: [[u8; 16]; 256] = {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut lane = 0;
+        while lane < 8 {
+            if mask >> lane & 1 == 1 {
+                let from = ((EXPAND_LANES[mask] >> (8 * lane)) & 0xFF) as u8;
+                table[mask][2 * lane] = 2 * from;
+                table[mask][2 * lane + 1] = 2 * from + 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// [`compress`] on narrow lanes: 8 lanes a step where `out` has room for 8 from the next
+/// free one, one at a time elsewhere.
+///
+/// # Safety
+/// The CPU supports AVX2, BMI2 and POPCNT.
+#[target_feature(enable = "avx2,bmi2,popcnt")]
+pub(super) unsafe fn compress_narrow<T: Narrow>(
+    values: &[T],
+    words: &[u64],
+    out: &mut [T],
+) -> usize {
+    let mut kept = 0;
+    for (&word, chunk) in words.iter().zip(values.chunks(64)) {
+        let (groups, tail) = chunk.as_chunks::<8>();
+        for (k, group) in groups.iter().enumerate() {
+            let mask = (word >> (8 * k)) as u8;
+            if kept + 8 <= out.len() {
+                // SAFETY: `group` is 8 readable lanes; out[kept..kept + 8] is writable.
+                unsafe { T::compress8(group.as_ptr(), mask, out.as_mut_ptr().add(kept)) };
+                kept += mask.count_ones() as usize;
+            } else {
+                kept = append_selected_lanes(group, u64::from(mask), out, kept);
+            }
+        }
+        let rest = word.checked_shr(8 * groups.len() as u32).unwrap_or(0);
+        kept = append_selected_lanes(tail, rest, out, kept);
+    }
+    kept
+}
+
+/// [`append_selected`] for any lane type.
+#[inline(always)]
+fn append_selected_lanes<T: Copy>(
+    values: &[T],
+    mut bits: u64,
+    out: &mut [T],
+    mut kept: usize,
+) -> usize {
+    while bits != 0 {
+        out[kept] = values[bits.trailing_zeros() as usize];
+        kept += 1;
+        bits &= bits - 1;
+    }
+    kept
+}
+
+/// [`expand`] on narrow lanes.
+///
+/// # Safety
+/// The CPU supports AVX2, BMI2 and POPCNT.
+#[target_feature(enable = "avx2,bmi2,popcnt")]
+pub(super) unsafe fn expand_narrow<T: Narrow>(
+    values: &[T],
+    words: &[u64],
+    out: &mut [T],
+) -> (usize, usize) {
+    super::expand_words(words, values.len(), |i, word, used| {
+        let positions = &mut out[64 * i..64 * i + 64];
+        let mut next = used;
+        for (k, eight) in positions.as_chunks_mut::<8>().0.iter_mut().enumerate() {
+            let mask = (word >> (8 * k)) as u8;
+            if next + 8 <= values.len() {
+                // SAFETY: values[next..next + 8] are readable; `eight` is 8 writable lanes.
+                unsafe { T::expand8(values.as_ptr().add(next), mask, eight.as_mut_ptr()) };
+            } else {
+                let mut from = next;
+                for (j, slot) in eight.iter_mut().enumerate() {
+                    let set = (mask >> j) & 1 == 1;
+                    *slot = if set { values[from] } else { T::default() };
+                    from += usize::from(set);
+                }
+            }
+            next += mask.count_ones() as usize;
+        }
+    })
 }
 
 /// The value aggregates of `values`, 8 lanes at a time.
@@ -1241,6 +1435,65 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Narrow lanes' compress and expand against the portable kernels: lengths 0..=200 and
+    /// mask shapes as for `u32` lanes, `out` exact and with room, nothing written past it.
+    #[test]
+    fn avx2_narrow_compress_and_expand_match_the_portable_kernels() {
+        if !available() {
+            return;
+        }
+        fn check<T: Narrow + PartialEq + std::fmt::Debug>(values: &[T], words: &[u64], guard: T) {
+            let len = values.len();
+            let mut expected = vec![T::default(); len];
+            let n = portable::compress(values, words, &mut expected);
+            for room in [n, len.next_multiple_of(64)] {
+                let mut out = vec![guard; room + 1];
+                // SAFETY: AVX2, BMI2 and POPCNT were detected.
+                let got = unsafe { compress_narrow(values, words, &mut out[..room]) };
+                assert_eq!(got, n, "compress n{len} room{room}");
+                assert_eq!(out[..n], expected[..n], "compress n{len} room{room}");
+                assert_eq!(out[room], guard, "compress past: n{len}");
+            }
+            for available in [0, 1, 7, 9, len / 2, len] {
+                let values = &values[..available.min(len)];
+                let mut expected = vec![T::default(); 64 * words.len()];
+                let want = portable::expand(values, words, &mut expected);
+                let mut out = vec![guard; 64 * words.len() + 1];
+                let room = 64 * words.len();
+                // SAFETY: AVX2, BMI2 and POPCNT were detected.
+                let got = unsafe { expand_narrow(values, words, &mut out[..room]) };
+                assert_eq!(got, want, "expand n{len} of {available}");
+                assert_eq!(
+                    out[..want.1],
+                    expected[..want.1],
+                    "expand n{len} of {available}"
+                );
+                assert_eq!(out[room], guard, "expand past: n{len}");
+            }
+        }
+        let shapes: [fn(usize) -> u64; 4] = [
+            |_| u64::MAX,
+            |i| 0x9E37_79B9_7F4A_7C15u64.rotate_left(7 * i as u32),
+            |i| 1 << (i % 64),
+            |i| 0xFF00_00FF_0F0F_F0F0u64.rotate_left(i as u32),
+        ];
+        for len in 0..=200usize {
+            let wide: Vec<u32> = (1..=len as u32)
+                .map(|i| i.wrapping_mul(0x9E37_79B9))
+                .collect();
+            let bytes: Vec<u8> = wide.iter().map(|&v| (v >> 24) as u8 | 1).collect();
+            let halves: Vec<u16> = wide.iter().map(|&v| (v >> 16) as u16 | 1).collect();
+            for shape in shapes {
+                let mut words: Vec<u64> = (0..len.div_ceil(64)).map(shape).collect();
+                if let (Some(last), 1..) = (words.last_mut(), len % 64) {
+                    *last &= (1u64 << (len % 64)) - 1;
+                }
+                check(&bytes, &words, 0xA5u8);
+                check(&halves, &words, 0xA5A5u16);
             }
         }
     }

@@ -3,8 +3,8 @@
 //!
 //! - [`portable`]: plain Rust, every target; the reference the SIMD tiers are tested against.
 //! - `avx2` (x86-64): AVX2, BMI2 and POPCNT; unpacking (to `u32`, `u16`, `u8`), scans,
-//!   compression and expansion of `u32` lanes, narrowing, aggregates, popcounts and fills
-//!   so far.
+//!   compression and expansion of every lane type, narrowing, aggregates, popcounts and
+//!   fills so far.
 //! - `avx512` (x86-64): AVX-512 F/BW/VBMI/VBMI2 with POPCNT.
 //! - `tier`: which tier runs ([`kernel_tier`]), from the CPU and `QPL_FALLBACK_KERNELS`.
 //! - [`runs`]: the RLE/bit-packed hybrid's run reader, which the sources' decoder and the
@@ -623,7 +623,10 @@ pub(crate) fn compress_bytes(
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => None,
+        Kernels::Avx2 => {
+            // SAFETY: `Avx2` is chosen only after AVX2, BMI2 and POPCNT were detected.
+            Some(unsafe { avx2::compress_narrow(values, words, out) })
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW/VBMI2 and POPCNT were detected; the function checks the
@@ -644,7 +647,10 @@ pub(crate) fn expand_bytes(
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => None,
+        Kernels::Avx2 => {
+            // SAFETY: `Avx2` is chosen only after AVX2, BMI2 and POPCNT were detected.
+            Some(unsafe { avx2::expand_narrow(values, words, out) })
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW/VBMI2 and POPCNT were detected; the function checks the
@@ -723,7 +729,10 @@ pub(crate) fn compress_halves(
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => None,
+        Kernels::Avx2 => {
+            // SAFETY: `Avx2` is chosen only after AVX2, BMI2 and POPCNT were detected.
+            Some(unsafe { avx2::compress_narrow(values, words, out) })
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW/VBMI2 and POPCNT were detected; the function checks the
@@ -744,7 +753,10 @@ pub(crate) fn expand_halves(
     match kernels {
         Kernels::Portable => None,
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => None,
+        Kernels::Avx2 => {
+            // SAFETY: `Avx2` is chosen only after AVX2, BMI2 and POPCNT were detected.
+            Some(unsafe { avx2::expand_narrow(values, words, out) })
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             // SAFETY: AVX-512 F/BW/VBMI2 and POPCNT were detected; the function checks the

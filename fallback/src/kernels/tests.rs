@@ -15,9 +15,9 @@ fn has_every_kernel(kernels: Kernels) -> bool {
     false
 }
 
-/// Whether `kernels` has SIMD kernels for unpacking to `u32`, scans and the fused select of
-/// `u32` lanes (every tier but the portable one), which those tests compare.
-fn has_u32_kernels(kernels: Kernels) -> bool {
+/// Whether `kernels` has SIMD kernels for unpacking to `u32`, scans, select's and expand's
+/// inner loops (every tier but the portable one), which those tests compare.
+fn has_avx2_kernels(kernels: Kernels) -> bool {
     kernels != Kernels::Portable
 }
 
@@ -30,7 +30,7 @@ fn noise(len: usize, seed: u32) -> Vec<u8> {
 
 #[test]
 fn simd_scans_match_a_plain_comparison_for_every_width_order_and_tail() {
-    if !has_u32_kernels(kernels()) {
+    if !has_avx2_kernels(kernels()) {
         return;
     }
     type Plain = fn(u32, u32, u32) -> bool;
@@ -108,7 +108,7 @@ const WORDS: [u64; 6] = [
 
 #[test]
 fn simd_compress_matches_a_plain_loop_in_every_lane_type() {
-    if !has_every_kernel(kernels()) {
+    if !has_avx2_kernels(kernels()) {
         return;
     }
     let values: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
@@ -150,7 +150,7 @@ fn simd_compress_matches_a_plain_loop_in_every_lane_type() {
 
 #[test]
 fn simd_unpack_compress_keeps_the_selected_elements_and_writes_nothing_past_its_room() {
-    if !has_u32_kernels(kernels()) {
+    if !has_avx2_kernels(kernels()) {
         return;
     }
     let src = noise(4 * 1024, 3);
@@ -220,7 +220,7 @@ fn plain_expand(values: &[u32], words: &[u64]) -> (Vec<u32>, usize, usize) {
 
 #[test]
 fn simd_expand_matches_a_plain_loop_in_every_lane_type() {
-    if !has_every_kernel(kernels()) {
+    if !has_avx2_kernels(kernels()) {
         return;
     }
     let values: Vec<u32> = (0..300u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
@@ -493,7 +493,7 @@ fn simd_fill_writes_the_pattern_at_every_alignment_and_nothing_else() {
 
 #[test]
 fn simd_unpacking_matches_the_portable_kernel_at_every_alignment_and_length() {
-    if !has_u32_kernels(kernels()) {
+    if !has_avx2_kernels(kernels()) {
         return;
     }
     let counts = [
@@ -695,7 +695,7 @@ fn simd_fill_writes_whole_elements_and_nothing_else() {
 
 #[test]
 fn simd_unpack_to_bytes_writes_little_endian_values_and_nothing_else() {
-    if !has_u32_kernels(kernels()) {
+    if !has_avx2_kernels(kernels()) {
         return;
     }
     let src = noise(300, 3);
@@ -729,7 +729,7 @@ fn simd_unpack_to_bytes_writes_little_endian_values_and_nothing_else() {
 
 #[test]
 fn simd_kernels_match_the_portable_kernel_for_every_width_and_order() {
-    if !has_u32_kernels(kernels()) {
+    if !has_avx2_kernels(kernels()) {
         return; // No SIMD kernel on this CPU (or forced off): nothing to compare.
     }
     let src = noise(600, 0);
