@@ -1,8 +1,9 @@
 //! The AVX2 kernels (x86-64 with AVX2, BMI2 and POPCNT: Haswell, Zen 1 and later): bit
 //! unpacking (to `u32`, `u16` and `u8` lanes), the scans of packed elements, select's
 //! compression (also fused with unpacking) and expand's spreading of every lane type,
-//! narrowing to 8/16-bit arrays, `u32` aggregates, popcounts and 4-byte fills so far; every other operation of the AVX2 tier runs
-//! the portable kernel.
+//! narrowing to 8/16-bit arrays, `u32` aggregates, popcounts and 4-byte fills so far; every
+//! other operation of the AVX2 tier (packing, the fused hybrid decoder) runs the portable
+//! kernel.
 //!
 //! Unpacking decodes a group of 8 elements (exactly `width` bytes in both bit orders) per
 //! step: two 16-byte loads, the first at the group's start for elements 0..4 and the second

@@ -3,8 +3,8 @@
 //!
 //! - [`portable`]: plain Rust, every target; the reference the SIMD tiers are tested against.
 //! - `avx2` (x86-64): AVX2, BMI2 and POPCNT; unpacking (to `u32`, `u16`, `u8`), scans,
-//!   compression and expansion of every lane type, narrowing, aggregates, popcounts and
-//!   fills so far.
+//!   compression (also fused with unpacking) and expansion of every lane type, narrowing,
+//!   aggregates, popcounts and fills so far.
 //! - `avx512` (x86-64): AVX-512 F/BW/VBMI/VBMI2 with POPCNT.
 //! - `tier`: which tier runs ([`kernel_tier`]), from the CPU and `QPL_FALLBACK_KERNELS`.
 //! - [`runs`]: the RLE/bit-packed hybrid's run reader, which the sources' decoder and the
@@ -13,11 +13,13 @@
 //!   its kernels.
 //!
 //! The tier is chosen once per process ([`kernel_tier`], [`kernels`]). The functions below
-//! run the chosen tier's kernel: most return `false`/`None` when the tier has none for the case, and the
-//! caller then runs the portable one (or its own loop), since several of those fallbacks
-//! write straight into the caller's output format. Kernels import nothing from the layers
-//! above them (sources, operations, outputs): what they share with those layers (bit widths,
-//! value aggregates, the scratch block) is defined here.
+//! run the chosen tier's kernel: most return `false`/`None` when the tier has none for the
+//! case, and the caller then runs the portable one (or its own loop), since several of those
+//! fallbacks write straight into the caller's output format. Kernels import nothing from the
+//! layers above them (sources, operations, outputs): what they share with those layers (bit
+//! widths, value aggregates, the scratch block) is defined here. `tests` runs every kernel of
+//! the chosen tier through these functions against the portable one; `avx2` also tests its
+//! kernels directly wherever the CPU has AVX2, whichever tier runs.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
