@@ -3,12 +3,11 @@
 
 use crate::checksum::checksums;
 use crate::job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
+use crate::kernels::{self, BitWidth, Compare, LazyBlock, BLOCK};
 use crate::lane::{lane_bits, Lane};
 use crate::output::{AggregateKind, Format, Writer};
-use crate::simd::{self, Compare};
-use crate::source::{decode_hybrid, decode_packed, Consumer, LazyBlock, BLOCK};
+use crate::source::{decode_hybrid, decode_packed, Consumer};
 use crate::status::Status;
-use crate::unpack::BitWidth;
 
 /// The largest `drop_initial_bytes` QPL accepts.
 const MAX_DROP_BYTES: u32 = 65535;
@@ -131,6 +130,9 @@ fn plan(
     src2: Option<&[u8]>,
     dst_len: usize,
 ) -> Result<Option<Plan>, Status> {
+    // A kernel tier forced by QPL_FALLBACK_KERNELS that cannot run fails every job, so that
+    // a run meant for that tier never passes on another one.
+    kernels::kernel_tier().map_err(|why| why.status())?;
     let op = job.operation;
     // §1.3: checks before the operation. A buffer a job cannot describe (over 4 GiB) is ours.
     if job.flags.contains(Flags::CANNED_MODE) {
@@ -497,7 +499,7 @@ impl Mask<'_> {
             *word = self.word(start + 64 * i as u64);
         }
         if let Some(last) = out[..count].last_mut() {
-            *last &= simd::low_bits((len - 64 * (count as u64 - 1)) as usize);
+            *last &= kernels::low_bits((len - 64 * (count as u64 - 1)) as usize);
         }
     }
 
@@ -512,7 +514,7 @@ impl Mask<'_> {
         let whole_end = end / 8 * 8;
         if i < whole_end {
             let bytes = &self.bytes[(i / 8) as usize..(whole_end / 8) as usize];
-            count += simd::count_ones(simd::kernels(), bytes);
+            count += kernels::count_ones(kernels::kernels(), bytes);
             i = whole_end;
         }
         while i < end {
@@ -705,8 +707,8 @@ fn scan_bits(
         }
         return true;
     }
-    let (w, c, kernels) = (width.get(), p.compare, simd::kernels());
-    simd::scan_packed(kernels, w, big_endian, src, count, c, p.low, p.high, bits)
+    let (w, c, chosen) = (width.get(), p.compare, kernels::kernels());
+    kernels::scan_packed(chosen, w, big_endian, src, count, c, p.low, p.high, bits)
 }
 
 impl Consumer for Scan<'_, '_> {
@@ -873,7 +875,7 @@ impl<T: Lane> Source<'_, T> {
         }
     }
 
-    /// [`simd::expand_words`] from this source into `out`, dropping the values used; returns
+    /// [`kernels::expand_words`] from this source into `out`, dropping the values used; returns
     /// the positions passed.
     fn expand_into(&mut self, words: &[u64], out: &mut [T]) -> u64 {
         match self {
@@ -884,7 +886,7 @@ impl<T: Lane> Source<'_, T> {
             }
             Source::Run { value, count } => {
                 let available = usize::try_from(*count).unwrap_or(usize::MAX);
-                let (used, positions) = simd::expand_words(words, available, |i, word, _| {
+                let (used, positions) = kernels::expand_words(words, available, |i, word, _| {
                     for (j, slot) in out[64 * i..64 * i + 64].iter_mut().enumerate() {
                         *slot = if (word >> j) & 1 == 1 {
                             *value

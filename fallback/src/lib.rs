@@ -28,10 +28,10 @@ mod checksum;
 mod encode;
 mod execute;
 mod job;
+mod kernels;
 mod lane;
 mod output;
 pub mod parquet;
-mod simd;
 mod source;
 mod status;
 mod unpack;
@@ -45,7 +45,8 @@ pub use execute::{
     execute, mask_ones, nominal_output_elements, source_values_needed, validate, Shape,
 };
 pub use job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
-pub use source::read_run_header;
+pub use kernels::runs::read_run_header;
+pub use kernels::{kernel_tier, Tier, TierError};
 pub use status::{Status, StatusKind};
 
 /// Decodes the first `out.len()` values of an RLE/bit-packed hybrid stream without a bit-width

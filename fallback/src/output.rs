@@ -3,11 +3,9 @@
 //! an element that does not fit whole is status 225 (D14), an index above the format's
 //! maximum 221.
 
-use crate::lane::Lane;
-use crate::simd;
-use crate::source::LazyBlock;
+use crate::kernels::lanes::LaneKernels;
+use crate::kernels::{self, BitWidth, LazyBlock, MinMaxSum};
 use crate::status::Status;
-use crate::unpack::BitWidth;
 
 /// How output elements are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,61 +59,11 @@ impl Aggregates {
     }
 }
 
-/// The value aggregates of some elements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct MinMaxSum {
-    pub(crate) min: u32,
-    pub(crate) max: u32,
-    /// Wrapping.
-    pub(crate) sum: u32,
-}
-
-impl MinMaxSum {
-    /// Of no elements: the identity of [`MinMaxSum::merge`].
-    pub(crate) const NONE: MinMaxSum = MinMaxSum {
-        min: u32::MAX,
-        max: 0,
-        sum: 0,
-    };
-
-    /// Of both sets of elements.
-    pub(crate) fn merge(self, other: MinMaxSum) -> MinMaxSum {
-        MinMaxSum {
-            min: self.min.min(other.min),
-            max: self.max.max(other.max),
-            sum: self.sum.wrapping_add(other.sum),
-        }
-    }
-
-    /// Of `count` copies of `value`.
-    pub(crate) fn run(value: u32, count: u64) -> MinMaxSum {
-        if count == 0 {
-            return MinMaxSum::NONE;
-        }
-        MinMaxSum {
-            min: value,
-            max: value,
-            sum: value.wrapping_mul(count as u32),
-        }
-    }
-
-    /// Of `values`, in one plain fold.
-    pub(crate) fn of(values: impl IntoIterator<Item = u32>) -> MinMaxSum {
-        values.into_iter().fold(MinMaxSum::NONE, |all, v| {
-            all.merge(MinMaxSum {
-                min: v,
-                max: v,
-                sum: v,
-            })
-        })
-    }
-}
-
 /// Adds the bit aggregates of a bit vector starting at element `position`, whose bits above
 /// its element count are zero. The first and last set bits come from searches by 64-bit
 /// words (the first only until found), the count from POPCNT where available.
 fn add_bit_aggregates(a: &mut Aggregates, position: u64, bits: &[u8]) {
-    let set = simd::count_ones(simd::kernels(), bits) as u32;
+    let set = kernels::count_ones(kernels::kernels(), bits) as u32;
     if set == 0 {
         return;
     }
@@ -202,7 +150,7 @@ impl<'d> Writer<'d> {
         self.position
     }
 
-    fn aggregate_values<T: Lane>(&mut self, values: &[T]) {
+    fn aggregate_values<T: LaneKernels>(&mut self, values: &[T]) {
         match self.aggregate {
             AggregateKind::Omitted => {}
             AggregateKind::Values => self.aggregates.add_values(T::min_max_sum(values)),
@@ -313,7 +261,7 @@ impl<'d> Writer<'d> {
                 let mask = self.value_mask;
                 let out = &mut self.dst[self.written..self.written + values.len() * bytes];
                 match (bytes, self.big_endian) {
-                    (1 | 2, false) if simd::narrow(simd::kernels(), values, mask, out) => {}
+                    (1 | 2, false) if kernels::narrow(kernels::kernels(), values, mask, out) => {}
                     (1, _) => {
                         for (o, &v) in out.iter_mut().zip(values) {
                             *o = (v & mask) as u8;
@@ -356,8 +304,8 @@ impl<'d> Writer<'d> {
 
     /// Writes `values` as nominal output of `width` bits (the caller has checked the room):
     /// single values up to a group boundary (8 elements end on a byte boundary), then whole
-    /// groups of 8 with [`Lane::pack`], then the rest singly.
-    fn put_packed_values<T: Lane>(&mut self, values: &[T], width: u32) {
+    /// groups of 8 with [`LaneKernels::pack`], then the rest singly.
+    fn put_packed_values<T: LaneKernels>(&mut self, values: &[T], width: u32) {
         let lead = ((8 - self.position % 8) % 8).min(values.len() as u64) as usize;
         for &v in &values[..lead] {
             self.put_packed(v.into(), width);
@@ -385,7 +333,7 @@ impl<'d> Writer<'d> {
     /// Appends `values` given in narrow lanes (select and expand of sources of up to 16
     /// bits): packed straight from the lanes for nominal output, copied for arrays of the
     /// lane's size, through [`Writer::values`] otherwise.
-    pub(crate) fn narrow<T: Lane>(&mut self, values: &[T]) -> Result<(), Status> {
+    pub(crate) fn narrow<T: LaneKernels>(&mut self, values: &[T]) -> Result<(), Status> {
         let lane_bytes = std::mem::size_of::<T>();
         let copy = match self.format {
             // Nominal little-endian elements of the lane's size are its bytes.
@@ -432,7 +380,7 @@ impl<'d> Writer<'d> {
         Ok(())
     }
 
-    /// Appends the `count` (≤ [`BLOCK`](crate::source::BLOCK)) elements packed at `width`
+    /// Appends the `count` (≤ [`BLOCK`](crate::kernels::BLOCK)) elements packed at `width`
     /// bits from the start of `src`: straight into the destination when
     /// [`Writer::array_in_place`] allows, through `scratch` otherwise.
     pub(crate) fn packed(
@@ -462,9 +410,9 @@ impl<'d> Writer<'d> {
         let Some(to) = self.array_in_place(count, width) else {
             return false;
         };
-        let kernels = simd::kernels();
+        let chosen = kernels::kernels();
         let (w, aggregate) = (width.get(), to.aggregate);
-        match simd::unpack_to_le_bytes(kernels, w, big_endian, src, to.out, aggregate) {
+        match kernels::unpack_to_le_bytes(chosen, w, big_endian, src, to.out, aggregate) {
             Some(aggregates) => {
                 self.wrote_array(count, aggregates);
                 true
@@ -484,9 +432,9 @@ impl<'d> Writer<'d> {
         count: u64,
     ) -> Option<(usize, usize)> {
         let to = self.array_in_place(count, width)?;
-        let (kernels, w) = (simd::kernels(), width.get());
+        let (chosen, w) = (kernels::kernels(), width.get());
         let (done, used, aggregates) =
-            simd::hybrid_to_le_bytes(kernels, w, data, to.mask, to.out, to.aggregate)?;
+            kernels::hybrid_to_le_bytes(chosen, w, data, to.mask, to.out, to.aggregate)?;
         self.wrote_array(done as u64, aggregates);
         Some((done, used))
     }
@@ -692,7 +640,7 @@ impl<'d> Writer<'d> {
                         }
                     }
                     _ => {
-                        if !simd::fill4(simd::kernels(), element, out) {
+                        if !kernels::fill4(kernels::kernels(), element, out) {
                             for o in out.chunks_exact_mut(4) {
                                 o.copy_from_slice(&element);
                             }

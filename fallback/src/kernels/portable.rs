@@ -1,0 +1,269 @@
+//! The portable kernels: plain Rust for every target (LLVM vectorises what it can), the
+//! kernels of every tier's operations that have no SIMD kernel there, and the reference the
+//! SIMD kernels are tested against.
+//!
+//! Bit unpacking: one monomorphised kernel per (bit width, bit order). Eight elements of width
+//! `W` occupy exactly `W` bytes in both orders, so a stream is a sequence of `W`-byte groups.
+//! Each kernel decodes whole groups with constant offsets and shifts (the compiler unrolls the
+//! eight lanes), and handles a short tail through a zero-padded copy, so no read ever leaves
+//! the caller's slice.
+
+use super::{expand_words, BitWidth, MinMaxSum};
+
+#[inline(always)]
+fn decode_group<const W: usize, const BE: bool>(group: &[u8; W], out: &mut [u32; 8]) {
+    let mask: u64 = if W == 32 {
+        0xFFFF_FFFF
+    } else {
+        (1u64 << W) - 1
+    };
+    for (lane, slot) in out.iter_mut().enumerate() {
+        let bit = lane * W;
+        let byte = bit / 8;
+        let shift = bit % 8;
+        // Up to 5 bytes hold any element (shift <= 7, W <= 32); bytes past the group are
+        // constant-folded away.
+        let mut window: u64 = 0;
+        for k in 0..5 {
+            let b = if byte + k < W { group[byte + k] } else { 0 };
+            if BE {
+                window = (window << 8) | u64::from(b);
+            } else {
+                window |= u64::from(b) << (8 * k);
+            }
+        }
+        let value = if BE {
+            window >> (40 - shift - W)
+        } else {
+            window >> shift
+        };
+        *slot = (value & mask) as u32;
+    }
+}
+
+/// Decodes `out.len()` elements from `src`, which holds at least ⌈len·W/8⌉ bytes.
+fn unpack_width<const W: usize, const BE: bool>(src: &[u8], out: &mut [u32]) {
+    let full_groups = out.len() / 8;
+    let (head, tail) = out.split_at_mut(full_groups * 8);
+    for (o, g) in head.chunks_exact_mut(8).zip(src.chunks_exact(W)) {
+        if let (Ok(o), Ok(g)) = (o.try_into(), g.try_into()) {
+            decode_group::<W, BE>(g, o);
+        }
+    }
+    if !tail.is_empty() {
+        let start = (full_groups * W).min(src.len());
+        let end = (start + W).min(src.len());
+        let mut group = [0u8; W];
+        group[..end - start].copy_from_slice(&src[start..end]);
+        let mut lanes = [0u32; 8];
+        decode_group::<W, BE>(&group, &mut lanes);
+        tail.copy_from_slice(&lanes[..tail.len()]);
+    }
+}
+
+/// The portable kernels: every target, and the reference for the SIMD ones.
+pub(crate) fn unpack(width: BitWidth, be: bool, src: &[u8], out: &mut [u32]) {
+    macro_rules! dispatch {
+        ($($w:literal)*) => {
+            match (width.get(), be) {
+                $(
+                    ($w, false) => unpack_width::<$w, false>(src, out),
+                    ($w, true) => unpack_width::<$w, true>(src, out),
+                )*
+                _ => unreachable!("BitWidth is always 1..=32"),
+            }
+        };
+    }
+    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+}
+
+#[inline(always)]
+fn encode_group<const W: usize, const BE: bool>(values: &[u32; 8], mask: u32, out: &mut [u8; W]) {
+    // The group as one 8·W-bit integer in two 128-bit halves, element i at bit i·W (LSB
+    // first) or (7 - i)·W (MSB first); the positions are constants once W is known, so the
+    // compiler unrolls this into shifts and ORs with a few wide stores, not a store per byte.
+    let (mut low, mut high) = (0u128, 0u128);
+    for (i, &value) in values.iter().enumerate() {
+        let v = u128::from(value & mask);
+        let at = if BE { (7 - i) * W } else { i * W };
+        if at < 128 {
+            low |= v << at;
+            if at + W > 128 {
+                high |= v >> (128 - at);
+            }
+        } else {
+            high |= v << (at - 128);
+        }
+    }
+    let split = W.min(16);
+    if BE {
+        // Big-endian bytes of the 8·W-bit integer: `high`'s low W - 16 bytes, then `low`.
+        out[..W - split].copy_from_slice(&high.to_be_bytes()[16 - (W - split)..]);
+        out[W - split..].copy_from_slice(&low.to_be_bytes()[16 - split..]);
+    } else {
+        out[..split].copy_from_slice(&low.to_le_bytes()[..split]);
+        out[split..].copy_from_slice(&high.to_le_bytes()[..W - split]);
+    }
+}
+
+fn pack_width<const W: usize, const BE: bool>(values: &[u32], mask: u32, out: &mut [u8]) {
+    for (g, o) in values.chunks_exact(8).zip(out.chunks_exact_mut(W)) {
+        if let (Ok(g), Ok(o)) = (g.try_into(), o.try_into()) {
+            encode_group::<W, BE>(g, mask, o);
+        }
+    }
+}
+
+/// The portable packing kernels: every target, and the reference for the SIMD one.
+pub(crate) fn pack(width: BitWidth, be: bool, mask: u32, values: &[u32], out: &mut [u8]) {
+    macro_rules! dispatch {
+        ($($w:literal)*) => {
+            match (width.get(), be) {
+                $(
+                    ($w, false) => pack_width::<$w, false>(values, mask, out),
+                    ($w, true) => pack_width::<$w, true>(values, mask, out),
+                )*
+                _ => unreachable!("BitWidth is always 1..=32"),
+            }
+        };
+    }
+    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+}
+
+/// Select's inner loop: appends `values[j]` for every set bit j of the mask words (bit j of
+/// `words[j / 64]`) to `out`, and returns how many.
+pub(crate) fn compress<T: Copy>(values: &[T], words: &[u64], out: &mut [T]) -> usize {
+    let mut kept = 0;
+    for (&word, chunk) in words.iter().zip(values.chunks(64)) {
+        let mut word = word;
+        while word != 0 {
+            out[kept] = chunk[word.trailing_zeros() as usize];
+            kept += 1;
+            word &= word - 1;
+        }
+    }
+    kept
+}
+
+/// [`expand_words`] from `values` into `out` (64 positions per word, zeros at clear bits).
+pub(crate) fn expand<T: Copy + Default>(
+    values: &[T],
+    words: &[u64],
+    out: &mut [T],
+) -> (usize, usize) {
+    expand_words(words, values.len(), |i, word, used| {
+        let mut next = used;
+        for (j, slot) in out[64 * i..64 * i + 64].iter_mut().enumerate() {
+            let set = (word >> j) & 1 == 1;
+            *slot = if set { values[next] } else { T::default() };
+            next += usize::from(set);
+        }
+    })
+}
+
+/// The value aggregates of narrow lanes: separate reductions, which the compiler vectorises.
+pub(crate) fn min_max_sum_narrow<T: Copy + Ord + Into<u32>>(values: &[T]) -> MinMaxSum {
+    match (values.iter().min(), values.iter().max()) {
+        (Some(&min), Some(&max)) => MinMaxSum {
+            min: min.into(),
+            max: max.into(),
+            sum: values
+                .iter()
+                .fold(0u32, |sum, &v| sum.wrapping_add(v.into())),
+        },
+        _ => MinMaxSum::NONE,
+    }
+}
+
+/// Set bits in `bytes`, eight bytes a word (the popcount of a word costs about what a byte's
+/// does); inlined into the POPCNT kernel, so one loop serves both.
+#[inline(always)]
+pub(crate) fn count_ones(bytes: &[u8]) -> u64 {
+    let mut words = bytes.chunks_exact(8);
+    let mut count = 0u64;
+    for w in &mut words {
+        let word = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        count += u64::from(word.count_ones());
+    }
+    count
+        + words
+            .remainder()
+            .iter()
+            .map(|b| u64::from(b.count_ones()))
+            .sum::<u64>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bit-at-a-time reference straight from the parser description.
+    fn reference(width: u32, be: bool, src: &[u8], count: usize) -> Vec<u32> {
+        (0..count)
+            .map(|i| {
+                let mut v = 0u32;
+                for b in 0..width as usize {
+                    let k = i * width as usize + b;
+                    let byte = src.get(k / 8).copied().unwrap_or(0);
+                    let bit = if be {
+                        (byte >> (7 - k % 8)) & 1
+                    } else {
+                        (byte >> (k % 8)) & 1
+                    };
+                    if be {
+                        v = (v << 1) | u32::from(bit);
+                    } else {
+                        v |= u32::from(bit) << b;
+                    }
+                }
+                v
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_width_and_order_matches_the_bitwise_reference() {
+        let src: Vec<u8> = (0..200u32)
+            .map(|i| (i.wrapping_mul(0x9E37_79B9) >> 13) as u8)
+            .collect();
+        for width in 1..=32 {
+            for be in [false, true] {
+                for count in [0usize, 1, 7, 8, 9, 31, 40] {
+                    let mut out = vec![0u32; count];
+                    let bytes = (count * width as usize).div_ceil(8);
+                    unpack(BitWidth::new(width).unwrap(), be, &src[..bytes], &mut out);
+                    assert_eq!(
+                        out,
+                        reference(width, be, &src, count),
+                        "w{width} be{be} n{count}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pack_is_the_inverse_of_unpack_for_every_width_and_order() {
+        for width in 1..=32u32 {
+            let w = BitWidth::new(width).unwrap();
+            let values: Vec<u32> = (0..64u32)
+                .map(|i| i.wrapping_mul(0x9E37_79B9) & w.mask())
+                .collect();
+            for be in [false, true] {
+                let mut packed = vec![0u8; 8 * width as usize];
+                crate::kernels::pack(w, be, w.mask(), &values, &mut packed);
+                let mut back = vec![0u32; 64];
+                unpack(w, be, &packed, &mut back);
+                assert_eq!(back, values, "w{width} be{be}");
+            }
+        }
+    }
+
+    #[test]
+    fn bit_width_rejects_0_and_33() {
+        assert!(BitWidth::new(0).is_none());
+        assert!(BitWidth::new(33).is_none());
+        assert_eq!(BitWidth::new(32).unwrap().mask(), u32::MAX);
+        assert_eq!(BitWidth::new(3).unwrap().mask(), 7);
+    }
+}

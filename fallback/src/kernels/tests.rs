@@ -1,0 +1,762 @@
+//! Every kernel of the tier this machine runs, through the dispatch functions, against the
+//! portable kernel or a plain loop.
+
+use super::*;
+
+/// Whether `kernels` has a SIMD kernel behind every dispatch function (AVX-512), which these
+/// tests compare; on the other tiers they return early (the AVX2 kernels have their own tests
+/// beside them, and the portable ones are the reference).
+fn has_every_kernel(kernels: Kernels) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if kernels == Kernels::Avx512Vbmi {
+        return true;
+    }
+    let _ = kernels;
+    false
+}
+
+/// Whether `kernels` has SIMD kernels for unpacking to `u32`, scans, select's and expand's
+/// inner loops (every tier but the portable one), which those tests compare.
+fn has_avx2_kernels(kernels: Kernels) -> bool {
+    kernels != Kernels::Portable
+}
+
+/// Deterministic bytes for the kernels to chew on.
+fn noise(len: usize, seed: u32) -> Vec<u8> {
+    (0..len as u32)
+        .map(|i| (i.wrapping_add(seed).wrapping_mul(0x9E37_79B9) >> 11) as u8)
+        .collect()
+}
+
+#[test]
+fn simd_scans_match_a_plain_comparison_for_every_width_order_and_tail() {
+    if !has_avx2_kernels(kernels()) {
+        return;
+    }
+    type Plain = fn(u32, u32, u32) -> bool;
+    let cases: [(Compare, Plain); 8] = [
+        (Compare::Eq, |x, l, _| x == l),
+        (Compare::Ne, |x, l, _| x != l),
+        (Compare::Lt, |x, l, _| x < l),
+        (Compare::Le, |x, l, _| x <= l),
+        (Compare::Gt, |x, l, _| x > l),
+        (Compare::Ge, |x, l, _| x >= l),
+        (Compare::Range, |x, l, h| l <= x && x <= h),
+        (Compare::NotRange, |x, l, h| x < l || x > h),
+    ];
+    let src = noise(4 * 1000, 7);
+    for width in 1..=32u32 {
+        let mask = u32::MAX >> (32 - width);
+        for be in [false, true] {
+            let count = 1000;
+            let mut values = vec![0u32; count];
+            portable::unpack(BitWidth::new(width).unwrap(), be, &src, &mut values);
+            // Parameters: a present value, the extremes, and an empty range (low > high).
+            let (a, b) = (values[5], values[60]);
+            let params = [
+                (a.min(b), a.max(b)),
+                (0, mask),
+                (a.max(b), a.min(b)),
+                (mask, 0),
+            ];
+            for (compare, plain) in cases {
+                for (l, h) in params {
+                    // Tails of every lane size, and (from 64 elements of up to 8 bits,
+                    // from 128 of any width) whole 64-element iterations before them.
+                    for n in [0usize, 1, 8, 15, 16, 17, 31, 32, 33, 64, 97, 128, 200, 1000] {
+                        let bytes = (n * width as usize).div_ceil(8);
+                        let mut bits = vec![0x5Au8; n.div_ceil(8) + 1];
+                        assert!(scan_packed(
+                            kernels(),
+                            width,
+                            be,
+                            &src[..bytes],
+                            n,
+                            compare,
+                            l,
+                            h,
+                            &mut bits[..n.div_ceil(8)]
+                        ));
+                        for (i, &x) in values[..n].iter().enumerate() {
+                            assert_eq!(
+                                (bits[i / 8] >> (i % 8)) & 1 == 1,
+                                plain(x, l, h),
+                                "{compare:?} w{width} be{be} n{n} i{i} l{l} h{h}"
+                            );
+                        }
+                        if n % 8 != 0 {
+                            assert_eq!(bits[n / 8] >> (n % 8), 0, "bits above n are set");
+                        }
+                        assert_eq!(bits[n.div_ceil(8)], 0x5A, "wrote past the bits");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Mask words with every shape the kernels treat apart: empty, full, single bits, 16-bit
+/// quarters, bits at both ends.
+const WORDS: [u64; 6] = [
+    0u64,
+    1,
+    u64::MAX,
+    0x8000_0000_0000_0001,
+    0x0123_4567_89AB_CDEF,
+    0xFFFF_0000_FFFF_0000,
+];
+
+#[test]
+fn simd_compress_matches_a_plain_loop_in_every_lane_type() {
+    if !has_avx2_kernels(kernels()) {
+        return;
+    }
+    let values: Vec<u32> = (0..64u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+    let bytes: Vec<u8> = values.iter().map(|&v| (v >> 24) as u8).collect();
+    let halves: Vec<u16> = values.iter().map(|&v| (v >> 16) as u16).collect();
+    for word in WORDS {
+        for len in [1usize, 15, 16, 17, 33, 63, 64] {
+            let word = word & (u64::MAX >> (64 - len));
+            let kept: Vec<usize> = (0..len).filter(|&j| (word >> j) & 1 == 1).collect();
+            let room = len.next_multiple_of(16);
+            let mut out = vec![0xDEAD_BEEFu32; room + 1];
+            let k = compress(kernels(), &values[..len], &[word], &mut out[..room]);
+            assert_eq!(k, Some(kept.len()));
+            for (o, &j) in out.iter().zip(&kept) {
+                assert_eq!(*o, values[j], "compress {word:x} {len}");
+            }
+            assert_eq!(out[room], 0xDEAD_BEEF);
+
+            let room = len.next_multiple_of(64);
+            let mut out = vec![0xA5u8; room + 1];
+            let k = compress_bytes(kernels(), &bytes[..len], &[word], &mut out[..room]);
+            assert_eq!(k, Some(kept.len()));
+            for (o, &j) in out.iter().zip(&kept) {
+                assert_eq!(*o, bytes[j], "compress_bytes {word:x} {len}");
+            }
+            assert_eq!(out[room], 0xA5);
+
+            let room = len.next_multiple_of(32);
+            let mut out = vec![0xA5A5u16; room + 1];
+            let k = compress_halves(kernels(), &halves[..len], &[word], &mut out[..room]);
+            assert_eq!(k, Some(kept.len()));
+            for (o, &j) in out.iter().zip(&kept) {
+                assert_eq!(*o, halves[j], "compress_halves {word:x} {len}");
+            }
+            assert_eq!(out[room], 0xA5A5);
+        }
+    }
+}
+
+#[test]
+fn simd_unpack_compress_keeps_the_selected_elements_and_writes_nothing_past_its_room() {
+    if !has_avx2_kernels(kernels()) {
+        return;
+    }
+    let src = noise(4 * 1024, 3);
+    for width in 2..=32u32 {
+        for be in [false, true] {
+            let mut values = vec![0u32; 1024];
+            portable::unpack(BitWidth::new(width).unwrap(), be, &src, &mut values);
+            // Tails of every length past whole mask words, each mask pattern in turn.
+            for count in [0usize, 1, 15, 16, 17, 63, 64, 65, 100, 191, 1000, 1024] {
+                let words: Vec<u64> = (0..count.div_ceil(64))
+                    .map(|i| WORDS[(i + width as usize) % WORDS.len()])
+                    .collect();
+                let selected: Vec<u32> = (0..count)
+                    .filter(|&j| (words[j / 64] >> (j % 64)) & 1 == 1)
+                    .map(|j| values[j])
+                    .collect();
+                // Exactly the bytes that hold `count` elements: the last windows are
+                // read short.
+                let bytes = (count * width as usize).div_ceil(8);
+                let room = count.next_multiple_of(16);
+                let mut out = vec![0xDEAD_BEEFu32; room + 16];
+                let kept = unpack_compress(
+                    kernels(),
+                    width,
+                    be,
+                    &src[..bytes],
+                    count,
+                    &words,
+                    &mut out[..room],
+                );
+                assert_eq!(kept, Some(selected.len()), "w{width} be{be} n{count}");
+                assert_eq!(
+                    out[..selected.len()],
+                    selected[..],
+                    "w{width} be{be} n{count}"
+                );
+                assert!(
+                    out[room..].iter().all(|&o| o == 0xDEAD_BEEF),
+                    "wrote past the room"
+                );
+            }
+        }
+    }
+}
+
+/// What `expand_words` promises, one position at a time: (output, values used, positions
+/// passed).
+fn plain_expand(values: &[u32], words: &[u64]) -> (Vec<u32>, usize, usize) {
+    let mut out = vec![0u32; 64 * words.len()];
+    let mut used = 0;
+    for (i, &word) in words.iter().enumerate() {
+        if used == values.len() {
+            return (out, used, 64 * i);
+        }
+        for j in 0..64 {
+            if (word >> j) & 1 == 1 {
+                out[64 * i + j] = values[used];
+                used += 1;
+                if used == values.len() && word >> j >> 1 != 0 {
+                    return (out, used, 64 * i + j + 1);
+                }
+            }
+        }
+    }
+    (out, used, 64 * words.len())
+}
+
+#[test]
+fn simd_expand_matches_a_plain_loop_in_every_lane_type() {
+    if !has_avx2_kernels(kernels()) {
+        return;
+    }
+    let values: Vec<u32> = (0..300u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+    let bytes: Vec<u8> = values.iter().map(|&v| (v >> 24) as u8).collect();
+    let halves: Vec<u16> = values.iter().map(|&v| (v >> 16) as u16).collect();
+    // Every pair of word shapes, with values running out everywhere (and lasting).
+    for a in WORDS {
+        for b in WORDS {
+            let words = [a, b, a & !b];
+            let ones: usize = words.iter().map(|w| w.count_ones() as usize).sum();
+            for available in [0, 1, 2, 15, 16, 17, 33, 63, 64, 65, 100, 129, ones, 300] {
+                let available = available.min(ones + 10);
+                let (plain, used, passed) = plain_expand(&values[..available], &words);
+                let mut out = vec![0xDEAD_BEEFu32; 64 * words.len() + 1];
+                let (u, p) =
+                    expand(kernels(), &values[..available], &words, &mut out[..192]).unwrap();
+                assert_eq!((u, p), (used, passed), "{words:x?} {available}");
+                assert_eq!(out[..passed], plain[..passed], "{words:x?} {available}");
+                assert_eq!(out[192], 0xDEAD_BEEF);
+
+                let mut out = vec![0xA5u8; 64 * words.len() + 1];
+                let (u, p) =
+                    expand_bytes(kernels(), &bytes[..available], &words, &mut out[..192]).unwrap();
+                assert_eq!((u, p), (used, passed), "bytes {words:x?} {available}");
+                for (k, (&o, &v)) in out[..passed].iter().zip(&plain).enumerate() {
+                    let expected = if v == 0 { 0 } else { (v >> 24) as u8 };
+                    assert_eq!(o, expected, "bytes {words:x?} {available} {k}");
+                }
+                assert_eq!(out[192], 0xA5);
+
+                let mut out = vec![0xA5A5u16; 64 * words.len() + 1];
+                let (u, p) =
+                    expand_halves(kernels(), &halves[..available], &words, &mut out[..192])
+                        .unwrap();
+                assert_eq!((u, p), (used, passed), "halves {words:x?} {available}");
+                for (k, (&o, &v)) in out[..passed].iter().zip(&plain).enumerate() {
+                    let expected = if v == 0 { 0 } else { (v >> 16) as u16 };
+                    assert_eq!(o, expected, "halves {words:x?} {available} {k}");
+                }
+                assert_eq!(out[192], 0xA5A5);
+            }
+        }
+    }
+}
+
+#[test]
+fn simd_narrow_lanes_unpack_and_pack_like_the_portable_kernels() {
+    if !has_every_kernel(kernels()) {
+        return;
+    }
+    let src = noise(1200, 3);
+    for width in 1..=16u32 {
+        let bw = BitWidth::new(width).unwrap();
+        for be in [false, true] {
+            for count in [0usize, 1, 7, 8, 31, 32, 33, 63, 64, 65, 128, 200, 513] {
+                let bytes = (count * width as usize).div_ceil(8);
+                let mut plain = vec![0u32; count];
+                portable::unpack(bw, be, &src, &mut plain);
+                let unpacked: Vec<u32> = if width <= 8 {
+                    let mut out = vec![0xA5u8; count + 1];
+                    assert!(unpack_bytes(
+                        kernels(),
+                        width,
+                        be,
+                        &src[..bytes],
+                        &mut out[..count]
+                    ));
+                    assert_eq!(out[count], 0xA5);
+                    out[..count].iter().map(|&v| u32::from(v)).collect()
+                } else {
+                    let mut out = vec![0xA5A5u16; count + 1];
+                    assert!(unpack_halves(
+                        kernels(),
+                        width,
+                        be,
+                        &src[..bytes],
+                        &mut out[..count]
+                    ));
+                    assert_eq!(out[count], 0xA5A5);
+                    out[..count].iter().map(|&v| u32::from(v)).collect()
+                };
+                assert_eq!(unpacked, plain, "unpack w{width} be{be} n{count}");
+            }
+        }
+        if width == 8 || width == 16 {
+            continue;
+        }
+        // Packing: unmasked noise; the writer's masks (the width's, and a forced 0/1
+        // array's 1) and one in between.
+        let full = u32::MAX >> (32 - width);
+        for mask in [full, 1, 0x1A5 & full] {
+            for count in [0usize, 8, 16, 24, 32, 56, 64, 72, 200] {
+                let halves: Vec<u16> = src[..2 * count]
+                    .chunks(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                    .collect();
+                let wide: Vec<u32> = if width <= 8 {
+                    src[..count].iter().map(|&v| u32::from(v)).collect()
+                } else {
+                    halves.iter().map(|&v| u32::from(v)).collect()
+                };
+                let len = count / 8 * width as usize;
+                let mut plain = vec![0u8; len];
+                portable::pack(bw, false, mask, &wide, &mut plain);
+                // A vector of canaries: the packers store whole vectors while they fit.
+                let mut out = vec![0xA5u8; len + 64];
+                if width <= 8 {
+                    assert!(pack_bytes_le(
+                        kernels(),
+                        width,
+                        mask as u8,
+                        &src[..count],
+                        &mut out[..len]
+                    ));
+                } else {
+                    assert!(pack_halves_le(
+                        kernels(),
+                        width,
+                        mask as u16,
+                        &halves,
+                        &mut out[..len]
+                    ));
+                }
+                assert_eq!(out[..len], plain[..], "pack w{width} mask{mask:x} n{count}");
+                assert!(
+                    out[len..].iter().all(|&b| b == 0xA5),
+                    "wrote past the output"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn simd_packing_matches_the_portable_kernel() {
+    if !has_every_kernel(kernels()) {
+        return;
+    }
+    let values: Vec<u32> = (0..200u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+    for width in 1..=32u32 {
+        for count in [0usize, 8, 16, 24, 200] {
+            let bytes = count / 8 * width as usize;
+            // A vector of canaries: the packer stores whole vectors while they fit.
+            let mut simd = vec![0xA5u8; bytes + 64];
+            let mut portable = vec![0u8; bytes];
+            let mask = u32::MAX >> (32 - width);
+            let used = pack_le(kernels(), width, mask, &values[..count], &mut simd[..bytes]);
+            assert_eq!(used, (4..=28).contains(&width));
+            if used {
+                portable::pack(
+                    BitWidth::new(width).unwrap(),
+                    false,
+                    mask,
+                    &values[..count],
+                    &mut portable,
+                );
+                assert_eq!(simd[..bytes], portable[..], "w{width} n{count}");
+                assert!(
+                    simd[bytes..].iter().all(|&b| b == 0xA5),
+                    "wrote past the output"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn simd_narrowing_keeps_the_low_bytes_and_writes_nothing_else() {
+    if !has_every_kernel(kernels()) {
+        return;
+    }
+    let values: Vec<u32> = (0..40u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+    for bytes in [1usize, 2] {
+        for count in [0usize, 1, 16, 17, 40] {
+            let mut out = vec![0xA5u8; bytes * count + 2];
+            assert!(narrow(
+                kernels(),
+                &values[..count],
+                0x0FFF,
+                &mut out[..bytes * count]
+            ));
+            for (i, v) in values[..count].iter().enumerate() {
+                let expected = (v & 0x0FFF).to_le_bytes();
+                assert_eq!(
+                    out[i * bytes..(i + 1) * bytes],
+                    expected[..bytes],
+                    "{bytes} {i}"
+                );
+            }
+            assert_eq!(out[bytes * count..], [0xA5; 2], "wrote past the output");
+        }
+    }
+    let mut odd = [0u8; 3];
+    assert!(
+        !narrow(kernels(), &values[..2], 1, &mut odd),
+        "3 bytes for 2 values"
+    );
+}
+
+/// The value aggregates by three separate folds.
+fn plain_aggregates(v: &[u32]) -> MinMaxSum {
+    MinMaxSum {
+        min: v.iter().copied().min().unwrap_or(u32::MAX),
+        max: v.iter().copied().max().unwrap_or(0),
+        sum: v.iter().fold(0u32, |a, &x| a.wrapping_add(x)),
+    }
+}
+
+/// What a kernel asked for aggregates (or not) should return with `values`.
+fn aggregates_if(aggregate: bool, values: &[u32]) -> MinMaxSum {
+    if aggregate {
+        plain_aggregates(values)
+    } else {
+        MinMaxSum::NONE
+    }
+}
+
+#[test]
+fn simd_aggregates_match_plain_folds() {
+    if !has_every_kernel(kernels()) {
+        return;
+    }
+    let values: Vec<u32> = (0..100u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+    for count in [0usize, 1, 15, 16, 17, 100] {
+        let v = &values[..count];
+        assert_eq!(
+            min_max_sum(kernels(), v),
+            Some(plain_aggregates(v)),
+            "{count}"
+        );
+        let bytes: Vec<u8> = v.iter().map(|&x| x as u8).collect();
+        let ones = bytes.iter().map(|b| u64::from(b.count_ones())).sum::<u64>();
+        assert_eq!(count_ones(kernels(), &bytes), ones, "{count}");
+        assert_eq!(count_ones(Kernels::Portable, &bytes), ones, "{count}");
+    }
+}
+
+/// Offsets into a buffer that put a slice at every 4-byte position of a 64-byte line
+/// (the kernels align their stores to lines), and at three unaligned ones.
+fn line_offsets(buffer: &[u8]) -> Vec<usize> {
+    let base = buffer.as_ptr().align_offset(64);
+    (0..16)
+        .map(|k| base + 4 * k)
+        .chain([base + 1, base + 2, base + 67])
+        .collect()
+}
+
+#[test]
+fn simd_fill_writes_the_pattern_at_every_alignment_and_nothing_else() {
+    if !has_every_kernel(kernels()) {
+        return;
+    }
+    let mut buffer = vec![0u8; 4 * 1100 + 256];
+    for at in line_offsets(&buffer) {
+        for count in [
+            0usize, 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 257, 1000,
+        ] {
+            buffer.fill(0xA5);
+            let end = at + 4 * count;
+            assert!(fill4(kernels(), [1, 2, 3, 4], &mut buffer[at..end]));
+            assert!(
+                buffer[at..end].chunks_exact(4).all(|c| c == [1, 2, 3, 4]),
+                "at {at} count {count}"
+            );
+            assert!(buffer[..at].iter().all(|&b| b == 0xA5), "wrote before");
+            assert!(buffer[end..].iter().all(|&b| b == 0xA5), "wrote past");
+        }
+    }
+}
+
+#[test]
+fn simd_unpacking_matches_the_portable_kernel_at_every_alignment_and_length() {
+    if !has_avx2_kernels(kernels()) {
+        return;
+    }
+    let counts = [
+        0usize, 1, 7, 8, 15, 16, 17, 33, 63, 64, 65, 79, 80, 81, 95, 127, 128, 129, 200, 1000, 1027,
+    ];
+    let src = noise(32 * 1027 / 8 + 200, 11);
+    let mut buffer = vec![0u8; 4 * 1027 + 256];
+    let offsets = line_offsets(&buffer);
+    for width in 1..=32u32 {
+        for be in [false, true] {
+            let mut portable = vec![0u32; 1027];
+            portable::unpack(BitWidth::new(width).unwrap(), be, &src, &mut portable);
+            for count in counts {
+                let bytes = (count * width as usize).div_ceil(8);
+                // Exactly the bytes holding the values, and with bytes after them.
+                for src in [&src[..bytes], &src[..]] {
+                    for (k, &at) in offsets.iter().enumerate() {
+                        buffer.fill(0xA5);
+                        let end = at + 4 * count;
+                        let out = &mut buffer[at..end];
+                        // With and without aggregates, at alternate offsets.
+                        let aggregate = k % 2 == 1;
+                        let aggregates =
+                            unpack_to_le_bytes(kernels(), width, be, src, out, aggregate);
+                        assert_eq!(
+                            aggregates,
+                            Some(aggregates_if(aggregate, &portable[..count])),
+                            "w{width} be{be} n{count} at{at}: aggregates"
+                        );
+                        let got: Vec<u32> = out
+                            .chunks_exact(4)
+                            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                            .collect();
+                        assert_eq!(
+                            got,
+                            portable[..count],
+                            "w{width} be{be} n{count} at{at} src{}",
+                            src.len()
+                        );
+                        assert!(buffer[..at].iter().all(|&b| b == 0xA5), "wrote before");
+                        assert!(buffer[end..].iter().all(|&b| b == 0xA5), "wrote past");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn simd_hybrid_decoding_matches_the_checking_decoder() {
+    if !has_every_kernel(kernels()) {
+        return;
+    }
+    // Runs of every kind: long and short repeats (RLE runs, or bit-packed when they do
+    // not start a group), single values, a long bit-packed stretch.
+    let mut mixed = vec![1usize, 8, 9, 3, 200, 7, 16, 1, 1, 1, 64, 130, 5, 8, 300, 2];
+    mixed.extend(std::iter::repeat_n(1, 150));
+    // A run whose header takes 3 bytes (over 2^14 / 2 values).
+    mixed.extend([40, 8, 12, 9000, 20]);
+    // RLE runs from the first value on, of 8..=80 values, and the end of the stream
+    // inside one.
+    let repeats: Vec<usize> = (0..60).map(|i| 8 + (i * 37) % 73).collect();
+    let mut buffer = vec![0u8; 4 * 11000 + 256];
+    for (width, lengths) in (1..=32u32).flat_map(|w| [(w, &mixed), (w, &repeats)]) {
+        let max = u32::MAX >> (32 - width);
+        let mut values = Vec::new();
+        for (i, &length) in lengths.iter().enumerate() {
+            let v = (i as u32).wrapping_mul(0x9E37_79B9) & max;
+            values.extend(std::iter::repeat_n(v, length));
+        }
+        let stream = crate::encode_hybrid(&values, width).unwrap();
+        // RLE runs whose value bytes have bits above the width (kept unless masked),
+        // then a 5-byte header: the kernel stops before it.
+        let mut dirty = stream.clone();
+        let value_bytes = width.div_ceil(8) as usize;
+        dirty.push(10 << 1);
+        dirty.extend(std::iter::repeat_n(0xFF, value_bytes));
+        dirty.extend([0x80, 0x80, 0x80, 0x80, 0x00]);
+        let total = values.len() + 10;
+        let masks = [u32::MAX, max];
+        for (data, count) in [
+            (&stream[..], values.len()),
+            (&stream[..], values.len() - 5),
+            (&stream[..], 17),
+            (&stream[..stream.len() / 2], values.len()),
+            (&stream[..3], values.len()),
+            (&dirty[..], total + 7),
+        ] {
+            for mask in masks {
+                // On a line boundary, inside a line, and not 4-byte aligned.
+                let offsets = line_offsets(&buffer);
+                for (k, at) in [offsets[0], offsets[3], offsets[16]]
+                    .into_iter()
+                    .enumerate()
+                {
+                    buffer.fill(0xA5);
+                    let end = at + 4 * count;
+                    let out = &mut buffer[at..end];
+                    let aggregate = k != 1;
+                    let (done, used, aggregates) =
+                        hybrid_to_le_bytes(kernels(), width, data, mask, out, aggregate).unwrap();
+                    // The checking decoder agrees on the values decoded, and goes on
+                    // from `used` with the rest (or the error).
+                    let mut expected = vec![0u32; count];
+                    let whole = crate::decode_hybrid(data, width, &mut expected);
+                    let prefix = crate::decode_hybrid(data, width, &mut expected[..done]);
+                    assert_eq!(prefix, Ok(()), "w{width} prefix of {done}");
+                    let mut rest = vec![0u32; count - done];
+                    let after = crate::decode_hybrid(&data[used..], width, &mut rest);
+                    assert_eq!(after, whole, "w{width} n{count}: resumed at {used}");
+                    if whole.is_ok() {
+                        assert_eq!(done, count, "w{width}: stopped early");
+                        assert_eq!(expected[done..], rest[..]);
+                    }
+                    let got: Vec<u32> = out[..4 * done]
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect();
+                    let want: Vec<u32> = expected[..done].iter().map(|v| v & mask).collect();
+                    assert_eq!(got, want, "w{width} n{count} mask{mask:x}");
+                    assert_eq!(
+                        aggregates,
+                        aggregates_if(aggregate, &want),
+                        "w{width} n{count} mask{mask:x}: aggregates"
+                    );
+                    // A fill writes whole lines, at least FILL_LINES of them.
+                    let past = (4 * done + 64 * FILL_LINES - 1).min(out.len());
+                    assert!(
+                        out[past..].iter().all(|&b| b == 0xA5),
+                        "wrote more than {FILL_LINES} lines past done"
+                    );
+                    assert!(buffer[..at].iter().all(|&b| b == 0xA5), "wrote before");
+                    assert!(buffer[end..].iter().all(|&b| b == 0xA5), "wrote past");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn simd_hybrid_fills_of_short_runs_stay_inside_out_at_every_end() {
+    if !has_every_kernel(kernels()) {
+        return;
+    }
+    // RLE runs of 8..=12 values, whose fills reach furthest past them: `out` ending at
+    // each of the last 120 values, and the stream at each of its last 60 bytes, puts
+    // every run's fill next to an end.
+    let mut buffer = vec![0u8; 4 * 2600 + 256];
+    let offsets = line_offsets(&buffer);
+    for width in [1u32, 8, 13, 32] {
+        let max = u32::MAX >> (32 - width);
+        let values: Vec<u32> = (0..250u32)
+            .flat_map(|i| {
+                std::iter::repeat_n(i.wrapping_mul(0x9E37_79B9) & max, 8 + i as usize % 5)
+            })
+            .collect();
+        let stream = crate::encode_hybrid(&values, width).unwrap();
+        let ends = (values.len() - 120..=values.len()).map(|count| (count, stream.len()));
+        let cuts = (stream.len() - 60..stream.len()).map(|cut| (values.len(), cut));
+        for (count, cut) in ends.chain(cuts) {
+            for at in [offsets[0], offsets[3], offsets[16]] {
+                buffer.fill(0xA5);
+                let out = &mut buffer[at..at + 4 * count];
+                let (done, _, _) =
+                    hybrid_to_le_bytes(kernels(), width, &stream[..cut], max, out, false).unwrap();
+                assert!(done <= count && (done == count) == (cut == stream.len()));
+                let got: Vec<u32> = out[..4 * done]
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                assert_eq!(got, values[..done], "w{width} n{count} cut{cut} at{at}");
+                let past = (4 * done + 64 * FILL_LINES - 1).min(out.len());
+                assert!(
+                    out[past..].iter().all(|&b| b == 0xA5),
+                    "w{width} cut{cut}: past"
+                );
+                assert!(buffer[..at].iter().all(|&b| b == 0xA5), "wrote before");
+                assert!(
+                    buffer[at + 4 * count..].iter().all(|&b| b == 0xA5),
+                    "wrote past"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn simd_fill_writes_whole_elements_and_nothing_else() {
+    if !has_every_kernel(kernels()) {
+        return;
+    }
+    for count in [0usize, 1, 15, 16, 17, 100] {
+        let mut out = vec![0xA5u8; 4 * count + 4];
+        assert!(fill4(kernels(), [1, 2, 3, 4], &mut out[..4 * count]));
+        assert!(out[..4 * count].chunks_exact(4).all(|c| c == [1, 2, 3, 4]));
+        assert_eq!(out[4 * count..], [0xA5; 4], "wrote past the output");
+    }
+}
+
+#[test]
+fn simd_unpack_to_bytes_writes_little_endian_values_and_nothing_else() {
+    if !has_avx2_kernels(kernels()) {
+        return;
+    }
+    let src = noise(300, 3);
+    for width in 1..=32u32 {
+        for be in [false, true] {
+            for count in [0usize, 1, 16, 31, 32, 33, 64, 65] {
+                let bytes = (count * width as usize).div_ceil(8);
+                let mut portable = vec![0u32; count];
+                portable::unpack(
+                    BitWidth::new(width).unwrap(),
+                    be,
+                    &src[..bytes],
+                    &mut portable,
+                );
+                let mut out = vec![0xA5u8; 4 * count + 3];
+                let aggregate = count % 2 == 1;
+                let to = &mut out[..4 * count];
+                let aggregates =
+                    unpack_to_le_bytes(kernels(), width, be, &src[..bytes], to, aggregate);
+                assert_eq!(aggregates, Some(aggregates_if(aggregate, &portable)));
+                let got: Vec<u32> = out[..4 * count]
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                assert_eq!(got, portable, "w{width} be{be} n{count}");
+                assert_eq!(out[4 * count..], [0xA5; 3], "wrote past the output");
+            }
+        }
+    }
+}
+
+#[test]
+fn simd_kernels_match_the_portable_kernel_for_every_width_and_order() {
+    if !has_avx2_kernels(kernels()) {
+        return; // No SIMD kernel on this CPU (or forced off): nothing to compare.
+    }
+    let src = noise(600, 0);
+    for width in 1..=32u32 {
+        for be in [false, true] {
+            for count in [
+                0usize, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 129,
+            ] {
+                let bytes = (count * width as usize).div_ceil(8);
+                let mut simd = vec![0xDEAD_BEEF; count + 1];
+                let mut portable = vec![0u32; count];
+                assert!(unpack_with(
+                    kernels(),
+                    width,
+                    be,
+                    &src[..bytes],
+                    &mut simd[..count]
+                ));
+                portable::unpack(
+                    BitWidth::new(width).unwrap(),
+                    be,
+                    &src[..bytes],
+                    &mut portable,
+                );
+                assert_eq!(simd[..count], portable[..], "w{width} be{be} n{count}");
+                assert_eq!(simd[count], 0xDEAD_BEEF, "wrote past the output");
+            }
+        }
+    }
+}
