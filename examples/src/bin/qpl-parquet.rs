@@ -84,7 +84,7 @@ enum Command {
         /// The value to match, written as the column's type reads it.
         #[arg(long, value_name = "VALUE")]
         eq: String,
-        /// The column to output for matching rows (default: the filtered column).
+        /// Also print the values of this column in the matching rows (without it, only the count).
         #[arg(long, value_name = "COLUMN")]
         select: Option<String>,
         /// Where the scans run.
