@@ -721,6 +721,14 @@ fn index_range_past_max(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> bool {
 /// index list whose index range passes the max, with no such index written), `NEW-Q4`
 /// (a cut-short last bit-packed group accepted after a step boundary, where the fallback
 /// says 232).
+///
+/// QPL's kernel families: QPL-SEMANTICS measured the AVX-512 kernels. On a CPU without
+/// AVX-512 QPL's software path runs its generic ("px") kernels, which lack D16's
+/// 64-multiple step bug, NEW-Q2, NEW-Q3 and D5's spill at width 1 (the regression tests
+/// pinning those accept either the bug or agreement), and have a divergence of their own:
+/// - `PX-1`: the bit-vector `sum_value` of extract/select/expand over a width-1 Parquet
+///   stream with over-wide RLE values is the sum of the output elements' unmasked values,
+///   not the number of set bits; every other field agrees.
 pub fn known_divergence(
     job: &Job,
     src1: &[u8],

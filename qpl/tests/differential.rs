@@ -355,7 +355,8 @@ mod linked {
     /// stream of width 1 to an 8-bit index list. All values are 0, so no index is written and
     /// the fallback succeeds; QPL fails with 221 because the 599 elements' indices would pass
     /// 255. The same job with 256 elements agrees exactly. Select and expand (to a 16-bit
-    /// list, with a step starting past 65535) do the same.
+    /// list, with a step starting past 65535) do the same. QPL's generic ("px") kernels, run
+    /// on a CPU without AVX-512, have no NEW-Q3: there all four agree with the fallback.
     #[test]
     fn fuzz_finding_index_range_past_max_is_new_q3() {
         const NEW_Q3: &str = "NEW-Q3 index list range past the width's max";
@@ -404,7 +405,7 @@ mod linked {
     /// and 1555 bit-packed groups of zeros, one value short of n = 33 530, extracted to an
     /// 8-bit index list. QPL fails with 221 (its index check passes the width's max before it
     /// reaches the stream's end); the fallback reports the short stream (232). With the whole
-    /// stream it is NEW-Q3 proper.
+    /// stream it is NEW-Q3 proper. (AVX-512 kernels only: QPL's px kernels agree, 232 / OK.)
     #[test]
     fn fuzz_finding_index_range_past_max_before_a_short_stream_is_new_q3() {
         const NEW_Q3: &str = "NEW-Q3 index list range past the width's max";
@@ -522,7 +523,8 @@ mod linked {
     /// predicate counted the step in source elements (16280, up to n) instead. Measured
     /// with QPL 1.6.0: steps are C source elements from element 0, their length and the
     /// index counted in extracted elements (param_low 64, param_high 17087 → max 16384).
-    /// Without a multiple of 64 the paths agree exactly.
+    /// Without a multiple of 64 the paths agree exactly. The bug is in the AVX-512
+    /// aggregate kernel: QPL's px kernels (a CPU without AVX-512) agree everywhere.
     #[test]
     fn fuzz_finding_extract_step_bug_counts_extracted_elements() {
         let n = 32728u32;
