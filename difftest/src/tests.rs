@@ -211,3 +211,81 @@ fn structured_inputs_are_mostly_valid_jobs() {
     }
     assert!(ok > 120, "{ok} of 200 structured inputs ran");
 }
+
+/// PX-1: QPL's generic kernels report the sum of the unmasked values of a width-1 Parquet
+/// stream's over-wide RLE values as the `sum_value` of a bit vector. Only that exact sum,
+/// with every other field equal, is excused (QPL's results stood in for without QPL).
+#[test]
+fn px1_excuses_exactly_the_unmasked_sum() {
+    let job = |operation, n, low, high| Job {
+        parser: Parser::PARQUET_RLE,
+        src1_bit_width: 1,
+        src2_bit_width: 1,
+        num_input_elements: n,
+        param_low: low,
+        param_high: high,
+        out_bit_width: OutBitWidth::W8,
+        ..Job::new(operation)
+    };
+    // 8 zeros (one bit-packed group), then 20 RLE values 0xCF; mask bits 4..=11 and
+    // 17, 19, 21, 23: select takes 8 values of the run, expand the first 12 values (4 of
+    // the run).
+    let stream = vec![0x01, 0x03, 0x00, 0x28, 0xCF];
+    let mask = vec![0xF0, 0x0F, 0xAA];
+    let cases = [
+        // The random jobs' finding (default seed, case 5486): 24 zeros, RLE 205 × 0xCF,
+        // elements 37..=51 extracted.
+        (
+            job(Operation::Extract, 52, 37, 51),
+            vec![0x01, 0x07, 0x00, 0x00, 0x00, 0x9A, 0x03, 0xCF],
+            None,
+            15 * 0xCF,
+        ),
+        (
+            job(Operation::Extract, 24, 5, 20),
+            stream.clone(),
+            None,
+            13 * 0xCF,
+        ),
+        (
+            job(Operation::Select, 24, 0, 0),
+            stream.clone(),
+            Some(mask.clone()),
+            8 * 0xCF,
+        ),
+        (
+            job(Operation::Expand, 24, 0, 0),
+            stream,
+            Some(mask),
+            4 * 0xCF,
+        ),
+    ];
+    for (job, src1, src2, px_sum) in cases {
+        let fallback = run_fallback(&job, &src1, src2.as_deref(), 256);
+        let completion = fallback.result.expect("the fallback runs the job");
+        let qpl = |change: &dyn Fn(&mut Completion)| {
+            let mut completion = completion;
+            change(&mut completion);
+            let software = Outcome {
+                result: Ok(Output {
+                    completion,
+                    path: Path::Software,
+                }),
+                bytes: fallback.bytes.clone(),
+            };
+            known_divergence(&job, &src1, src2.as_deref(), 256, &software, &fallback)
+        };
+        let op = job.operation;
+        assert_eq!(qpl(&|c| c.sum_value = px_sum), Some("PX-1"), "{op}");
+        assert_eq!(
+            qpl(&|c| c.sum_value = px_sum + 1),
+            None,
+            "{op}: another sum"
+        );
+        let moved = |c: &mut Completion| {
+            c.sum_value = px_sum;
+            c.first_index_min_value += 1;
+        };
+        assert_eq!(qpl(&moved), None, "{op}: the first index moved too");
+    }
+}
