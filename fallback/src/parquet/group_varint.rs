@@ -41,14 +41,22 @@ mod sealed {
             first_group: usize,
             out: &mut [Self],
         ) -> Result<usize, ParquetError>;
+        /// The size in bytes (control bytes included) of group `group` at byte `pos`,
+        /// checking that the data holds all of it.
+        fn group_size(data: &[u8], pos: usize, group: usize) -> Result<usize, ParquetError>;
         /// The byte after `groups` groups starting at byte `pos`, checking that they are
         /// complete.
         fn skip_groups(
             data: &[u8],
-            pos: usize,
+            mut pos: usize,
             first_group: usize,
             groups: usize,
-        ) -> Result<usize, ParquetError>;
+        ) -> Result<usize, ParquetError> {
+            for group in first_group..first_group + groups {
+                pos += Self::group_size(data, pos, group)?;
+            }
+            Ok(pos)
+        }
         /// Appends one group of `GROUP_LEN` values.
         fn encode_group(group: &[Self], out: &mut Vec<u8>);
     }
@@ -345,6 +353,20 @@ fn read_le(data: &[u8], at: usize, len: usize) -> u64 {
     u64::from_le_bytes(bytes)
 }
 
+/// The size of the INT32 group `group` at byte `pos` (control byte included), checked
+/// against the data.
+fn group_size_32(data: &[u8], pos: usize, group: usize) -> Result<usize, ParquetError> {
+    let have = data.len().saturating_sub(pos);
+    let Some(&control) = data.get(pos) else {
+        return Err(truncated_group(group, pos, 1, have));
+    };
+    let need = 1 + usize::from(GROUP_DATA_LEN_32[usize::from(control)]);
+    if need > have {
+        return Err(truncated_group(group, pos, need, have));
+    }
+    Ok(need)
+}
+
 /// Decodes one INT32 group with every read checked; returns the byte after it.
 fn decode_group_checked_32(
     data: &[u8],
@@ -352,14 +374,8 @@ fn decode_group_checked_32(
     group_index: usize,
     out: &mut [i32],
 ) -> Result<usize, ParquetError> {
-    let have = data.len().saturating_sub(pos);
-    let Some(&control) = data.get(pos) else {
-        return Err(truncated_group(group_index, pos, 1, have));
-    };
-    let need = 1 + usize::from(GROUP_DATA_LEN_32[usize::from(control)]);
-    if need > have {
-        return Err(truncated_group(group_index, pos, need, have));
-    }
+    group_size_32(data, pos, group_index)?;
+    let control = data[pos];
     let mut at = pos + 1;
     for (i, value) in out.iter_mut().enumerate() {
         let len = field_32(control, i) as usize + 1;
@@ -383,24 +399,8 @@ impl sealed::Sealed for i32 {
         Ok(pos)
     }
 
-    fn skip_groups(
-        data: &[u8],
-        mut pos: usize,
-        first_group: usize,
-        groups: usize,
-    ) -> Result<usize, ParquetError> {
-        for group in first_group..first_group + groups {
-            let have = data.len().saturating_sub(pos);
-            let Some(&control) = data.get(pos) else {
-                return Err(truncated_group(group, pos, 1, have));
-            };
-            let need = 1 + usize::from(GROUP_DATA_LEN_32[usize::from(control)]);
-            if need > have {
-                return Err(truncated_group(group, pos, need, have));
-            }
-            pos += need;
-        }
-        Ok(pos)
+    fn group_size(data: &[u8], pos: usize, group: usize) -> Result<usize, ParquetError> {
+        group_size_32(data, pos, group)
     }
 
     fn encode_group(group: &[i32], out: &mut Vec<u8>) {
@@ -470,17 +470,8 @@ impl sealed::Sealed for i64 {
         Ok(pos)
     }
 
-    fn skip_groups(
-        data: &[u8],
-        mut pos: usize,
-        first_group: usize,
-        groups: usize,
-    ) -> Result<usize, ParquetError> {
-        for group in first_group..first_group + groups {
-            let (_, need) = control_64(data, pos, group)?;
-            pos += need;
-        }
-        Ok(pos)
+    fn group_size(data: &[u8], pos: usize, group: usize) -> Result<usize, ParquetError> {
+        control_64(data, pos, group).map(|(_, need)| need)
     }
 
     fn encode_group(group: &[i64], out: &mut Vec<u8>) {
