@@ -3,16 +3,13 @@
 //! kernels' 32-value blocks), incremental decoding from any position against whole-page
 //! decoding, arrow-rs in both directions, and bad lengths.
 
-use std::sync::Arc;
+mod common;
 
-use bytes::Bytes;
-use parquet::basic::{Encoding, Type as ArrowPhysical};
+use common::arrow_rs;
+use parquet::basic::Encoding;
 use parquet::data_type::{
     DataType, DoubleType, FixedLenByteArray, FixedLenByteArrayType, FloatType, Int32Type, Int64Type,
 };
-use parquet::encodings::decoding::get_decoder;
-use parquet::encodings::encoding::get_encoder;
-use parquet::schema::types::{ColumnDescPtr, ColumnDescriptor, ColumnPath, Type as SchemaType};
 use proptest::prelude::*;
 use qpl_fallback::parquet::byte_stream_split::{
     self as bss, ByteStreamSplitDecoder, ByteStreamSplitFixedLenDecoder,
@@ -21,33 +18,12 @@ use qpl_fallback::parquet::{
     ByteArrayDecoder, ByteArrays, ErrorKind, FixedWidth, Int96, ValueDecoder,
 };
 
-fn descr(physical: ArrowPhysical, type_length: i32) -> ColumnDescPtr {
-    let ty = SchemaType::primitive_type_builder("c", physical)
-        .with_length(type_length)
-        .build()
-        .unwrap();
-    Arc::new(ColumnDescriptor::new(
-        Arc::new(ty),
-        0,
-        0,
-        ColumnPath::new(vec![]),
-    ))
-}
-
 fn arrow_encode<T: DataType>(values: &[T::T], type_length: i32) -> Vec<u8> {
-    let d = descr(T::get_physical_type(), type_length);
-    let mut encoder = get_encoder::<T>(Encoding::BYTE_STREAM_SPLIT, &d).unwrap();
-    encoder.put(values).unwrap();
-    encoder.flush_buffer().unwrap().to_vec()
+    arrow_rs::encode::<T>(Encoding::BYTE_STREAM_SPLIT, values, type_length)
 }
 
 fn arrow_decode<T: DataType>(data: &[u8], n: usize, type_length: i32) -> Vec<T::T> {
-    let d = descr(T::get_physical_type(), type_length);
-    let mut decoder = get_decoder::<T>(d, Encoding::BYTE_STREAM_SPLIT).unwrap();
-    decoder.set_data(Bytes::copy_from_slice(data), n).unwrap();
-    let mut out = vec![T::T::default(); n];
-    assert_eq!(decoder.get(&mut out).unwrap(), n);
-    out
+    arrow_rs::decode::<T>(Encoding::BYTE_STREAM_SPLIT, data, n, type_length)
 }
 
 fn le_bytes<T: FixedWidth>(values: &[T]) -> Vec<u8> {

@@ -3,14 +3,14 @@
 //! both directions, indices past the dictionary at every position of RLE and bit-packed runs,
 //! bad width bytes, and the builders.
 
-use std::sync::Arc;
+mod common;
 
 use bytes::Bytes;
+use common::arrow_rs;
 use parquet::basic::{Encoding, Type as ParquetType};
 use parquet::data_type::{ByteArray, ByteArrayType, DataType, DoubleType, Int32Type, Int64Type};
 use parquet::encodings::decoding::{get_decoder, Decoder, DictDecoder};
 use parquet::encodings::encoding::{DictEncoder, Encoder};
-use parquet::schema::types::{ColumnDescPtr, ColumnDescriptor, ColumnPath, Type};
 use proptest::prelude::*;
 use qpl_fallback::parquet::dictionary::{
     self, build_byte_array_dictionary, build_dictionary, encode_indices, gather,
@@ -19,16 +19,6 @@ use qpl_fallback::parquet::dictionary::{
 use qpl_fallback::parquet::{
     hybrid, ByteArrayDecoder, ByteArrays, ErrorKind, FixedWidth, ParquetError, ValueDecoder,
 };
-
-fn descr(t: ParquetType) -> ColumnDescPtr {
-    let ty = Type::primitive_type_builder("c", t).build().unwrap();
-    Arc::new(ColumnDescriptor::new(
-        Arc::new(ty),
-        0,
-        0,
-        ColumnPath::new(vec![]),
-    ))
-}
 
 /// `count` values drawn from `distinct` choices, in runs of 1..=700 or scattered.
 fn values_strategy(distinct: u32) -> impl Strategy<Value = Vec<u32>> {
@@ -78,7 +68,7 @@ fn check_incremental<T: FixedWidth>(
 
 /// arrow-rs's dictionary page and data page for `values`.
 fn arrow_encode<D: DataType>(values: &[D::T], t: ParquetType) -> (Bytes, Bytes) {
-    let mut enc = DictEncoder::<D>::new(descr(t));
+    let mut enc = DictEncoder::<D>::new(arrow_rs::column(t, -1));
     enc.put(values).unwrap();
     (enc.write_dict().unwrap(), enc.write_indices().unwrap())
 }
@@ -91,7 +81,7 @@ fn arrow_decode<D: DataType>(
     count: usize,
     t: ParquetType,
 ) -> Vec<D::T> {
-    let mut plain = get_decoder::<D>(descr(t), Encoding::PLAIN).unwrap();
+    let mut plain = get_decoder::<D>(arrow_rs::column(t, -1), Encoding::PLAIN).unwrap();
     plain.set_data(dict_page, dict_len).unwrap();
     let mut dec = DictDecoder::<D>::new();
     dec.set_dict(plain).unwrap();

@@ -763,3 +763,55 @@ pub fn build_hybrid(rng: &mut Rng, bw: u32, min_values: usize, over_wide: bool) 
     }
     Built { body, values }
 }
+
+/// arrow-rs's encoders and decoders (the `parquet` crate), for the Parquet codecs' differential
+/// tests.
+pub mod arrow_rs {
+    use std::sync::Arc;
+
+    use bytes::Bytes;
+    use parquet::basic::{Encoding, Type as PhysicalType};
+    use parquet::data_type::DataType;
+    use parquet::encodings::decoding::get_decoder;
+    use parquet::encodings::encoding::get_encoder;
+    use parquet::schema::types::{ColumnDescPtr, ColumnDescriptor, ColumnPath, Type};
+
+    /// A required column `c` of `physical` type; `type_length` is FIXED_LEN_BYTE_ARRAY's length
+    /// (-1, the builder's default, for the other types).
+    pub fn column(physical: PhysicalType, type_length: i32) -> ColumnDescPtr {
+        let ty = Type::primitive_type_builder("c", physical)
+            .with_length(type_length)
+            .build()
+            .unwrap();
+        Arc::new(ColumnDescriptor::new(
+            Arc::new(ty),
+            0,
+            0,
+            ColumnPath::new(vec!["c".into()]),
+        ))
+    }
+
+    /// arrow-rs's `encoding` of `values`, in a column of `T`'s physical type.
+    pub fn encode<T: DataType>(encoding: Encoding, values: &[T::T], type_length: i32) -> Vec<u8> {
+        let column = column(T::get_physical_type(), type_length);
+        let mut encoder = get_encoder::<T>(encoding, &column).unwrap();
+        encoder.put(values).unwrap();
+        encoder.flush_buffer().unwrap().to_vec()
+    }
+
+    /// arrow-rs's decoding of the `n` values of the `encoding` page `data`, in a column of
+    /// `T`'s physical type; asserts that it decodes all `n`.
+    pub fn decode<T: DataType>(
+        encoding: Encoding,
+        data: &[u8],
+        n: usize,
+        type_length: i32,
+    ) -> Vec<T::T> {
+        let column = column(T::get_physical_type(), type_length);
+        let mut decoder = get_decoder::<T>(column, encoding).unwrap();
+        decoder.set_data(Bytes::copy_from_slice(data), n).unwrap();
+        let mut out = vec![T::T::default(); n];
+        assert_eq!(decoder.get(&mut out).unwrap(), n);
+        out
+    }
+}
