@@ -13,7 +13,7 @@
 //! [`ErrorKind::Truncated`]: super::ErrorKind::Truncated
 
 use super::delta_binary_packed::{encode_iter, stream_len, DeltaBinaryPackedDecoder};
-use super::util::arrow_offset;
+use super::util::{arrow_offset, in_stream};
 use super::{ByteArrayDecoder, ByteArrays, ParquetError, ValueDecoder};
 
 const ENCODING: &str = "DELTA_LENGTH_BYTE_ARRAY";
@@ -91,11 +91,7 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
 
 /// Names the lengths' stream in an error of the inner decoder.
 fn in_lengths(error: ParquetError) -> ParquetError {
-    ParquetError::new(
-        ENCODING,
-        error.kind,
-        format!("the lengths (DELTA_BINARY_PACKED): {}", error.message),
-    )
+    in_stream(ENCODING, "the lengths (DELTA_BINARY_PACKED)", error)
 }
 
 impl ByteArrayDecoder for DeltaLengthByteArrayDecoder<'_> {

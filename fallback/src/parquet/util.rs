@@ -1,5 +1,5 @@
-//! Helpers the codecs share: the byte view of primitive values, and the check of Arrow's 32-bit
-//! offsets.
+//! Helpers the codecs share: the byte view of primitive values, the check of Arrow's 32-bit
+//! offsets, and the naming of an inner stream in an error.
 
 use super::{ErrorKind, FixedWidth, ParquetError};
 
@@ -11,6 +11,12 @@ pub(crate) fn offsets_overflow(end: usize) -> ParquetError {
         ErrorKind::TooMany,
         format!("byte arrays of {end} bytes in all do not fit Arrow's 32-bit offsets"),
     )
+}
+
+/// The error `error` of an inner decoder as the outer `encoding`'s, its message led by the
+/// stream it came from (e.g. `the lengths (DELTA_BINARY_PACKED): ...`).
+pub(crate) fn in_stream(encoding: &'static str, stream: &str, error: ParquetError) -> ParquetError {
+    ParquetError::new(encoding, error.kind, format!("{stream}: {}", error.message))
 }
 
 /// The Arrow offset `end`, or [`offsets_overflow`] past `i32::MAX` bytes.
