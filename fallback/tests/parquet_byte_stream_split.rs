@@ -108,18 +108,14 @@ proptest! {
     fn float_round_trip_and_arrow(bits in sizes().prop_flat_map(|n| prop::collection::vec(any::<u32>(), n)), steps in steps()) {
         let values: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b)).collect();
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<FloatType>(&values, -1), &data);
-        let back: Vec<u32> = arrow_decode::<FloatType>(&data, values.len(), -1).iter().map(|v| v.to_bits()).collect();
-        prop_assert_eq!(back, bits);
+        arrow_rs::check_both_ways::<FloatType, _>(Encoding::BYTE_STREAM_SPLIT, &values, &data, -1, |v| v.to_bits());
     }
 
     #[test]
     fn double_round_trip_and_arrow(bits in sizes().prop_flat_map(|n| prop::collection::vec(any::<u64>(), n)), steps in steps()) {
         let values: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b)).collect();
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<DoubleType>(&values, -1), &data);
-        let back: Vec<u64> = arrow_decode::<DoubleType>(&data, values.len(), -1).iter().map(|v| v.to_bits()).collect();
-        prop_assert_eq!(back, bits);
+        arrow_rs::check_both_ways::<DoubleType, _>(Encoding::BYTE_STREAM_SPLIT, &values, &data, -1, |v| v.to_bits());
     }
 
     #[test]
@@ -128,8 +124,7 @@ proptest! {
         steps in steps(),
     ) {
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<Int32Type>(&values, -1), &data);
-        prop_assert_eq!(arrow_decode::<Int32Type>(&data, values.len(), -1), values);
+        arrow_rs::check_both_ways::<Int32Type, _>(Encoding::BYTE_STREAM_SPLIT, &values, &data, -1, Clone::clone);
     }
 
     #[test]
@@ -138,8 +133,7 @@ proptest! {
         steps in steps(),
     ) {
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<Int64Type>(&values, -1), &data);
-        prop_assert_eq!(arrow_decode::<Int64Type>(&data, values.len(), -1), values);
+        arrow_rs::check_both_ways::<Int64Type, _>(Encoding::BYTE_STREAM_SPLIT, &values, &data, -1, Clone::clone);
     }
 
     /// A 12-byte type goes through the generic byte transpose.

@@ -184,8 +184,7 @@ proptest! {
         steps in steps(),
     ) {
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<Int32Type>(&values, -1), &data);
-        prop_assert_eq!(arrow_decode::<Int32Type>(&data, values.len(), -1), values);
+        arrow_rs::check_both_ways::<Int32Type, _>(Encoding::PLAIN, &values, &data, -1, Clone::clone);
     }
 
     #[test]
@@ -194,34 +193,28 @@ proptest! {
         steps in steps(),
     ) {
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<Int64Type>(&values, -1), &data);
-        prop_assert_eq!(arrow_decode::<Int64Type>(&data, values.len(), -1), values);
+        arrow_rs::check_both_ways::<Int64Type, _>(Encoding::PLAIN, &values, &data, -1, Clone::clone);
     }
 
     #[test]
     fn float_round_trip_and_arrow(bits in prop::collection::vec(any::<u32>(), 0..300), steps in steps()) {
         let values: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b)).collect();
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<FloatType>(&values, -1), &data);
-        let back: Vec<u32> = arrow_decode::<FloatType>(&data, values.len(), -1).iter().map(|v| v.to_bits()).collect();
-        prop_assert_eq!(back, bits);
+        arrow_rs::check_both_ways::<FloatType, _>(Encoding::PLAIN, &values, &data, -1, |v| v.to_bits());
     }
 
     #[test]
     fn double_round_trip_and_arrow(bits in prop::collection::vec(any::<u64>(), 0..300), steps in steps()) {
         let values: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b)).collect();
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<DoubleType>(&values, -1), &data);
-        let back: Vec<u64> = arrow_decode::<DoubleType>(&data, values.len(), -1).iter().map(|v| v.to_bits()).collect();
-        prop_assert_eq!(back, bits);
+        arrow_rs::check_both_ways::<DoubleType, _>(Encoding::PLAIN, &values, &data, -1, |v| v.to_bits());
     }
 
     #[test]
     fn int96_round_trip_and_arrow(values in prop::collection::vec(int96(), 0..200), steps in steps()) {
         let data = round_trip(&values, &steps);
         let arrow_values: Vec<_> = values.iter().map(|&v| arrow_int96(v)).collect();
-        prop_assert_eq!(&arrow_encode::<Int96Type>(&arrow_values, -1), &data);
-        prop_assert_eq!(arrow_decode::<Int96Type>(&data, values.len(), -1), arrow_values);
+        arrow_rs::check_both_ways::<Int96Type, _>(Encoding::PLAIN, &arrow_values, &data, -1, Clone::clone);
     }
 
     #[test]
@@ -229,8 +222,7 @@ proptest! {
         let mut data = Vec::new();
         plain::encode_booleans(&values, &mut data);
         prop_assert_eq!(data.len(), values.len().div_ceil(8));
-        prop_assert_eq!(&arrow_encode::<BoolType>(&values, -1), &data);
-        prop_assert_eq!(&arrow_decode::<BoolType>(&data, values.len(), -1), &values);
+        arrow_rs::check_both_ways::<BoolType, _>(Encoding::PLAIN, &values, &data, -1, Clone::clone);
         // The last byte's padding bits are written as 0, and ignored when read.
         let used = values.len() % 8;
         if used != 0 {
@@ -252,8 +244,7 @@ proptest! {
         let mut data = Vec::new();
         plain::encode_byte_arrays(values.iter().map(Vec::as_slice), &mut data).unwrap();
         let arrow_values: Vec<ByteArray> = values.iter().map(|v| ByteArray::from(v.clone())).collect();
-        prop_assert_eq!(&arrow_encode::<ByteArrayType>(&arrow_values, -1), &data);
-        prop_assert_eq!(&arrow_decode::<ByteArrayType>(&data, values.len(), -1), &arrow_values);
+        arrow_rs::check_both_ways::<ByteArrayType, _>(Encoding::PLAIN, &arrow_values, &data, -1, Clone::clone);
         let mut out = ByteArrays::new();
         let mut decoder = PlainByteArrayDecoder::new(&data, values.len()).unwrap();
         prop_assert_eq!(decoder.next_batch(&mut out, usize::MAX).unwrap(), values.len());

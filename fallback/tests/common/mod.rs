@@ -767,6 +767,7 @@ pub fn build_hybrid(rng: &mut Rng, bw: u32, min_values: usize, over_wide: bool) 
 /// arrow-rs's encoders and decoders (the `parquet` crate), for the Parquet codecs' differential
 /// tests.
 pub mod arrow_rs {
+    use std::fmt::Debug;
     use std::sync::Arc;
 
     use bytes::Bytes;
@@ -813,5 +814,28 @@ pub mod arrow_rs {
         let mut out = vec![T::T::default(); n];
         assert_eq!(decoder.get(&mut out).unwrap(), n);
         out
+    }
+
+    /// Checks `data`, our `encoding` of `values`, against arrow-rs both ways: arrow-rs encodes
+    /// `values` to the same bytes, and decodes `data` back to values equal by `key` (the bits
+    /// of floats, so that NaNs compare).
+    pub fn check_both_ways<T: DataType, K: PartialEq + Debug>(
+        encoding: Encoding,
+        values: &[T::T],
+        data: &[u8],
+        type_length: i32,
+        key: impl Fn(&T::T) -> K,
+    ) {
+        assert_eq!(
+            encode::<T>(encoding, values, type_length),
+            data,
+            "arrow-rs's {encoding} bytes"
+        );
+        let back = decode::<T>(encoding, data, values.len(), type_length);
+        assert_eq!(
+            back.iter().map(&key).collect::<Vec<_>>(),
+            values.iter().map(&key).collect::<Vec<_>>(),
+            "arrow-rs's decoding of our {encoding} bytes"
+        );
     }
 }
