@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::arrow_rs;
+use common::{arrow_rs, steps};
 use parquet::basic::Encoding;
 use parquet::data_type::{
     DataType, DoubleType, FixedLenByteArray, FixedLenByteArrayType, FloatType, Int32Type, Int64Type,
@@ -71,31 +71,7 @@ fn round_trip<T: FixedWidth>(values: &[T], steps: &[(bool, usize)]) -> Vec<u8> {
     );
 
     let mut decoder = ByteStreamSplitDecoder::<T>::new(&data, values.len()).unwrap();
-    assert_eq!(decoder.remaining(), values.len());
-    let mut got = Vec::new();
-    let mut position = 0;
-    for &(skip, n) in steps.iter().cycle().take(values.len() + steps.len()) {
-        let count = n.min(decoder.remaining());
-        if skip {
-            assert_eq!(decoder.skip(n).unwrap(), count);
-        } else {
-            let mut buf = vec![T::default(); n];
-            assert_eq!(decoder.next_batch(&mut buf).unwrap(), count);
-            assert_eq!(
-                le_bytes(&buf[..count]),
-                le_bytes(&values[position..position + count])
-            );
-            got.extend_from_slice(&buf[..count]);
-        }
-        position += count;
-        if decoder.remaining() == 0 {
-            break;
-        }
-    }
-    let mut rest = vec![T::default(); decoder.remaining()];
-    assert_eq!(decoder.next_batch(&mut rest).unwrap(), rest.len());
-    assert_eq!(le_bytes(&rest), le_bytes(&values[position..]));
-    assert_eq!(decoder.next_batch(&mut [T::default(); 2]).unwrap(), 0);
+    steps::check_values(&mut decoder, values, steps, T::default(), le_bytes);
     data
 }
 

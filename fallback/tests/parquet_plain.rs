@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::arrow_rs;
+use common::{arrow_rs, steps};
 use parquet::basic::Encoding;
 use parquet::data_type::{
     BoolType, ByteArray, ByteArrayType, DataType, DoubleType, FixedLenByteArray,
@@ -48,92 +48,20 @@ fn bits<V: Bits>(values: &[V]) -> Vec<Vec<u8>> {
 
 /// Drives `decoder` with `steps` (skip or decode, how many) until it is empty, checking each
 /// batch against `whole` (bit for bit) and each count against what remained.
-fn check_incremental<D>(decoder: D, whole: &[D::Value], steps: &[(bool, usize)])
+fn check_incremental<D>(mut decoder: D, whole: &[D::Value], steps: &[(bool, usize)])
 where
     D: ValueDecoder,
     D::Value: Bits,
 {
-    check_incremental_by(decoder, whole, steps, bits)
+    steps::check_values(&mut decoder, whole, steps, D::Value::default(), bits)
 }
 
 fn check_booleans<D: ValueDecoder<Value = bool>>(
-    decoder: D,
+    mut decoder: D,
     whole: &[bool],
     steps: &[(bool, usize)],
 ) {
-    check_incremental_by(decoder, whole, steps, <[bool]>::to_vec)
-}
-
-fn check_incremental_by<D, K>(
-    mut decoder: D,
-    whole: &[D::Value],
-    steps: &[(bool, usize)],
-    key: impl Fn(&[D::Value]) -> K,
-) where
-    D: ValueDecoder,
-    D::Value: Copy + Default,
-    K: PartialEq + std::fmt::Debug,
-{
-    assert_eq!(decoder.remaining(), whole.len());
-    let mut position = 0;
-    for &(skip, n) in steps.iter().cycle().take(whole.len() * 2 + steps.len()) {
-        let before = decoder.remaining();
-        let expected = n.min(before);
-        if skip {
-            assert_eq!(decoder.skip(n).unwrap(), expected);
-        } else {
-            let mut buf = vec![D::Value::default(); n];
-            assert_eq!(decoder.next_batch(&mut buf).unwrap(), expected);
-            assert_eq!(
-                key(&buf[..expected]),
-                key(&whole[position..position + expected])
-            );
-        }
-        position += expected;
-        assert_eq!(decoder.remaining(), before - expected);
-        if decoder.remaining() == 0 {
-            break;
-        }
-    }
-    // Whatever the steps, finish the page.
-    let rest = decoder.remaining();
-    let mut buf = vec![D::Value::default(); rest + 3];
-    assert_eq!(decoder.next_batch(&mut buf).unwrap(), rest);
-    assert_eq!(key(&buf[..rest]), key(&whole[position..]));
-    assert_eq!(decoder.next_batch(&mut buf).unwrap(), 0);
-    assert_eq!(decoder.skip(5).unwrap(), 0);
-}
-
-/// Like [`check_incremental`] for byte arrays, appending to an `out` that already holds a
-/// value.
-fn check_incremental_bytes<D: ByteArrayDecoder>(
-    mut decoder: D,
-    whole: &[Vec<u8>],
-    steps: &[(bool, usize)],
-) {
-    let mut out = ByteArrays::new();
-    out.push(b"before").unwrap();
-    let mut expected: Vec<&[u8]> = vec![b"before"];
-    let mut position = 0;
-    for &(skip, n) in steps.iter().cycle().take(whole.len() * 2 + steps.len()) {
-        let before = decoder.remaining();
-        let count = n.min(before);
-        if skip {
-            assert_eq!(decoder.skip(n).unwrap(), count);
-        } else {
-            assert_eq!(decoder.next_batch(&mut out, n).unwrap(), count);
-            expected.extend(whole[position..position + count].iter().map(Vec::as_slice));
-        }
-        position += count;
-        if decoder.remaining() == 0 {
-            break;
-        }
-    }
-    let rest = decoder.remaining();
-    assert_eq!(decoder.next_batch(&mut out, usize::MAX).unwrap(), rest);
-    expected.extend(whole[position..].iter().map(Vec::as_slice));
-    assert_eq!(out.iter().collect::<Vec<_>>(), expected);
-    assert_eq!(decoder.next_batch(&mut out, 1).unwrap(), 0);
+    steps::check_values(&mut decoder, whole, steps, false, <[bool]>::to_vec)
 }
 
 fn steps() -> impl Strategy<Value = Vec<(bool, usize)>> {
@@ -249,7 +177,7 @@ proptest! {
         let mut decoder = PlainByteArrayDecoder::new(&data, values.len()).unwrap();
         prop_assert_eq!(decoder.next_batch(&mut out, usize::MAX).unwrap(), values.len());
         prop_assert_eq!(out.iter().map(<[u8]>::to_vec).collect::<Vec<_>>(), values.clone());
-        check_incremental_bytes(PlainByteArrayDecoder::new(&data, values.len()).unwrap(), &values, &steps);
+        steps::check_byte_arrays(&mut PlainByteArrayDecoder::new(&data, values.len()).unwrap(), &values, &steps);
     }
 
     #[test]
@@ -266,7 +194,7 @@ proptest! {
         prop_assert_eq!(&arrow_encode::<FixedLenByteArrayType>(&arrow_values, type_length as i32), &data);
         let back = arrow_decode::<FixedLenByteArrayType>(&data, values.len(), type_length as i32);
         prop_assert_eq!(back.iter().map(|v| v.data().to_vec()).collect::<Vec<_>>(), values.clone());
-        check_incremental_bytes(PlainFixedLenDecoder::new(&data, type_length, values.len()).unwrap(), &values, &steps);
+        steps::check_byte_arrays(&mut PlainFixedLenDecoder::new(&data, type_length, values.len()).unwrap(), &values, &steps);
     }
 
     /// arrow-rs's bytes decoded by us, for data arrow-rs wrote (the other direction of the

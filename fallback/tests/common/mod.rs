@@ -839,3 +839,85 @@ pub mod arrow_rs {
         );
     }
 }
+
+/// Incremental decoding checked call by call, for the Parquet codecs' tests.
+pub mod steps {
+    use qpl_fallback::parquet::{ByteArrayDecoder, ByteArrays, ValueDecoder};
+
+    /// Drives `decoder` with `steps` (skip or decode, how many; cycled) until it is empty,
+    /// checking each batch against `whole` (compared by `key`: bytes, so that NaN payloads
+    /// count) and each count and `remaining()` against what remained; then decodes the rest in
+    /// one batch, and checks that nothing more comes. Batches start filled with `fill`.
+    pub fn check_values<D, K>(
+        decoder: &mut D,
+        whole: &[D::Value],
+        steps: &[(bool, usize)],
+        fill: D::Value,
+        key: impl Fn(&[D::Value]) -> K,
+    ) where
+        D: ValueDecoder,
+        D::Value: Copy,
+        K: PartialEq + std::fmt::Debug,
+    {
+        assert_eq!(decoder.remaining(), whole.len());
+        let mut position = 0;
+        for &(skip, n) in steps.iter().cycle().take(whole.len() * 2 + steps.len()) {
+            let before = decoder.remaining();
+            let expected = n.min(before);
+            if skip {
+                assert_eq!(decoder.skip(n).unwrap(), expected);
+            } else {
+                let mut buf = vec![fill; n];
+                assert_eq!(decoder.next_batch(&mut buf).unwrap(), expected);
+                assert_eq!(
+                    key(&buf[..expected]),
+                    key(&whole[position..position + expected])
+                );
+            }
+            position += expected;
+            assert_eq!(decoder.remaining(), before - expected);
+            if decoder.remaining() == 0 {
+                break;
+            }
+        }
+        // Whatever the steps, finish the page.
+        let rest = decoder.remaining();
+        let mut buf = vec![fill; rest + 3];
+        assert_eq!(decoder.next_batch(&mut buf).unwrap(), rest);
+        assert_eq!(key(&buf[..rest]), key(&whole[position..]));
+        assert_eq!(decoder.next_batch(&mut buf).unwrap(), 0);
+        assert_eq!(decoder.skip(5).unwrap(), 0);
+    }
+
+    /// Like [`check_values`] for byte arrays, appending to an `out` that already holds a
+    /// value.
+    pub fn check_byte_arrays<D: ByteArrayDecoder>(
+        decoder: &mut D,
+        whole: &[Vec<u8>],
+        steps: &[(bool, usize)],
+    ) {
+        let mut out = ByteArrays::new();
+        out.push(b"before").unwrap();
+        let mut expected: Vec<&[u8]> = vec![b"before"];
+        let mut position = 0;
+        for &(skip, n) in steps.iter().cycle().take(whole.len() * 2 + steps.len()) {
+            let before = decoder.remaining();
+            let count = n.min(before);
+            if skip {
+                assert_eq!(decoder.skip(n).unwrap(), count);
+            } else {
+                assert_eq!(decoder.next_batch(&mut out, n).unwrap(), count);
+                expected.extend(whole[position..position + count].iter().map(Vec::as_slice));
+            }
+            position += count;
+            if decoder.remaining() == 0 {
+                break;
+            }
+        }
+        let rest = decoder.remaining();
+        assert_eq!(decoder.next_batch(&mut out, usize::MAX).unwrap(), rest);
+        expected.extend(whole[position..].iter().map(Vec::as_slice));
+        assert_eq!(out.iter().collect::<Vec<_>>(), expected);
+        assert_eq!(decoder.next_batch(&mut out, 1).unwrap(), 0);
+    }
+}
