@@ -921,3 +921,14 @@ pub mod steps {
         assert_eq!(decoder.next_batch(&mut out, 1).unwrap(), 0);
     }
 }
+
+/// Checks a Parquet codec's error: its kind, and the words its message must hold.
+pub fn expect_error<T: std::fmt::Debug>(
+    result: Result<T, qpl_fallback::parquet::ParquetError>,
+    kind: qpl_fallback::parquet::ErrorKind,
+    text: &str,
+) {
+    let error = result.unwrap_err();
+    assert_eq!(error.kind, kind, "{}", error.message);
+    assert!(error.message.contains(text), "{}", error.message);
+}
