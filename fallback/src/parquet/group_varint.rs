@@ -345,6 +345,31 @@ fn decode_fast_32(data: &[u8], pos: usize, out: &mut [i32]) -> (usize, usize) {
     decode_fast_portable_32(data, pos, out)
 }
 
+/// Appends the one whole group `values` (INT32 ones zero-extended): `CONTROL_BYTES`
+/// little-endian control bytes holding each value's byte length minus one in `FIELD_BITS`
+/// bits, the first value's field highest and the last one's at bit 0 (INT32: 2 bits each in
+/// one byte; INT64: 3 bits each in bits 14..0 of two), then each value's minimal
+/// little-endian bytes (0 in 1).
+#[inline]
+fn encode_group_bytes<const CONTROL_BYTES: usize, const FIELD_BITS: usize>(
+    values: impl ExactSizeIterator<Item = u64>,
+    out: &mut Vec<u8>,
+) {
+    // At most 2 control bytes and 5 values of 8 bytes.
+    let mut bytes = [0u8; 42];
+    let mut control = 0u16;
+    let mut at = CONTROL_BYTES;
+    let last = values.len() - 1;
+    for (i, value) in values.enumerate() {
+        let len = (8 - value.leading_zeros() as usize / 8).max(1);
+        control |= ((len - 1) as u16) << (FIELD_BITS * (last - i));
+        bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+        at += len;
+    }
+    bytes[..CONTROL_BYTES].copy_from_slice(&control.to_le_bytes()[..CONTROL_BYTES]);
+    out.extend_from_slice(&bytes[..at]);
+}
+
 /// Reads the `len`-byte little-endian int at `data[at..at + len]` (in the slice).
 #[inline]
 fn read_le(data: &[u8], at: usize, len: usize) -> u64 {
@@ -404,18 +429,7 @@ impl sealed::Sealed for i32 {
     }
 
     fn encode_group(group: &[i32], out: &mut Vec<u8>) {
-        let mut bytes = [0u8; 17];
-        let mut control = 0u8;
-        let mut at = 1;
-        for (i, &value) in group.iter().enumerate() {
-            let value = value as u32;
-            let len = (4 - value.leading_zeros() as usize / 8).max(1);
-            control |= ((len - 1) as u8) << (6 - 2 * i);
-            bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
-            at += len;
-        }
-        bytes[0] = control;
-        out.extend_from_slice(&bytes[..at]);
+        encode_group_bytes::<1, 2>(group.iter().map(|&value| u64::from(value as u32)), out);
     }
 }
 
@@ -475,18 +489,7 @@ impl sealed::Sealed for i64 {
     }
 
     fn encode_group(group: &[i64], out: &mut Vec<u8>) {
-        let mut bytes = [0u8; 42];
-        let mut control = 0u16;
-        let mut at = 2;
-        for (i, &value) in group.iter().enumerate() {
-            let value = value as u64;
-            let len = (8 - value.leading_zeros() as usize / 8).max(1);
-            control |= ((len - 1) as u16) << (12 - 3 * i);
-            bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
-            at += len;
-        }
-        bytes[..2].copy_from_slice(&control.to_le_bytes());
-        out.extend_from_slice(&bytes[..at]);
+        encode_group_bytes::<2, 3>(group.iter().map(|&value| value as u64), out);
     }
 }
 
