@@ -1,9 +1,12 @@
 //! BIT_PACKED (4): the seed's golden vector, round trips at every width against a bit-at-a-time
 //! model and the crate's `pack_be`, batches and skips from any position, and hostile sizes.
 
+mod common;
+
+use common::steps;
 use proptest::prelude::*;
 use qpl_fallback::parquet::bit_packed::{self, encoded_len, BitPackedDecoder};
-use qpl_fallback::parquet::{ErrorKind, ValueDecoder};
+use qpl_fallback::parquet::ErrorKind;
 
 /// MSB-first packing, bit by bit, from the seed's description.
 fn model_pack(values: &[u32], width: u32) -> Vec<u8> {
@@ -105,23 +108,6 @@ proptest! {
         prop_assert_eq!(&out, &values);
 
         let mut d = BitPackedDecoder::new(&page, width, values.len()).unwrap();
-        let mut at = 0;
-        let mut i = 0;
-        while d.remaining() > 0 {
-            let (skip, size) = sizes[i % sizes.len()];
-            i += 1;
-            if skip {
-                at += d.skip(size).unwrap();
-            } else {
-                let mut buf = vec![u32::MAX; size];
-                let n = d.next_batch(&mut buf).unwrap();
-                prop_assert_eq!(n, size.min(values.len() - at));
-                prop_assert_eq!(&buf[..n], &values[at..at + n]);
-                at += n;
-            }
-            prop_assert_eq!(d.remaining(), values.len() - at);
-        }
-        prop_assert_eq!(d.next_batch(&mut [0; 4]), Ok(0));
-        prop_assert_eq!(d.skip(4), Ok(0));
+        steps::check_values(&mut d, &values, &sizes, u32::MAX, <[u32]>::to_vec);
     }
 }

@@ -3,16 +3,13 @@
 //! kernels' 32-value blocks), incremental decoding from any position against whole-page
 //! decoding, arrow-rs in both directions, and bad lengths.
 
-use std::sync::Arc;
+mod common;
 
-use bytes::Bytes;
-use parquet::basic::{Encoding, Type as ArrowPhysical};
+use common::{arrow_rs, steps};
+use parquet::basic::Encoding;
 use parquet::data_type::{
     DataType, DoubleType, FixedLenByteArray, FixedLenByteArrayType, FloatType, Int32Type, Int64Type,
 };
-use parquet::encodings::decoding::get_decoder;
-use parquet::encodings::encoding::get_encoder;
-use parquet::schema::types::{ColumnDescPtr, ColumnDescriptor, ColumnPath, Type as SchemaType};
 use proptest::prelude::*;
 use qpl_fallback::parquet::byte_stream_split::{
     self as bss, ByteStreamSplitDecoder, ByteStreamSplitFixedLenDecoder,
@@ -21,33 +18,12 @@ use qpl_fallback::parquet::{
     ByteArrayDecoder, ByteArrays, ErrorKind, FixedWidth, Int96, ValueDecoder,
 };
 
-fn descr(physical: ArrowPhysical, type_length: i32) -> ColumnDescPtr {
-    let ty = SchemaType::primitive_type_builder("c", physical)
-        .with_length(type_length)
-        .build()
-        .unwrap();
-    Arc::new(ColumnDescriptor::new(
-        Arc::new(ty),
-        0,
-        0,
-        ColumnPath::new(vec![]),
-    ))
-}
-
 fn arrow_encode<T: DataType>(values: &[T::T], type_length: i32) -> Vec<u8> {
-    let d = descr(T::get_physical_type(), type_length);
-    let mut encoder = get_encoder::<T>(Encoding::BYTE_STREAM_SPLIT, &d).unwrap();
-    encoder.put(values).unwrap();
-    encoder.flush_buffer().unwrap().to_vec()
+    arrow_rs::encode::<T>(Encoding::BYTE_STREAM_SPLIT, values, type_length)
 }
 
 fn arrow_decode<T: DataType>(data: &[u8], n: usize, type_length: i32) -> Vec<T::T> {
-    let d = descr(T::get_physical_type(), type_length);
-    let mut decoder = get_decoder::<T>(d, Encoding::BYTE_STREAM_SPLIT).unwrap();
-    decoder.set_data(Bytes::copy_from_slice(data), n).unwrap();
-    let mut out = vec![T::T::default(); n];
-    assert_eq!(decoder.get(&mut out).unwrap(), n);
-    out
+    arrow_rs::decode::<T>(Encoding::BYTE_STREAM_SPLIT, data, n, type_length)
 }
 
 fn le_bytes<T: FixedWidth>(values: &[T]) -> Vec<u8> {
@@ -95,31 +71,7 @@ fn round_trip<T: FixedWidth>(values: &[T], steps: &[(bool, usize)]) -> Vec<u8> {
     );
 
     let mut decoder = ByteStreamSplitDecoder::<T>::new(&data, values.len()).unwrap();
-    assert_eq!(decoder.remaining(), values.len());
-    let mut got = Vec::new();
-    let mut position = 0;
-    for &(skip, n) in steps.iter().cycle().take(values.len() + steps.len()) {
-        let count = n.min(decoder.remaining());
-        if skip {
-            assert_eq!(decoder.skip(n).unwrap(), count);
-        } else {
-            let mut buf = vec![T::default(); n];
-            assert_eq!(decoder.next_batch(&mut buf).unwrap(), count);
-            assert_eq!(
-                le_bytes(&buf[..count]),
-                le_bytes(&values[position..position + count])
-            );
-            got.extend_from_slice(&buf[..count]);
-        }
-        position += count;
-        if decoder.remaining() == 0 {
-            break;
-        }
-    }
-    let mut rest = vec![T::default(); decoder.remaining()];
-    assert_eq!(decoder.next_batch(&mut rest).unwrap(), rest.len());
-    assert_eq!(le_bytes(&rest), le_bytes(&values[position..]));
-    assert_eq!(decoder.next_batch(&mut [T::default(); 2]).unwrap(), 0);
+    steps::check_values(&mut decoder, values, steps, T::default(), le_bytes);
     data
 }
 
@@ -132,18 +84,14 @@ proptest! {
     fn float_round_trip_and_arrow(bits in sizes().prop_flat_map(|n| prop::collection::vec(any::<u32>(), n)), steps in steps()) {
         let values: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b)).collect();
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<FloatType>(&values, -1), &data);
-        let back: Vec<u32> = arrow_decode::<FloatType>(&data, values.len(), -1).iter().map(|v| v.to_bits()).collect();
-        prop_assert_eq!(back, bits);
+        arrow_rs::check_both_ways::<FloatType, _>(Encoding::BYTE_STREAM_SPLIT, &values, &data, -1, |v| v.to_bits());
     }
 
     #[test]
     fn double_round_trip_and_arrow(bits in sizes().prop_flat_map(|n| prop::collection::vec(any::<u64>(), n)), steps in steps()) {
         let values: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b)).collect();
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<DoubleType>(&values, -1), &data);
-        let back: Vec<u64> = arrow_decode::<DoubleType>(&data, values.len(), -1).iter().map(|v| v.to_bits()).collect();
-        prop_assert_eq!(back, bits);
+        arrow_rs::check_both_ways::<DoubleType, _>(Encoding::BYTE_STREAM_SPLIT, &values, &data, -1, |v| v.to_bits());
     }
 
     #[test]
@@ -152,8 +100,7 @@ proptest! {
         steps in steps(),
     ) {
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<Int32Type>(&values, -1), &data);
-        prop_assert_eq!(arrow_decode::<Int32Type>(&data, values.len(), -1), values);
+        arrow_rs::check_both_ways::<Int32Type, _>(Encoding::BYTE_STREAM_SPLIT, &values, &data, -1, Clone::clone);
     }
 
     #[test]
@@ -162,8 +109,7 @@ proptest! {
         steps in steps(),
     ) {
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<Int64Type>(&values, -1), &data);
-        prop_assert_eq!(arrow_decode::<Int64Type>(&data, values.len(), -1), values);
+        arrow_rs::check_both_ways::<Int64Type, _>(Encoding::BYTE_STREAM_SPLIT, &values, &data, -1, Clone::clone);
     }
 
     /// A 12-byte type goes through the generic byte transpose.

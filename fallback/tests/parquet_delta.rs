@@ -2,9 +2,10 @@
 //! golden vectors, round trips, incremental decoding against whole-page decoding, and
 //! differential tests against arrow-rs in both directions.
 
-use std::sync::Arc;
+mod common;
 
 use bytes::Bytes;
+use common::arrow_rs;
 use parquet::basic::{Encoding, Type as ArrowPhysical};
 use parquet::data_type::{
     ByteArray, ByteArrayType, DataType, FixedLenByteArray, FixedLenByteArrayType, Int32Type,
@@ -14,7 +15,6 @@ use parquet::encodings::decoding::get_decoder;
 use parquet::encodings::encoding::{
     get_encoder, DeltaBinaryPackedEncoderOptions, DeltaBitPackEncoder, Encoder,
 };
-use parquet::schema::types::{ColumnDescPtr, ColumnDescriptor, ColumnPath, Type as SchemaType};
 use proptest::prelude::*;
 use qpl_fallback::parquet::delta_binary_packed::{self as dbp, DeltaBinaryPackedDecoder, DeltaInt};
 use qpl_fallback::parquet::delta_byte_array::{self as dba, DeltaByteArrayDecoder};
@@ -57,46 +57,12 @@ fn decode_all(mut decoder: impl ByteArrayDecoder) -> Vec<Vec<u8>> {
     out.iter().map(<[u8]>::to_vec).collect()
 }
 
-fn column(physical: ArrowPhysical) -> ColumnDescPtr {
-    fixed_column(physical, -1)
+fn arrow_encode<A: DataType>(encoding: Encoding, values: &[A::T]) -> Vec<u8> {
+    arrow_rs::encode::<A>(encoding, values, -1)
 }
 
-fn fixed_column(physical: ArrowPhysical, length: i32) -> ColumnDescPtr {
-    let ty = SchemaType::primitive_type_builder("c", physical)
-        .with_length(length)
-        .build()
-        .unwrap();
-    Arc::new(ColumnDescriptor::new(
-        Arc::new(ty),
-        0,
-        0,
-        ColumnPath::new(vec!["c".into()]),
-    ))
-}
-
-fn arrow_encode<A: DataType>(
-    physical: ArrowPhysical,
-    encoding: Encoding,
-    values: &[A::T],
-) -> Vec<u8> {
-    let mut encoder = get_encoder::<A>(encoding, &column(physical)).unwrap();
-    encoder.put(values).unwrap();
-    encoder.flush_buffer().unwrap().to_vec()
-}
-
-fn arrow_decode<A: DataType>(
-    physical: ArrowPhysical,
-    encoding: Encoding,
-    data: &[u8],
-    count: usize,
-) -> Vec<A::T> {
-    let mut decoder = get_decoder::<A>(column(physical), encoding).unwrap();
-    decoder
-        .set_data(Bytes::copy_from_slice(data), count)
-        .unwrap();
-    let mut out = vec![A::T::default(); count];
-    assert_eq!(decoder.get(&mut out).unwrap(), count);
-    out
+fn arrow_decode<A: DataType>(encoding: Encoding, data: &[u8], count: usize) -> Vec<A::T> {
+    arrow_rs::decode::<A>(encoding, data, count, -1)
 }
 
 fn to_arrow(values: &[Vec<u8>]) -> Vec<ByteArray> {
@@ -435,13 +401,13 @@ proptest! {
 
     #[test]
     fn dbp_i32_matches_arrow_both_ways_and_byte_for_byte(values in values_i32()) {
-        let theirs = arrow_encode::<Int32Type>(ArrowPhysical::INT32, Encoding::DELTA_BINARY_PACKED, &values);
+        let theirs = arrow_encode::<Int32Type>(Encoding::DELTA_BINARY_PACKED, &values);
         let ours = dbp_encode(&values);
         // arrow-rs writes INT32 in blocks of 128 = 4 miniblocks of 32, as we do.
         prop_assert_eq!(&ours, &theirs);
         prop_assert_eq!(dbp_decode::<i32>(&theirs, values.len()), (values.clone(), theirs.len()));
         prop_assert_eq!(
-            arrow_decode::<Int32Type>(ArrowPhysical::INT32, Encoding::DELTA_BINARY_PACKED, &ours, values.len()),
+            arrow_decode::<Int32Type>(Encoding::DELTA_BINARY_PACKED, &ours, values.len()),
             values
         );
     }
@@ -450,11 +416,11 @@ proptest! {
     fn dbp_i64_matches_arrow_both_ways(values in values_i64()) {
         // arrow-rs writes INT64 in blocks of 256 = 4 miniblocks of 64 (not our 128 = 4 × 32,
         // parquet-mr's layout for both types): we decode theirs, they decode ours.
-        let theirs = arrow_encode::<Int64Type>(ArrowPhysical::INT64, Encoding::DELTA_BINARY_PACKED, &values);
+        let theirs = arrow_encode::<Int64Type>(Encoding::DELTA_BINARY_PACKED, &values);
         prop_assert_eq!(dbp_decode::<i64>(&theirs, values.len()), (values.clone(), theirs.len()));
         let ours = dbp_encode(&values);
         prop_assert_eq!(
-            arrow_decode::<Int64Type>(ArrowPhysical::INT64, Encoding::DELTA_BINARY_PACKED, &ours, values.len()),
+            arrow_decode::<Int64Type>(Encoding::DELTA_BINARY_PACKED, &ours, values.len()),
             values.clone()
         );
         // With our layout requested, arrow-rs writes our bytes.
@@ -469,7 +435,7 @@ proptest! {
     fn byte_arrays_match_arrow_both_ways_and_byte_for_byte(values in byte_arrays()) {
         let arrow_values = to_arrow(&values);
         for encoding in [Encoding::DELTA_LENGTH_BYTE_ARRAY, Encoding::DELTA_BYTE_ARRAY] {
-            let theirs = arrow_encode::<ByteArrayType>(ArrowPhysical::BYTE_ARRAY, encoding, &arrow_values);
+            let theirs = arrow_encode::<ByteArrayType>(encoding, &arrow_values);
             let ours = if encoding == Encoding::DELTA_BYTE_ARRAY {
                 dba_encode(&values)
             } else {
@@ -482,7 +448,7 @@ proptest! {
                 decode_all(DeltaLengthByteArrayDecoder::new(&theirs, values.len()).unwrap())
             };
             prop_assert_eq!(&decoded, &values);
-            let back = arrow_decode::<ByteArrayType>(ArrowPhysical::BYTE_ARRAY, encoding, &ours, values.len());
+            let back = arrow_decode::<ByteArrayType>(encoding, &ours, values.len());
             prop_assert_eq!(from_arrow(&back), values.clone());
         }
     }
@@ -499,7 +465,7 @@ proptest! {
         seeds in proptest::collection::vec(any::<u64>(), 0..200),
     ) {
         let values: Vec<Vec<u8>> = seeds.iter().map(|s| s.to_le_bytes()[..len].iter().map(|b| b % 3).collect()).collect();
-        let descr = fixed_column(ArrowPhysical::FIXED_LEN_BYTE_ARRAY, len as i32);
+        let descr = arrow_rs::column(ArrowPhysical::FIXED_LEN_BYTE_ARRAY, len as i32);
         let arrow_values: Vec<FixedLenByteArray> = to_arrow(&values).into_iter().map(FixedLenByteArray::from).collect();
         let mut encoder = get_encoder::<FixedLenByteArrayType>(Encoding::DELTA_BYTE_ARRAY, &descr).unwrap();
         encoder.put(&arrow_values).unwrap();

@@ -3,6 +3,9 @@
 //! specification says readers must accept (arbitrary padding bits and widths of unneeded
 //! miniblocks), bad lengths and prefixes, and random bytes (no panic).
 
+mod common;
+
+use common::expect_error;
 use proptest::prelude::*;
 use qpl_fallback::parquet::delta_binary_packed::{
     self as dbp, DeltaBinaryPackedDecoder, DeltaInt, MAX_BLOCK_SIZE,
@@ -279,9 +282,11 @@ fn widths_above_the_type_are_corrupt_and_the_widest_decode() {
     let w32 = one_block((128, 4), 3, 0, &[32, 0, 0, 0], &all_ones(32));
     assert_eq!(dbp_decode::<i32>(&w32, 3).unwrap(), [0, -1, -2]);
     let w33 = one_block((128, 4), 3, 0, &[33, 0, 0, 0], &all_ones(33));
-    let error = dbp_decode::<i32>(&w33, 3).unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Corrupt);
-    assert!(error.message.contains("bit width 33"), "{}", error.message);
+    expect_error(
+        dbp_decode::<i32>(&w33, 3),
+        ErrorKind::Corrupt,
+        "bit width 33",
+    );
     assert_eq!(kind(dbp::stream_len::<i32>(&w33, 3)), ErrorKind::Corrupt);
     // 33 bits of ones are 2^33 - 1 for INT64.
     assert_eq!(
@@ -343,21 +348,17 @@ fn hostile_block_layouts_are_corrupt() {
 fn values_out_of_int32_are_corrupt_for_int32_only() {
     let first = i64::from(i32::MAX) + 1;
     let data = header(128, 4, 1, first);
-    let error = dbp_decode::<i32>(&data, 1).unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Corrupt);
-    assert!(
-        error.message.contains("first value 2147483648"),
-        "{}",
-        error.message
+    expect_error(
+        dbp_decode::<i32>(&data, 1),
+        ErrorKind::Corrupt,
+        "first value 2147483648",
     );
     assert_eq!(dbp_decode::<i64>(&data, 1).unwrap(), [first]);
     let data = one_block((128, 4), 2, i64::from(i32::MIN) - 1, &[0, 0, 0, 0], &[]);
-    let error = dbp_decode::<i32>(&data, 2).unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Corrupt);
-    assert!(
-        error.message.contains("min delta -2147483649"),
-        "{}",
-        error.message
+    expect_error(
+        dbp_decode::<i32>(&data, 2),
+        ErrorKind::Corrupt,
+        "min delta -2147483649",
     );
     assert_eq!(
         dbp_decode::<i64>(&data, 2).unwrap(),
@@ -370,9 +371,11 @@ fn overlong_header_integers_are_corrupt() {
     let mut data = vec![0x80; 10];
     data.push(0);
     assert_eq!(kind(dbp_decode::<i32>(&data, 10)), ErrorKind::Corrupt);
-    let error = dbp_decode::<i32>(&[0x80], 10).unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Truncated);
-    assert!(error.message.contains("block size"), "{}", error.message);
+    expect_error(
+        dbp_decode::<i32>(&[0x80], 10),
+        ErrorKind::Truncated,
+        "block size",
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -387,23 +390,19 @@ fn lengths_then(lengths: &[i32], bytes: &[u8]) -> Vec<u8> {
 #[test]
 fn dlba_negative_and_overlong_lengths() {
     let data = lengths_then(&[3, -1], b"abc");
-    let error = dlba_decode(&data, 2).unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Corrupt);
-    assert!(
-        error.message.contains("value 1's length -1"),
-        "{}",
-        error.message
+    expect_error(
+        dlba_decode(&data, 2),
+        ErrorKind::Corrupt,
+        "value 1's length -1",
     );
 
     let data = lengths_then(&[3, 5], b"abcde");
     let mut decoder = DeltaLengthByteArrayDecoder::new(&data, 2).unwrap();
     let mut out: ByteArrays = [b"x".as_slice()].into_iter().collect();
-    let error = decoder.next_batch(&mut out, 2).unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Truncated);
-    assert!(
-        error.message.contains("value 1 of length 5"),
-        "{}",
-        error.message
+    expect_error(
+        decoder.next_batch(&mut out, 2),
+        ErrorKind::Truncated,
+        "value 1 of length 5",
     );
     // The caller's values are untouched and the output stays consistent.
     assert_eq!(out.iter().collect::<Vec<_>>(), [b"x".as_slice()]);
@@ -447,9 +446,7 @@ fn dba_bad_prefixes_are_corrupt_naming_the_value() {
     ];
     for (prefixes, suffixes, expected) in cases {
         let data = dba_stream(prefixes, suffixes);
-        let error = dba_decode(&data, 3).unwrap_err();
-        assert_eq!(error.kind, ErrorKind::Corrupt);
-        assert!(error.message.contains(expected), "{}", error.message);
+        expect_error(dba_decode(&data, 3), ErrorKind::Corrupt, expected);
         // Skipping still checks the prefixes it builds the previous value from.
         let mut decoder = DeltaByteArrayDecoder::new(&data, 3).unwrap();
         assert_eq!(kind(decoder.skip(3)), ErrorKind::Corrupt);
@@ -463,12 +460,10 @@ fn dba_bad_prefixes_are_corrupt_naming_the_value() {
 #[test]
 fn dba_prefix_and_suffix_counts_must_agree() {
     let data = dba_stream(&[0, 0, 0], &["a", "b"]);
-    let error = dba_decode(&data, 3).unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Corrupt);
-    assert!(
-        error.message.contains("3 prefix lengths but 2 suffixes"),
-        "{}",
-        error.message
+    expect_error(
+        dba_decode(&data, 3),
+        ErrorKind::Corrupt,
+        "3 prefix lengths but 2 suffixes",
     );
     let data = dba_stream(&[0], &["a", "b"]);
     assert_eq!(kind(dba_decode(&data, 3)), ErrorKind::Corrupt);
@@ -482,24 +477,20 @@ fn dba_prefix_and_suffix_counts_must_agree() {
 fn dba_suffixes_past_the_data_are_truncated() {
     let mut data = dba_stream(&[0, 1], &["ab", "cd"]);
     data.pop();
-    let error = dba_decode(&data, 2).unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Truncated);
-    assert!(
-        error.message.contains("value 1 of length 2"),
-        "{}",
-        error.message
+    expect_error(
+        dba_decode(&data, 2),
+        ErrorKind::Truncated,
+        "value 1 of length 2",
     );
 }
 
 #[test]
 fn dba_fixed_len_checks_every_value() {
     let data = dba_stream(&[0, 2, 1], &["ab", "c", "d"]);
-    let error = decode_arrays(DeltaByteArrayDecoder::new_fixed_len(&data, 3, 2)).unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Corrupt);
-    assert!(
-        error.message.contains("value 1 has 3 bytes"),
-        "{}",
-        error.message
+    expect_error(
+        decode_arrays(DeltaByteArrayDecoder::new_fixed_len(&data, 3, 2)),
+        ErrorKind::Corrupt,
+        "value 1 has 3 bytes",
     );
     let out = decode_arrays(DeltaByteArrayDecoder::new(&data, 3)).unwrap();
     assert_eq!(

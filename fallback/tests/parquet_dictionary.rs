@@ -3,14 +3,14 @@
 //! both directions, indices past the dictionary at every position of RLE and bit-packed runs,
 //! bad width bytes, and the builders.
 
-use std::sync::Arc;
+mod common;
 
 use bytes::Bytes;
+use common::{arrow_rs, steps};
 use parquet::basic::{Encoding, Type as ParquetType};
 use parquet::data_type::{ByteArray, ByteArrayType, DataType, DoubleType, Int32Type, Int64Type};
 use parquet::encodings::decoding::{get_decoder, Decoder, DictDecoder};
 use parquet::encodings::encoding::{DictEncoder, Encoder};
-use parquet::schema::types::{ColumnDescPtr, ColumnDescriptor, ColumnPath, Type};
 use proptest::prelude::*;
 use qpl_fallback::parquet::dictionary::{
     self, build_byte_array_dictionary, build_dictionary, encode_indices, gather,
@@ -19,16 +19,6 @@ use qpl_fallback::parquet::dictionary::{
 use qpl_fallback::parquet::{
     hybrid, ByteArrayDecoder, ByteArrays, ErrorKind, FixedWidth, ParquetError, ValueDecoder,
 };
-
-fn descr(t: ParquetType) -> ColumnDescPtr {
-    let ty = Type::primitive_type_builder("c", t).build().unwrap();
-    Arc::new(ColumnDescriptor::new(
-        Arc::new(ty),
-        0,
-        0,
-        ColumnPath::new(vec![]),
-    ))
-}
 
 /// `count` values drawn from `distinct` choices, in runs of 1..=700 or scattered.
 fn values_strategy(distinct: u32) -> impl Strategy<Value = Vec<u32>> {
@@ -55,30 +45,14 @@ fn check_incremental<T: FixedWidth>(
     dict: &[T],
     values: &[T],
     sizes: &[(bool, usize)],
-) -> Result<(), TestCaseError> {
+) {
     let mut d = DictionaryDecoder::new(page, dict, values.len()).unwrap();
-    let mut at = 0;
-    let mut i = 0;
-    while d.remaining() > 0 {
-        let (skip, size) = sizes[i % sizes.len()];
-        i += 1;
-        if skip {
-            at += d.skip(size).unwrap();
-        } else {
-            let mut buf = vec![T::default(); size];
-            let n = d.next_batch(&mut buf).unwrap();
-            prop_assert_eq!(n, size.min(values.len() - at));
-            prop_assert_eq!(&buf[..n], &values[at..at + n]);
-            at += n;
-        }
-    }
-    prop_assert_eq!(at, values.len());
-    Ok(())
+    steps::check_values(&mut d, values, sizes, T::default(), <[T]>::to_vec);
 }
 
 /// arrow-rs's dictionary page and data page for `values`.
 fn arrow_encode<D: DataType>(values: &[D::T], t: ParquetType) -> (Bytes, Bytes) {
-    let mut enc = DictEncoder::<D>::new(descr(t));
+    let mut enc = DictEncoder::<D>::new(arrow_rs::column(t, -1));
     enc.put(values).unwrap();
     (enc.write_dict().unwrap(), enc.write_indices().unwrap())
 }
@@ -91,7 +65,7 @@ fn arrow_decode<D: DataType>(
     count: usize,
     t: ParquetType,
 ) -> Vec<D::T> {
-    let mut plain = get_decoder::<D>(descr(t), Encoding::PLAIN).unwrap();
+    let mut plain = get_decoder::<D>(arrow_rs::column(t, -1), Encoding::PLAIN).unwrap();
     plain.set_data(dict_page, dict_len).unwrap();
     let mut dec = DictDecoder::<D>::new();
     dec.set_dict(plain).unwrap();
@@ -299,7 +273,7 @@ proptest! {
         let mut out = vec![0i32; values.len()];
         prop_assert_eq!(dictionary::decode(&data, &dict, &mut out), Ok(data.len()));
         prop_assert_eq!(&out, &values);
-        check_incremental(&data, &dict, &values, &sizes)?;
+        check_incremental(&data, &dict, &values, &sizes);
 
         // Ours -> arrow-rs (our dictionary page written PLAIN here).
         let back = arrow_decode::<Int32Type>(plain_i32(&dict), dict.len(), data, values.len(), ParquetType::INT32);
@@ -311,7 +285,7 @@ proptest! {
         let mut out = vec![0i32; values.len()];
         prop_assert!(dictionary::decode(&theirs, &their_dict, &mut out).is_ok());
         prop_assert_eq!(&out, &values);
-        check_incremental(&theirs, &their_dict, &values, &sizes)?;
+        check_incremental(&theirs, &their_dict, &values, &sizes);
 
         // The indices gathered by `gather` (as if decoded by the accelerator).
         let (dict, indices) = build_dictionary(&values);

@@ -3,6 +3,9 @@
 //! INT64 layout) and round trips; incremental decoding against whole-page decoding; hostile
 //! input (truncation at every length, lying counts, INT64 control bit 15, random bytes).
 
+mod common;
+
+use common::steps;
 use proptest::prelude::*;
 use qpl_fallback::parquet::group_varint::{self as gvi, GroupVarIntDecoder, GroupVarIntType};
 use qpl_fallback::parquet::{ErrorKind, ValueDecoder};
@@ -167,26 +170,7 @@ where
     assert_eq!(again, values);
 
     let mut decoder = GroupVarIntDecoder::<T>::new(&data, values.len()).unwrap();
-    let mut position = 0;
-    for &(skip, n) in steps.iter().cycle().take(values.len() + steps.len()) {
-        let count = n.min(decoder.remaining());
-        if skip {
-            assert_eq!(decoder.skip(n).unwrap(), count);
-        } else {
-            let mut buf = vec![T::default(); n];
-            assert_eq!(decoder.next_batch(&mut buf).unwrap(), count);
-            assert_eq!(&buf[..count], &values[position..position + count]);
-        }
-        position += count;
-        assert_eq!(decoder.remaining(), values.len() - position);
-        if decoder.remaining() == 0 {
-            break;
-        }
-    }
-    let mut rest = vec![T::default(); decoder.remaining()];
-    assert_eq!(decoder.next_batch(&mut rest).unwrap(), rest.len());
-    assert_eq!(rest, &values[position..]);
-    assert_eq!(decoder.next_batch(&mut [T::default(); 4]).unwrap(), 0);
+    steps::check_values(&mut decoder, values, steps, T::default(), <[T]>::to_vec);
     if !values.is_empty() {
         assert_eq!(decoder.bytes_consumed(), data.len());
     }

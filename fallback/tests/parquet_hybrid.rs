@@ -3,7 +3,10 @@
 //! final group) against a bit-at-a-time model, batches and skips of random sizes, arrow-rs in
 //! both directions, the accelerator-semantics `decode_hybrid`, and hostile streams.
 
+mod common;
+
 use bytes::Bytes;
+use common::arrow_rs;
 use parquet::encodings::rle::{RleDecoder, RleEncoder};
 use proptest::prelude::*;
 use qpl_fallback::parquet::hybrid::{
@@ -332,22 +335,9 @@ fn every_truncation_of_valid_streams_errors_or_still_holds_the_values() {
 
 #[test]
 fn booleans_round_trip_and_match_arrow_rs_both_ways() {
-    use parquet::basic::{Encoding, Type as PhysicalType};
+    use parquet::basic::Encoding;
     use parquet::data_type::BoolType;
-    use parquet::encodings::decoding::get_decoder;
-    use parquet::encodings::encoding::get_encoder;
-    use parquet::schema::types::{ColumnDescriptor, ColumnPath, Type};
-    use std::sync::Arc;
 
-    let ty = Type::primitive_type_builder("b", PhysicalType::BOOLEAN)
-        .build()
-        .unwrap();
-    let descr = Arc::new(ColumnDescriptor::new(
-        Arc::new(ty),
-        0,
-        0,
-        ColumnPath::new(vec![]),
-    ));
     let values: Vec<bool> = (0..1000u32)
         .map(|i| (i / 37) % 2 == 0 || i.wrapping_mul(2_654_435_761) % 5 == 0)
         .collect();
@@ -355,17 +345,11 @@ fn booleans_round_trip_and_match_arrow_rs_both_ways() {
     // Ours -> arrow-rs.
     let mut ours = Vec::new();
     encode_booleans(&values, &mut ours);
-    let mut dec = get_decoder::<BoolType>(descr.clone(), Encoding::RLE).unwrap();
-    dec.set_data(Bytes::from(ours.clone()), values.len())
-        .unwrap();
-    let mut back = vec![false; values.len()];
-    assert_eq!(dec.get(&mut back).unwrap(), values.len());
+    let back = arrow_rs::decode::<BoolType>(Encoding::RLE, &ours, values.len(), -1);
     assert_eq!(back, values);
 
     // arrow-rs -> ours.
-    let mut enc = get_encoder::<BoolType>(Encoding::RLE, &descr).unwrap();
-    enc.put(&values).unwrap();
-    let theirs = enc.flush_buffer().unwrap();
+    let theirs = arrow_rs::encode::<BoolType>(Encoding::RLE, &values, -1);
     for data in [&ours[..], &theirs[..]] {
         let (mut d, used) = BooleanHybridDecoder::new(data, values.len()).unwrap();
         assert_eq!(used, data.len());

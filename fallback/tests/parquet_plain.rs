@@ -3,17 +3,14 @@
 //! arrow-rs in both directions, and hostile input (truncation at every length, lying counts,
 //! lengths past the data).
 
-use std::sync::Arc;
+mod common;
 
-use bytes::Bytes;
-use parquet::basic::{Encoding, Type as ArrowPhysical};
+use common::{arrow_rs, steps};
+use parquet::basic::Encoding;
 use parquet::data_type::{
     BoolType, ByteArray, ByteArrayType, DataType, DoubleType, FixedLenByteArray,
     FixedLenByteArrayType, FloatType, Int32Type, Int64Type, Int96Type,
 };
-use parquet::encodings::decoding::get_decoder;
-use parquet::encodings::encoding::get_encoder;
-use parquet::schema::types::{ColumnDescPtr, ColumnDescriptor, ColumnPath, Type as SchemaType};
 use proptest::prelude::*;
 use qpl_fallback::parquet::plain::{
     self, PlainBooleanDecoder, PlainByteArrayDecoder, PlainDecoder, PlainFixedLenDecoder,
@@ -22,35 +19,14 @@ use qpl_fallback::parquet::{
     ByteArrayDecoder, ByteArrays, ErrorKind, FixedWidth, Int96, ValueDecoder,
 };
 
-fn descr(physical: ArrowPhysical, type_length: i32) -> ColumnDescPtr {
-    let ty = SchemaType::primitive_type_builder("c", physical)
-        .with_length(type_length)
-        .build()
-        .unwrap();
-    Arc::new(ColumnDescriptor::new(
-        Arc::new(ty),
-        0,
-        0,
-        ColumnPath::new(vec![]),
-    ))
-}
-
 /// arrow-rs's PLAIN bytes of `values`.
 fn arrow_encode<T: DataType>(values: &[T::T], type_length: i32) -> Vec<u8> {
-    let d = descr(T::get_physical_type(), type_length);
-    let mut encoder = get_encoder::<T>(Encoding::PLAIN, &d).unwrap();
-    encoder.put(values).unwrap();
-    encoder.flush_buffer().unwrap().to_vec()
+    arrow_rs::encode::<T>(Encoding::PLAIN, values, type_length)
 }
 
 /// arrow-rs's decoding of `n` PLAIN values.
 fn arrow_decode<T: DataType>(data: &[u8], n: usize, type_length: i32) -> Vec<T::T> {
-    let d = descr(T::get_physical_type(), type_length);
-    let mut decoder = get_decoder::<T>(d, Encoding::PLAIN).unwrap();
-    decoder.set_data(Bytes::copy_from_slice(data), n).unwrap();
-    let mut out = vec![T::T::default(); n];
-    assert_eq!(decoder.get(&mut out).unwrap(), n);
-    out
+    arrow_rs::decode::<T>(Encoding::PLAIN, data, n, type_length)
 }
 
 /// A value's bits, so that NaNs compare equal to themselves.
@@ -72,92 +48,20 @@ fn bits<V: Bits>(values: &[V]) -> Vec<Vec<u8>> {
 
 /// Drives `decoder` with `steps` (skip or decode, how many) until it is empty, checking each
 /// batch against `whole` (bit for bit) and each count against what remained.
-fn check_incremental<D>(decoder: D, whole: &[D::Value], steps: &[(bool, usize)])
+fn check_incremental<D>(mut decoder: D, whole: &[D::Value], steps: &[(bool, usize)])
 where
     D: ValueDecoder,
     D::Value: Bits,
 {
-    check_incremental_by(decoder, whole, steps, bits)
+    steps::check_values(&mut decoder, whole, steps, D::Value::default(), bits)
 }
 
 fn check_booleans<D: ValueDecoder<Value = bool>>(
-    decoder: D,
+    mut decoder: D,
     whole: &[bool],
     steps: &[(bool, usize)],
 ) {
-    check_incremental_by(decoder, whole, steps, <[bool]>::to_vec)
-}
-
-fn check_incremental_by<D, K>(
-    mut decoder: D,
-    whole: &[D::Value],
-    steps: &[(bool, usize)],
-    key: impl Fn(&[D::Value]) -> K,
-) where
-    D: ValueDecoder,
-    D::Value: Copy + Default,
-    K: PartialEq + std::fmt::Debug,
-{
-    assert_eq!(decoder.remaining(), whole.len());
-    let mut position = 0;
-    for &(skip, n) in steps.iter().cycle().take(whole.len() * 2 + steps.len()) {
-        let before = decoder.remaining();
-        let expected = n.min(before);
-        if skip {
-            assert_eq!(decoder.skip(n).unwrap(), expected);
-        } else {
-            let mut buf = vec![D::Value::default(); n];
-            assert_eq!(decoder.next_batch(&mut buf).unwrap(), expected);
-            assert_eq!(
-                key(&buf[..expected]),
-                key(&whole[position..position + expected])
-            );
-        }
-        position += expected;
-        assert_eq!(decoder.remaining(), before - expected);
-        if decoder.remaining() == 0 {
-            break;
-        }
-    }
-    // Whatever the steps, finish the page.
-    let rest = decoder.remaining();
-    let mut buf = vec![D::Value::default(); rest + 3];
-    assert_eq!(decoder.next_batch(&mut buf).unwrap(), rest);
-    assert_eq!(key(&buf[..rest]), key(&whole[position..]));
-    assert_eq!(decoder.next_batch(&mut buf).unwrap(), 0);
-    assert_eq!(decoder.skip(5).unwrap(), 0);
-}
-
-/// Like [`check_incremental`] for byte arrays, appending to an `out` that already holds a
-/// value.
-fn check_incremental_bytes<D: ByteArrayDecoder>(
-    mut decoder: D,
-    whole: &[Vec<u8>],
-    steps: &[(bool, usize)],
-) {
-    let mut out = ByteArrays::new();
-    out.push(b"before").unwrap();
-    let mut expected: Vec<&[u8]> = vec![b"before"];
-    let mut position = 0;
-    for &(skip, n) in steps.iter().cycle().take(whole.len() * 2 + steps.len()) {
-        let before = decoder.remaining();
-        let count = n.min(before);
-        if skip {
-            assert_eq!(decoder.skip(n).unwrap(), count);
-        } else {
-            assert_eq!(decoder.next_batch(&mut out, n).unwrap(), count);
-            expected.extend(whole[position..position + count].iter().map(Vec::as_slice));
-        }
-        position += count;
-        if decoder.remaining() == 0 {
-            break;
-        }
-    }
-    let rest = decoder.remaining();
-    assert_eq!(decoder.next_batch(&mut out, usize::MAX).unwrap(), rest);
-    expected.extend(whole[position..].iter().map(Vec::as_slice));
-    assert_eq!(out.iter().collect::<Vec<_>>(), expected);
-    assert_eq!(decoder.next_batch(&mut out, 1).unwrap(), 0);
+    steps::check_values(&mut decoder, whole, steps, false, <[bool]>::to_vec)
 }
 
 fn steps() -> impl Strategy<Value = Vec<(bool, usize)>> {
@@ -208,8 +112,7 @@ proptest! {
         steps in steps(),
     ) {
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<Int32Type>(&values, -1), &data);
-        prop_assert_eq!(arrow_decode::<Int32Type>(&data, values.len(), -1), values);
+        arrow_rs::check_both_ways::<Int32Type, _>(Encoding::PLAIN, &values, &data, -1, Clone::clone);
     }
 
     #[test]
@@ -218,34 +121,28 @@ proptest! {
         steps in steps(),
     ) {
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<Int64Type>(&values, -1), &data);
-        prop_assert_eq!(arrow_decode::<Int64Type>(&data, values.len(), -1), values);
+        arrow_rs::check_both_ways::<Int64Type, _>(Encoding::PLAIN, &values, &data, -1, Clone::clone);
     }
 
     #[test]
     fn float_round_trip_and_arrow(bits in prop::collection::vec(any::<u32>(), 0..300), steps in steps()) {
         let values: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b)).collect();
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<FloatType>(&values, -1), &data);
-        let back: Vec<u32> = arrow_decode::<FloatType>(&data, values.len(), -1).iter().map(|v| v.to_bits()).collect();
-        prop_assert_eq!(back, bits);
+        arrow_rs::check_both_ways::<FloatType, _>(Encoding::PLAIN, &values, &data, -1, |v| v.to_bits());
     }
 
     #[test]
     fn double_round_trip_and_arrow(bits in prop::collection::vec(any::<u64>(), 0..300), steps in steps()) {
         let values: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b)).collect();
         let data = round_trip(&values, &steps);
-        prop_assert_eq!(&arrow_encode::<DoubleType>(&values, -1), &data);
-        let back: Vec<u64> = arrow_decode::<DoubleType>(&data, values.len(), -1).iter().map(|v| v.to_bits()).collect();
-        prop_assert_eq!(back, bits);
+        arrow_rs::check_both_ways::<DoubleType, _>(Encoding::PLAIN, &values, &data, -1, |v| v.to_bits());
     }
 
     #[test]
     fn int96_round_trip_and_arrow(values in prop::collection::vec(int96(), 0..200), steps in steps()) {
         let data = round_trip(&values, &steps);
         let arrow_values: Vec<_> = values.iter().map(|&v| arrow_int96(v)).collect();
-        prop_assert_eq!(&arrow_encode::<Int96Type>(&arrow_values, -1), &data);
-        prop_assert_eq!(arrow_decode::<Int96Type>(&data, values.len(), -1), arrow_values);
+        arrow_rs::check_both_ways::<Int96Type, _>(Encoding::PLAIN, &arrow_values, &data, -1, Clone::clone);
     }
 
     #[test]
@@ -253,8 +150,7 @@ proptest! {
         let mut data = Vec::new();
         plain::encode_booleans(&values, &mut data);
         prop_assert_eq!(data.len(), values.len().div_ceil(8));
-        prop_assert_eq!(&arrow_encode::<BoolType>(&values, -1), &data);
-        prop_assert_eq!(&arrow_decode::<BoolType>(&data, values.len(), -1), &values);
+        arrow_rs::check_both_ways::<BoolType, _>(Encoding::PLAIN, &values, &data, -1, Clone::clone);
         // The last byte's padding bits are written as 0, and ignored when read.
         let used = values.len() % 8;
         if used != 0 {
@@ -276,13 +172,12 @@ proptest! {
         let mut data = Vec::new();
         plain::encode_byte_arrays(values.iter().map(Vec::as_slice), &mut data).unwrap();
         let arrow_values: Vec<ByteArray> = values.iter().map(|v| ByteArray::from(v.clone())).collect();
-        prop_assert_eq!(&arrow_encode::<ByteArrayType>(&arrow_values, -1), &data);
-        prop_assert_eq!(&arrow_decode::<ByteArrayType>(&data, values.len(), -1), &arrow_values);
+        arrow_rs::check_both_ways::<ByteArrayType, _>(Encoding::PLAIN, &arrow_values, &data, -1, Clone::clone);
         let mut out = ByteArrays::new();
         let mut decoder = PlainByteArrayDecoder::new(&data, values.len()).unwrap();
         prop_assert_eq!(decoder.next_batch(&mut out, usize::MAX).unwrap(), values.len());
         prop_assert_eq!(out.iter().map(<[u8]>::to_vec).collect::<Vec<_>>(), values.clone());
-        check_incremental_bytes(PlainByteArrayDecoder::new(&data, values.len()).unwrap(), &values, &steps);
+        steps::check_byte_arrays(&mut PlainByteArrayDecoder::new(&data, values.len()).unwrap(), &values, &steps);
     }
 
     #[test]
@@ -299,7 +194,7 @@ proptest! {
         prop_assert_eq!(&arrow_encode::<FixedLenByteArrayType>(&arrow_values, type_length as i32), &data);
         let back = arrow_decode::<FixedLenByteArrayType>(&data, values.len(), type_length as i32);
         prop_assert_eq!(back.iter().map(|v| v.data().to_vec()).collect::<Vec<_>>(), values.clone());
-        check_incremental_bytes(PlainFixedLenDecoder::new(&data, type_length, values.len()).unwrap(), &values, &steps);
+        steps::check_byte_arrays(&mut PlainFixedLenDecoder::new(&data, type_length, values.len()).unwrap(), &values, &steps);
     }
 
     /// arrow-rs's bytes decoded by us, for data arrow-rs wrote (the other direction of the

@@ -12,8 +12,9 @@
 //! and FIXED_LEN_BYTE_ARRAY of those lengths: FLOAT16, UUID, DECIMAL(≤38)) use SSE2 unpacks
 //! on x86-64, 16 values a step, as Arrow C++ does; other widths (and other targets) a
 //! const-generic byte transpose over blocks of 32 values (up to 16 bytes) or a plain loop. Primitive values are written in
-//! place through a byte view of the caller's slice (see `as_bytes_mut`).
+//! place through a byte view of the caller's slice (see `util::as_bytes_mut`).
 
+use super::util::{arrow_offset, as_bytes, as_bytes_mut, read_le_values};
 use super::{ByteArrayDecoder, ByteArrays, FixedWidth, ParquetError, ValueDecoder};
 
 const ENCODING: &str = "BYTE_STREAM_SPLIT";
@@ -281,48 +282,6 @@ mod sse2 {
     }
 }
 
-/// The values' memory as bytes when `T` is a primitive integer or float (no padding, every
-/// bit pattern valid) on a little-endian target, where that memory is the values'
-/// little-endian bytes: the byte kernels then write straight into the caller's values.
-pub(super) fn as_bytes_mut<T: FixedWidth>(values: &mut [T]) -> Option<&mut [u8]> {
-    if !is_primitive::<T>() {
-        return None;
-    }
-    // SAFETY: `T` is one of i32/u32/f32/i64/u64/f64 (checked by TypeId): its size is
-    // `T::SIZE`, it has no padding and every bit pattern is a valid value, so its memory
-    // may be viewed and written as `len * T::SIZE` bytes for the borrow's lifetime.
-    Some(unsafe {
-        std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<u8>(), values.len() * T::SIZE)
-    })
-}
-
-/// [`as_bytes_mut`] for reading.
-pub(super) fn as_bytes<T: FixedWidth>(values: &[T]) -> Option<&[u8]> {
-    if !is_primitive::<T>() {
-        return None;
-    }
-    // SAFETY: as in `as_bytes_mut`; every byte of these types is initialised.
-    Some(unsafe {
-        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len() * T::SIZE)
-    })
-}
-
-fn is_primitive<T: FixedWidth>() -> bool {
-    use std::any::TypeId;
-    let id = TypeId::of::<T>();
-    cfg!(target_endian = "little")
-        && std::mem::size_of::<T>() == T::SIZE
-        && [
-            TypeId::of::<i32>(),
-            TypeId::of::<u32>(),
-            TypeId::of::<f32>(),
-            TypeId::of::<i64>(),
-            TypeId::of::<u64>(),
-            TypeId::of::<f64>(),
-        ]
-        .contains(&id)
-}
-
 /// Joins values of any [`FixedWidth`] type: the byte kernels write the primitive types in
 /// place; other types go through a block buffer and `from_le_slice`.
 fn join<T: FixedWidth>(data: &[u8], n: usize, start: usize, out: &mut [T]) {
@@ -335,9 +294,7 @@ fn join<T: FixedWidth>(data: &[u8], n: usize, start: usize, out: &mut [T]) {
     for (i, chunk) in out.chunks_mut(BLOCK).enumerate() {
         let bytes = &mut buffer[..chunk.len() * k];
         join_bytes(data, n, k, start + i * BLOCK, bytes);
-        for (value, src) in chunk.iter_mut().zip(bytes.chunks_exact(k)) {
-            *value = T::from_le_slice(src);
-        }
+        read_le_values(bytes, chunk);
     }
 }
 
@@ -596,13 +553,7 @@ impl ByteArrayDecoder for ByteStreamSplitFixedLenDecoder<'_> {
         let k = self.type_length;
         let base = out.values.len();
         let end = base + count * k;
-        if i32::try_from(end).is_err() {
-            return Err(ParquetError::new(
-                "BYTE_ARRAY",
-                super::ErrorKind::TooMany,
-                format!("byte arrays of {end} bytes in all do not fit Arrow's 32-bit offsets"),
-            ));
-        }
+        arrow_offset(end)?;
         out.values.resize(end, 0);
         join_bytes(
             self.data,

@@ -15,6 +15,7 @@
 
 use super::delta_binary_packed::{encode_iter, stream_len, DeltaBinaryPackedDecoder};
 use super::delta_length_byte_array::{count_values, DeltaLengthByteArrayDecoder, LENGTH_BATCH};
+use super::util::in_stream;
 use super::{ByteArrayDecoder, ByteArrays, ParquetError, ValueDecoder};
 
 const ENCODING: &str = "DELTA_BYTE_ARRAY";
@@ -146,23 +147,12 @@ impl<'a> DeltaByteArrayDecoder<'a> {
 
 /// Names the prefix lengths' stream in an error of the inner decoder.
 fn in_prefixes(error: ParquetError) -> ParquetError {
-    ParquetError::new(
-        ENCODING,
-        error.kind,
-        format!(
-            "the prefix lengths (DELTA_BINARY_PACKED): {}",
-            error.message
-        ),
-    )
+    in_stream(ENCODING, "the prefix lengths (DELTA_BINARY_PACKED)", error)
 }
 
 /// Names the suffixes' stream in an error of the inner decoder.
 fn in_suffixes(error: ParquetError) -> ParquetError {
-    ParquetError::new(
-        ENCODING,
-        error.kind,
-        format!("the suffixes (DELTA_LENGTH_BYTE_ARRAY): {}", error.message),
-    )
+    in_stream(ENCODING, "the suffixes (DELTA_LENGTH_BYTE_ARRAY)", error)
 }
 
 impl ByteArrayDecoder for DeltaByteArrayDecoder<'_> {

@@ -13,7 +13,8 @@
 //! [`ErrorKind::Truncated`]: super::ErrorKind::Truncated
 
 use super::delta_binary_packed::{encode_iter, stream_len, DeltaBinaryPackedDecoder};
-use super::{ByteArrayDecoder, ByteArrays, ErrorKind, ParquetError, ValueDecoder};
+use super::util::{arrow_offset, in_stream};
+use super::{ByteArrayDecoder, ByteArrays, ParquetError, ValueDecoder};
 
 const ENCODING: &str = "DELTA_LENGTH_BYTE_ARRAY";
 
@@ -33,8 +34,9 @@ pub struct DeltaLengthByteArrayDecoder<'a> {
 
 impl<'a> DeltaLengthByteArrayDecoder<'a> {
     /// Reads the lengths' header and finds where the bytes start. A count above
-    /// `max_values` is [`ErrorKind::TooMany`]; the lengths' stream is walked (block headers
-    /// and widths only) to find its end, so its structural errors show here.
+    /// `max_values` is [`ErrorKind::TooMany`](super::ErrorKind::TooMany); the lengths' stream
+    /// is walked (block headers and widths only) to find its end, so its structural errors
+    /// show here.
     pub fn new(data: &'a [u8], max_values: usize) -> Result<Self, ParquetError> {
         let (_, lengths_end) = stream_len::<i32>(data, max_values).map_err(in_lengths)?;
         let lengths =
@@ -89,21 +91,7 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
 
 /// Names the lengths' stream in an error of the inner decoder.
 fn in_lengths(error: ParquetError) -> ParquetError {
-    ParquetError::new(
-        ENCODING,
-        error.kind,
-        format!("the lengths (DELTA_BINARY_PACKED): {}", error.message),
-    )
-}
-
-/// The error of byte arrays whose offsets would pass `i32::MAX` (Arrow's 32-bit offsets), as
-/// [`ByteArrays::push`] reports it.
-pub(crate) fn offsets_overflow(end: usize) -> ParquetError {
-    ParquetError::new(
-        "BYTE_ARRAY",
-        ErrorKind::TooMany,
-        format!("byte arrays of {end} bytes in all do not fit Arrow's 32-bit offsets"),
-    )
+    in_stream(ENCODING, "the lengths (DELTA_BINARY_PACKED)", error)
 }
 
 impl ByteArrayDecoder for DeltaLengthByteArrayDecoder<'_> {
@@ -121,9 +109,7 @@ impl ByteArrayDecoder for DeltaLengthByteArrayDecoder<'_> {
             // All of the batch's bytes are contiguous: one copy, then the offsets.
             let base = out.values.len();
             let end = base + bytes.len();
-            if i32::try_from(end).is_err() {
-                return Err(offsets_overflow(end));
-            }
+            arrow_offset(end)?;
             out.values.extend_from_slice(bytes);
             let mut offset = base;
             out.offsets.extend(lengths[..n].iter().map(|&length| {
@@ -152,7 +138,8 @@ impl ByteArrayDecoder for DeltaLengthByteArrayDecoder<'_> {
 /// [`delta_binary_packed::encode`](super::delta_binary_packed::encode)'s layout, then their
 /// bytes. The iterator is cloned and walked three times (count, lengths, bytes) instead of
 /// collecting anything. A value longer than `i32::MAX` bytes is
-/// [`ErrorKind::InvalidArgument`] (Parquet's lengths are INT32), with nothing appended.
+/// [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument) (Parquet's lengths are
+/// INT32), with nothing appended.
 pub fn encode<'v, I>(values: I, out: &mut Vec<u8>) -> Result<(), ParquetError>
 where
     I: IntoIterator<Item = &'v [u8]>,

@@ -41,14 +41,22 @@ mod sealed {
             first_group: usize,
             out: &mut [Self],
         ) -> Result<usize, ParquetError>;
+        /// The size in bytes (control bytes included) of group `group` at byte `pos`,
+        /// checking that the data holds all of it.
+        fn group_size(data: &[u8], pos: usize, group: usize) -> Result<usize, ParquetError>;
         /// The byte after `groups` groups starting at byte `pos`, checking that they are
         /// complete.
         fn skip_groups(
             data: &[u8],
-            pos: usize,
+            mut pos: usize,
             first_group: usize,
             groups: usize,
-        ) -> Result<usize, ParquetError>;
+        ) -> Result<usize, ParquetError> {
+            for group in first_group..first_group + groups {
+                pos += Self::group_size(data, pos, group)?;
+            }
+            Ok(pos)
+        }
         /// Appends one group of `GROUP_LEN` values.
         fn encode_group(group: &[Self], out: &mut Vec<u8>);
     }
@@ -337,12 +345,51 @@ fn decode_fast_32(data: &[u8], pos: usize, out: &mut [i32]) -> (usize, usize) {
     decode_fast_portable_32(data, pos, out)
 }
 
+/// Appends the one whole group `values` (INT32 ones zero-extended): `CONTROL_BYTES`
+/// little-endian control bytes holding each value's byte length minus one in `FIELD_BITS`
+/// bits, the first value's field highest and the last one's at bit 0 (INT32: 2 bits each in
+/// one byte; INT64: 3 bits each in bits 14..0 of two), then each value's minimal
+/// little-endian bytes (0 in 1).
+#[inline]
+fn encode_group_bytes<const CONTROL_BYTES: usize, const FIELD_BITS: usize>(
+    values: impl ExactSizeIterator<Item = u64>,
+    out: &mut Vec<u8>,
+) {
+    // At most 2 control bytes and 5 values of 8 bytes.
+    let mut bytes = [0u8; 42];
+    let mut control = 0u16;
+    let mut at = CONTROL_BYTES;
+    let last = values.len() - 1;
+    for (i, value) in values.enumerate() {
+        let len = (8 - value.leading_zeros() as usize / 8).max(1);
+        control |= ((len - 1) as u16) << (FIELD_BITS * (last - i));
+        bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+        at += len;
+    }
+    bytes[..CONTROL_BYTES].copy_from_slice(&control.to_le_bytes()[..CONTROL_BYTES]);
+    out.extend_from_slice(&bytes[..at]);
+}
+
 /// Reads the `len`-byte little-endian int at `data[at..at + len]` (in the slice).
 #[inline]
 fn read_le(data: &[u8], at: usize, len: usize) -> u64 {
     let mut bytes = [0u8; 8];
     bytes[..len].copy_from_slice(&data[at..at + len]);
     u64::from_le_bytes(bytes)
+}
+
+/// The size of the INT32 group `group` at byte `pos` (control byte included), checked
+/// against the data.
+fn group_size_32(data: &[u8], pos: usize, group: usize) -> Result<usize, ParquetError> {
+    let have = data.len().saturating_sub(pos);
+    let Some(&control) = data.get(pos) else {
+        return Err(truncated_group(group, pos, 1, have));
+    };
+    let need = 1 + usize::from(GROUP_DATA_LEN_32[usize::from(control)]);
+    if need > have {
+        return Err(truncated_group(group, pos, need, have));
+    }
+    Ok(need)
 }
 
 /// Decodes one INT32 group with every read checked; returns the byte after it.
@@ -352,14 +399,8 @@ fn decode_group_checked_32(
     group_index: usize,
     out: &mut [i32],
 ) -> Result<usize, ParquetError> {
-    let have = data.len().saturating_sub(pos);
-    let Some(&control) = data.get(pos) else {
-        return Err(truncated_group(group_index, pos, 1, have));
-    };
-    let need = 1 + usize::from(GROUP_DATA_LEN_32[usize::from(control)]);
-    if need > have {
-        return Err(truncated_group(group_index, pos, need, have));
-    }
+    group_size_32(data, pos, group_index)?;
+    let control = data[pos];
     let mut at = pos + 1;
     for (i, value) in out.iter_mut().enumerate() {
         let len = field_32(control, i) as usize + 1;
@@ -383,39 +424,12 @@ impl sealed::Sealed for i32 {
         Ok(pos)
     }
 
-    fn skip_groups(
-        data: &[u8],
-        mut pos: usize,
-        first_group: usize,
-        groups: usize,
-    ) -> Result<usize, ParquetError> {
-        for group in first_group..first_group + groups {
-            let have = data.len().saturating_sub(pos);
-            let Some(&control) = data.get(pos) else {
-                return Err(truncated_group(group, pos, 1, have));
-            };
-            let need = 1 + usize::from(GROUP_DATA_LEN_32[usize::from(control)]);
-            if need > have {
-                return Err(truncated_group(group, pos, need, have));
-            }
-            pos += need;
-        }
-        Ok(pos)
+    fn group_size(data: &[u8], pos: usize, group: usize) -> Result<usize, ParquetError> {
+        group_size_32(data, pos, group)
     }
 
     fn encode_group(group: &[i32], out: &mut Vec<u8>) {
-        let mut bytes = [0u8; 17];
-        let mut control = 0u8;
-        let mut at = 1;
-        for (i, &value) in group.iter().enumerate() {
-            let value = value as u32;
-            let len = (4 - value.leading_zeros() as usize / 8).max(1);
-            control |= ((len - 1) as u8) << (6 - 2 * i);
-            bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
-            at += len;
-        }
-        bytes[0] = control;
-        out.extend_from_slice(&bytes[..at]);
+        encode_group_bytes::<1, 2>(group.iter().map(|&value| u64::from(value as u32)), out);
     }
 }
 
@@ -470,32 +484,12 @@ impl sealed::Sealed for i64 {
         Ok(pos)
     }
 
-    fn skip_groups(
-        data: &[u8],
-        mut pos: usize,
-        first_group: usize,
-        groups: usize,
-    ) -> Result<usize, ParquetError> {
-        for group in first_group..first_group + groups {
-            let (_, need) = control_64(data, pos, group)?;
-            pos += need;
-        }
-        Ok(pos)
+    fn group_size(data: &[u8], pos: usize, group: usize) -> Result<usize, ParquetError> {
+        control_64(data, pos, group).map(|(_, need)| need)
     }
 
     fn encode_group(group: &[i64], out: &mut Vec<u8>) {
-        let mut bytes = [0u8; 42];
-        let mut control = 0u16;
-        let mut at = 2;
-        for (i, &value) in group.iter().enumerate() {
-            let value = value as u64;
-            let len = (8 - value.leading_zeros() as usize / 8).max(1);
-            control |= ((len - 1) as u16) << (12 - 3 * i);
-            bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
-            at += len;
-        }
-        bytes[..2].copy_from_slice(&control.to_le_bytes());
-        out.extend_from_slice(&bytes[..at]);
+        encode_group_bytes::<2, 3>(group.iter().map(|&value| value as u64), out);
     }
 }
 

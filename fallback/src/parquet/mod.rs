@@ -32,6 +32,7 @@ pub mod dictionary;
 pub mod group_varint;
 pub mod hybrid;
 pub mod plain;
+mod util;
 mod varint;
 
 pub use varint::{read_uleb128, read_zigzag, write_uleb128, write_zigzag};
@@ -262,7 +263,7 @@ impl ByteArrays {
     /// 32-bit offsets).
     pub fn push(&mut self, value: &[u8]) -> Result<(), ParquetError> {
         let end = self.values.len() + value.len();
-        let end = i32::try_from(end).map_err(|_| offsets_overflow(end))?;
+        let end = util::arrow_offset(end)?;
         self.values.extend_from_slice(value);
         self.offsets.push(end);
         Ok(())
@@ -272,18 +273,10 @@ impl ByteArrays {
     /// (for decoders that build a value in place, e.g. a prefix then a suffix).
     pub fn finish_value(&mut self) -> Result<(), ParquetError> {
         let end = self.values.len();
-        let end = i32::try_from(end).map_err(|_| offsets_overflow(end))?;
+        let end = util::arrow_offset(end)?;
         self.offsets.push(end);
         Ok(())
     }
-}
-
-fn offsets_overflow(end: usize) -> ParquetError {
-    ParquetError::new(
-        "BYTE_ARRAY",
-        ErrorKind::TooMany,
-        format!("byte arrays of {end} bytes in all do not fit Arrow's 32-bit offsets"),
-    )
 }
 
 impl<'a> FromIterator<&'a [u8]> for ByteArrays {

@@ -16,7 +16,7 @@
 //! Bytes after the last value the caller asked for are ignored (a PLAIN page has no header
 //! saying where its values end; the caller's `num_values` does).
 
-use super::byte_stream_split::{as_bytes, as_bytes_mut};
+use super::util::{arrow_offset, as_bytes, read_le_values};
 use super::{ByteArrayDecoder, ByteArrays, FixedWidth, ParquetError, ValueDecoder};
 
 const ENCODING: &str = "PLAIN";
@@ -55,20 +55,6 @@ fn check_len(
     Ok(need)
 }
 
-/// Reads `out.len()` values from `SIZE`-byte little-endian chunks: one `memcpy` for the
-/// primitive types on little-endian targets, else value by value (`chunks_exact` lets LLVM
-/// drop the per-value bounds checks).
-#[inline]
-fn read_values<T: FixedWidth>(bytes: &[u8], out: &mut [T]) {
-    if let Some(out_bytes) = as_bytes_mut(out) {
-        out_bytes.copy_from_slice(bytes);
-        return;
-    }
-    for (value, chunk) in out.iter_mut().zip(bytes.chunks_exact(T::SIZE)) {
-        *value = T::from_le_slice(chunk);
-    }
-}
-
 /// Decodes `out.len()` values of a PLAIN page of INT32, INT64, INT96, FLOAT or DOUBLE
 /// values; returns the bytes consumed (`out.len() * T::SIZE`).
 ///
@@ -77,7 +63,7 @@ fn read_values<T: FixedWidth>(bytes: &[u8], out: &mut [T]) {
 /// `out.len()` values; `out` is then left untouched.
 pub fn decode<T: FixedWidth>(data: &[u8], out: &mut [T]) -> Result<usize, ParquetError> {
     let need = check_len(out.len(), T::SIZE, "values", data.len())?;
-    read_values(&data[..need], out);
+    read_le_values(&data[..need], out);
     Ok(need)
 }
 
@@ -131,7 +117,7 @@ impl<T: FixedWidth> ValueDecoder for PlainDecoder<'_, T> {
     fn next_batch(&mut self, out: &mut [T]) -> Result<usize, ParquetError> {
         let count = out.len().min(self.remaining());
         let start = self.position * T::SIZE;
-        read_values(
+        read_le_values(
             &self.data[start..start + count * T::SIZE],
             &mut out[..count],
         );
@@ -262,17 +248,6 @@ impl ValueDecoder for PlainBooleanDecoder<'_> {
         self.position += count;
         Ok(count)
     }
-}
-
-/// The Arrow offset `end`, or the error `ByteArrays::push` gives past `i32::MAX` bytes.
-fn arrow_offset(end: usize) -> Result<i32, ParquetError> {
-    i32::try_from(end).map_err(|_| {
-        ParquetError::new(
-            "BYTE_ARRAY",
-            super::ErrorKind::TooMany,
-            format!("byte arrays of {end} bytes in all do not fit Arrow's 32-bit offsets"),
-        )
-    })
 }
 
 /// The incremental decoder of a PLAIN BYTE_ARRAY page.

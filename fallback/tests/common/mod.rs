@@ -763,3 +763,172 @@ pub fn build_hybrid(rng: &mut Rng, bw: u32, min_values: usize, over_wide: bool) 
     }
     Built { body, values }
 }
+
+/// arrow-rs's encoders and decoders (the `parquet` crate), for the Parquet codecs' differential
+/// tests.
+pub mod arrow_rs {
+    use std::fmt::Debug;
+    use std::sync::Arc;
+
+    use bytes::Bytes;
+    use parquet::basic::{Encoding, Type as PhysicalType};
+    use parquet::data_type::DataType;
+    use parquet::encodings::decoding::get_decoder;
+    use parquet::encodings::encoding::get_encoder;
+    use parquet::schema::types::{ColumnDescPtr, ColumnDescriptor, ColumnPath, Type};
+
+    /// A required column `c` of `physical` type; `type_length` is FIXED_LEN_BYTE_ARRAY's length
+    /// (-1, the builder's default, for the other types).
+    pub fn column(physical: PhysicalType, type_length: i32) -> ColumnDescPtr {
+        let ty = Type::primitive_type_builder("c", physical)
+            .with_length(type_length)
+            .build()
+            .unwrap();
+        Arc::new(ColumnDescriptor::new(
+            Arc::new(ty),
+            0,
+            0,
+            ColumnPath::new(vec!["c".into()]),
+        ))
+    }
+
+    /// arrow-rs's `encoding` of `values`, in a column of `T`'s physical type.
+    pub fn encode<T: DataType>(encoding: Encoding, values: &[T::T], type_length: i32) -> Vec<u8> {
+        let column = column(T::get_physical_type(), type_length);
+        let mut encoder = get_encoder::<T>(encoding, &column).unwrap();
+        encoder.put(values).unwrap();
+        encoder.flush_buffer().unwrap().to_vec()
+    }
+
+    /// arrow-rs's decoding of the `n` values of the `encoding` page `data`, in a column of
+    /// `T`'s physical type; asserts that it decodes all `n`.
+    pub fn decode<T: DataType>(
+        encoding: Encoding,
+        data: &[u8],
+        n: usize,
+        type_length: i32,
+    ) -> Vec<T::T> {
+        let column = column(T::get_physical_type(), type_length);
+        let mut decoder = get_decoder::<T>(column, encoding).unwrap();
+        decoder.set_data(Bytes::copy_from_slice(data), n).unwrap();
+        let mut out = vec![T::T::default(); n];
+        assert_eq!(decoder.get(&mut out).unwrap(), n);
+        out
+    }
+
+    /// Checks `data`, our `encoding` of `values`, against arrow-rs both ways: arrow-rs encodes
+    /// `values` to the same bytes, and decodes `data` back to values equal by `key` (the bits
+    /// of floats, so that NaNs compare).
+    pub fn check_both_ways<T: DataType, K: PartialEq + Debug>(
+        encoding: Encoding,
+        values: &[T::T],
+        data: &[u8],
+        type_length: i32,
+        key: impl Fn(&T::T) -> K,
+    ) {
+        assert_eq!(
+            encode::<T>(encoding, values, type_length),
+            data,
+            "arrow-rs's {encoding} bytes"
+        );
+        let back = decode::<T>(encoding, data, values.len(), type_length);
+        assert_eq!(
+            back.iter().map(&key).collect::<Vec<_>>(),
+            values.iter().map(&key).collect::<Vec<_>>(),
+            "arrow-rs's decoding of our {encoding} bytes"
+        );
+    }
+}
+
+/// Incremental decoding checked call by call, for the Parquet codecs' tests.
+pub mod steps {
+    use qpl_fallback::parquet::{ByteArrayDecoder, ByteArrays, ValueDecoder};
+
+    /// Drives `decoder` with `steps` (skip or decode, how many; cycled) until it is empty,
+    /// checking each batch against `whole` (compared by `key`: bytes, so that NaN payloads
+    /// count) and each count and `remaining()` against what remained; then decodes the rest in
+    /// one batch, and checks that nothing more comes. Batches start filled with `fill`.
+    pub fn check_values<D, K>(
+        decoder: &mut D,
+        whole: &[D::Value],
+        steps: &[(bool, usize)],
+        fill: D::Value,
+        key: impl Fn(&[D::Value]) -> K,
+    ) where
+        D: ValueDecoder,
+        D::Value: Copy,
+        K: PartialEq + std::fmt::Debug,
+    {
+        assert_eq!(decoder.remaining(), whole.len());
+        let mut position = 0;
+        for &(skip, n) in steps.iter().cycle().take(whole.len() * 2 + steps.len()) {
+            let before = decoder.remaining();
+            let expected = n.min(before);
+            if skip {
+                assert_eq!(decoder.skip(n).unwrap(), expected);
+            } else {
+                let mut buf = vec![fill; n];
+                assert_eq!(decoder.next_batch(&mut buf).unwrap(), expected);
+                assert_eq!(
+                    key(&buf[..expected]),
+                    key(&whole[position..position + expected])
+                );
+            }
+            position += expected;
+            assert_eq!(decoder.remaining(), before - expected);
+            if decoder.remaining() == 0 {
+                break;
+            }
+        }
+        // Whatever the steps, finish the page.
+        let rest = decoder.remaining();
+        let mut buf = vec![fill; rest + 3];
+        assert_eq!(decoder.next_batch(&mut buf).unwrap(), rest);
+        assert_eq!(key(&buf[..rest]), key(&whole[position..]));
+        assert_eq!(decoder.next_batch(&mut buf).unwrap(), 0);
+        assert_eq!(decoder.skip(5).unwrap(), 0);
+    }
+
+    /// Like [`check_values`] for byte arrays, appending to an `out` that already holds a
+    /// value.
+    pub fn check_byte_arrays<D: ByteArrayDecoder>(
+        decoder: &mut D,
+        whole: &[Vec<u8>],
+        steps: &[(bool, usize)],
+    ) {
+        let mut out = ByteArrays::new();
+        out.push(b"before").unwrap();
+        let mut expected: Vec<&[u8]> = vec![b"before"];
+        let mut position = 0;
+        for &(skip, n) in steps.iter().cycle().take(whole.len() * 2 + steps.len()) {
+            let before = decoder.remaining();
+            let count = n.min(before);
+            if skip {
+                assert_eq!(decoder.skip(n).unwrap(), count);
+            } else {
+                assert_eq!(decoder.next_batch(&mut out, n).unwrap(), count);
+                expected.extend(whole[position..position + count].iter().map(Vec::as_slice));
+            }
+            position += count;
+            if decoder.remaining() == 0 {
+                break;
+            }
+        }
+        let rest = decoder.remaining();
+        assert_eq!(decoder.next_batch(&mut out, usize::MAX).unwrap(), rest);
+        expected.extend(whole[position..].iter().map(Vec::as_slice));
+        assert_eq!(out.iter().collect::<Vec<_>>(), expected);
+        assert_eq!(decoder.next_batch(&mut out, 1).unwrap(), 0);
+    }
+}
+
+/// Checks a Parquet codec's error: its kind, and the words its message must hold.
+pub fn expect_error<T: std::fmt::Debug>(
+    result: Result<T, qpl_fallback::parquet::ParquetError>,
+    kind: qpl_fallback::parquet::ErrorKind,
+    text: &str,
+) {
+    let error = result.unwrap_err();
+    assert_eq!(error.kind, kind, "{}", error.message);
+    assert!(error.message.contains(text), "{}", error.message);
+}
