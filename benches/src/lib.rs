@@ -4,6 +4,8 @@
 //! Every group is named `<operation>/<input>` and is run at each bit width of [`WIDTHS`] over
 //! [`elements`] values. The criterion harness is `benches/analytics.rs`; the report is the
 //! `bench-table` binary. See `RESULTS.md` beside this crate for the numbers and the commands.
+//!
+//! The Parquet encodings' suite (`benches/parquet.rs`) runs the cases of [`PARQUET_CASES`].
 
 use qpl_fallback::{
     encode_parquet_rle, pack_be, pack_le, read_run_header, Flags, Job, Operation, OutBitWidth,
@@ -197,6 +199,28 @@ pub const GROUPS: [Group; 9] = [
         op: Op::Expand,
         input: Input::LePacked,
     },
+];
+
+/// The cases of the Parquet encodings' suite (`benches/parquet.rs`), in report order: each is
+/// the criterion group `parquet/<case>`, one page of [`elements`] values decoded by the
+/// fallback (`fallback`), by arrow-rs (`arrow_rs`, but for GroupVarInt, which arrow-rs
+/// lacks) and moved by [`memory_reference`] (`memory`).
+pub const PARQUET_CASES: [&str; 15] = [
+    "plain_i32",
+    "plain_boolean",
+    "dictionary_i32",
+    "dictionary_bytes",
+    "delta_binary_packed_i32_sorted",
+    "delta_binary_packed_i32_random",
+    "delta_binary_packed_i64_sorted",
+    "delta_binary_packed_i64_random",
+    "delta_length_byte_array",
+    "delta_byte_array",
+    "byte_stream_split_f32",
+    "byte_stream_split_f64",
+    "group_varint_i32",
+    "group_varint_i64",
+    "levels_v1",
 ];
 
 /// A small deterministic generator (xorshift64*): the inputs are the same on every run, and

@@ -12,6 +12,10 @@
 //! fallback/qpl_sw and fallback/arrow_rs (above 1: the fallback is faster), and
 //! fallback/memory (near 1: as fast as a plain loop that only moves the decode's bytes). A
 //! ratio column is shown when its denominator was measured; a missing measurement prints "—".
+//!
+//! The Parquet encodings' groups (`parquet/<case>`, from `benches/parquet.rs`) follow in a
+//! second table: one row per case, in the suite's order; the columns fallback, arrow_rs and
+//! memory in billions of values per second, then fallback/arrow_rs and fallback/memory.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -42,6 +46,13 @@ const RATIOS: [(&str, &str); 4] = [
     ("fallback", "memory"),
     ("fallback+checks", "qpl_sw+checks"),
 ];
+
+/// The group-name prefix of the Parquet encodings' cases.
+const PARQUET_PREFIX: &str = "parquet/";
+
+/// Columns of the Parquet table, and its ratio columns (numerator, denominator).
+const PARQUET_IDS: [&str; 3] = ["fallback", "arrow_rs", "memory"];
+const PARQUET_RATIOS: [(&str, &str); 2] = [("fallback", "arrow_rs"), ("fallback", "memory")];
 
 /// One measurement: billions of values per second at the median time.
 struct Measurement {
@@ -91,7 +102,18 @@ fn main() -> ExitCode {
             sizes.join(", ")
         );
     }
-    print!("{}", table(&measurements));
+    let (parquet, analytics): (Vec<Measurement>, Vec<Measurement>) = measurements
+        .into_iter()
+        .partition(|m| m.group.starts_with(PARQUET_PREFIX));
+    if !analytics.is_empty() {
+        print!("{}", table(&analytics));
+    }
+    if !parquet.is_empty() {
+        if !analytics.is_empty() {
+            println!();
+        }
+        print!("{}", parquet_table(&parquet));
+    }
     ExitCode::SUCCESS
 }
 
@@ -134,7 +156,12 @@ fn read_measurement(file: &Path) -> Result<Option<Measurement>, String> {
     };
     let group = text("group_id")?;
     let id = text("function_id")?;
-    let param = text("value_str")?;
+    // Groups without a parameter (the Parquet cases) record a null one.
+    let param = benchmark
+        .get("value_str")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     let throughput = benchmark.get("throughput").unwrap_or(&Value::Null);
     let elements = throughput
         .get("Elements")
@@ -219,6 +246,48 @@ fn table(measurements: &[Measurement]) -> String {
         }));
         cells.extend(
             ratios
+                .iter()
+                .map(|(a, b)| match (rates.get(a), rates.get(b)) {
+                    (Some(a), Some(b)) => format!("{:.2}", a / b),
+                    _ => "—".to_owned(),
+                }),
+        );
+        out += &format!("| {} |\n", cells.join(" | "));
+    }
+    out
+}
+
+/// The markdown table of the Parquet cases: one row per case (the suite's order, then any
+/// others by name), rates then ratios; "—" where a measurement is missing (GroupVarInt has
+/// no arrow_rs).
+fn parquet_table(measurements: &[Measurement]) -> String {
+    let mut rows: BTreeMap<(usize, &str), BTreeMap<&str, f64>> = BTreeMap::new();
+    for m in measurements {
+        let case = m.group.strip_prefix(PARQUET_PREFIX).unwrap_or(&m.group);
+        let rank = qpl_benches::PARQUET_CASES
+            .iter()
+            .position(|&c| c == case)
+            .unwrap_or(usize::MAX);
+        rows.entry((rank, case))
+            .or_default()
+            .insert(m.id.as_str(), m.rate);
+    }
+    let mut header = vec!["parquet case".to_owned()];
+    header.extend(PARQUET_IDS.iter().map(|id| id.to_string()));
+    header.extend(PARQUET_RATIOS.iter().map(|(a, b)| format!("{a}/{b}")));
+    let mut out = format!("| {} |\n", header.join(" | "));
+    let align: Vec<&str> = (0..header.len())
+        .map(|i| if i == 0 { "---" } else { "---:" })
+        .collect();
+    out += &format!("|{}|\n", align.join("|"));
+    for ((_, case), rates) in &rows {
+        let mut cells = vec![case.to_string()];
+        cells.extend(PARQUET_IDS.iter().map(|id| match rates.get(id) {
+            Some(rate) => format!("{rate:.3}"),
+            None => "—".to_owned(),
+        }));
+        cells.extend(
+            PARQUET_RATIOS
                 .iter()
                 .map(|(a, b)| match (rates.get(a), rates.get(b)) {
                     (Some(a), Some(b)) => format!("{:.2}", a / b),
