@@ -10,7 +10,8 @@ use std::borrow::Cow;
 use qpl_fallback::{checksums, write_run_header, Shape, MAX_RUN_LENGTH};
 
 use crate::{
-    Completion, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Route, Status,
+    Completion, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Route, Stage,
+    Status,
 };
 
 /// A Parquet RLE job whose stream declares bit width 0.
@@ -30,7 +31,15 @@ pub(crate) fn run_width_zero(
     src2: Option<&[u8]>,
     dst: &mut [u8],
 ) -> Result<Output, Error> {
-    let fail = |status| Error::from_status(job.operation, route.path(), status);
+    let fail = |status| {
+        Error::from_status(
+            job.operation,
+            executor.config().path,
+            route.path(),
+            Stage::Check,
+            status,
+        )
+    };
     // Every other field is checked as for a stream of that width and the same length.
     let mut same_length = src1.to_vec();
     same_length[0] = stand_in_width(job);
@@ -98,7 +107,16 @@ pub(crate) fn run_qpl(
     src2: Option<&[u8]>,
     dst: &mut [u8],
 ) -> Option<Result<Completion, Error>> {
-    let fail = |status| Some(Err(Error::from_status(job.operation, route.path(), status)));
+    let fail = |status| {
+        let requested = executor.config().path;
+        Some(Err(Error::from_status(
+            job.operation,
+            requested,
+            route.path(),
+            Stage::Check,
+            status,
+        )))
+    };
     let mut qpl_job = *job;
     let mut source = Cow::Borrowed(src1);
     let parquet = job.parser == Parser::PARQUET_RLE;
@@ -172,7 +190,15 @@ pub(crate) fn run_qpl(
                 }
                 completion
             })
-            .map_err(|status| Error::from_status(job.operation, route.path(), status)),
+            .map_err(|status| {
+                Error::from_status(
+                    job.operation,
+                    executor.config().path,
+                    route.path(),
+                    Stage::Run,
+                    status,
+                )
+            }),
     )
 }
 
