@@ -161,11 +161,22 @@ impl Executor {
     /// Decodes the first `n` values of `stream` into a new `Vec<T>` (T = u8, u16 or u32;
     /// values wider than T are an error, 72). The stream is checked to hold `n` values, and
     /// the vector's size against `Config::max_output_bytes`, before anything is allocated.
+    /// `n = 0` decodes to nothing, and a packed stream of bit width 0 to zeros, on every path
+    /// (as [`Executor::decode_into`]).
     pub fn decode<T: Element>(
         &self,
         stream: &Stream<'_>,
         n: u32,
     ) -> Result<(Vec<T>, Output), Error> {
+        // Empty requests and packed width 0: see `Executor::decode_into`.
+        if n == 0 {
+            let output = crate::typed::empty_output(self, stream, Operation::Extract)?;
+            return Ok((Vec::new(), output));
+        }
+        if crate::typed::is_zero_width_packed(stream) {
+            let zeros = output_buffer(self, Operation::Extract, u64::from(n).div_ceil(8))?;
+            return self.decode(&Stream::le_packed(&zeros, 1), n);
+        }
         stream.check_holds(self.config().path, Operation::Extract, n)?;
         let job = Job {
             param_low: 0,

@@ -2,7 +2,7 @@
 //! - Parquet streams of bit width 0 (one-entry dictionaries): every path, as a width-1 stream
 //!   of zeros;
 //! - `FORCE_ARRAY_OUTPUT` (IAA 2.0 only): the nominal bit vector, widened here;
-//! - jobs QPL would run past a buffer (QPL-SEMANTICS §11): Parquet with dropped bytes, expand
+//! - jobs QPL would run past a buffer (docs/semantics.md, D12 and D14): Parquet with dropped bytes, expand
 //!   with a short packed source, big-endian index lists straddling the destination's end.
 
 use std::borrow::Cow;

@@ -128,26 +128,10 @@ impl Executor {
                 ),
             )
         })?;
-        let packed = stream.parser != Parser::PARQUET_RLE;
-        let width = if packed {
-            Some(stream.bit_width)
-        } else {
-            stream.bytes.first().map(|&w| u32::from(w))
-        };
         if n == 0 {
-            if width.is_some_and(|w| w > 32) {
-                return Err(checked(
-                    Status::BIT_WIDTH_ERR,
-                    Status::BIT_WIDTH_ERR.explanation().to_string(),
-                ));
-            }
-            let route = self.route(operation)?;
-            return Ok(Output {
-                completion: Default::default(),
-                path: route.path(),
-            });
+            return empty_output(self, stream, operation);
         }
-        let zero_width = packed && stream.bit_width == 0;
+        let zero_width = is_zero_width_packed(stream);
         if !zero_width {
             stream.check_holds(requested, operation, n)?;
         }
@@ -203,6 +187,43 @@ impl Executor {
             Ok(output)
         })
     }
+}
+
+/// The answer to an empty request (`n = 0`) of the high-level calls: nothing, with a zero
+/// [`Completion`](crate::Completion) and the path the request was routed to. Only the bit width
+/// is checked (packed: 0..=32; Parquet: the width byte, if there is one, 0..=32: an empty page
+/// may have an empty values section).
+pub(crate) fn empty_output(
+    executor: &Executor,
+    stream: &Stream<'_>,
+    operation: Operation,
+) -> Result<Output, Error> {
+    let width = if stream.parser == Parser::PARQUET_RLE {
+        stream.bytes.first().map(|&w| u32::from(w))
+    } else {
+        Some(stream.bit_width)
+    };
+    if width.is_some_and(|w| w > 32) {
+        let requested = executor.config().path;
+        return Err(Error::from_status(
+            operation,
+            requested,
+            Path::Fallback,
+            Stage::Check,
+            Status::BIT_WIDTH_ERR,
+        ));
+    }
+    let route = executor.route(operation)?;
+    Ok(Output {
+        completion: Default::default(),
+        path: route.path(),
+    })
+}
+
+/// Whether `stream` is packed with bit width 0: it holds only zeros and needs no bytes, and the
+/// high-level calls run its jobs over a 1-bit stream of zeros instead (QPL refuses width 0).
+pub(crate) fn is_zero_width_packed(stream: &Stream<'_>) -> bool {
+    stream.parser != Parser::PARQUET_RLE && stream.bit_width == 0
 }
 
 /// Converts the little-endian `K`-byte values of `src` into `out`; returns the bitwise OR of
@@ -420,6 +441,21 @@ mod tests {
         let err = decode_into::<u8>(Path::Fallback, &Stream::parquet_rle(&short), &mut [0; 11])
             .unwrap_err();
         assert_eq!(err.status, Status::SRC_IS_SHORT_ERR);
+    }
+
+    #[test]
+    fn the_vec_decode_also_takes_empty_requests_and_width_zero() {
+        for path in paths() {
+            let (values, output) = decode::<u16>(path, &Stream::parquet_rle(&[]), 0).unwrap();
+            assert!(values.is_empty());
+            assert_ne!(output.path, Path::Auto);
+            let (values, output) = decode::<u8>(path, &Stream::be_packed(&[], 0), 21).unwrap();
+            assert_eq!(
+                (values, output.completion.total_out),
+                (vec![0; 21], 21),
+                "{path}"
+            );
+        }
     }
 
     #[test]
