@@ -33,10 +33,10 @@ const RUNS: usize = 3;
 const MASK_DENSITY_IN_TEN: u64 = 3;
 
 const LONG_ABOUT: &str = "\
-Generates a million dictionary-index-like values at bit widths 3, 8, 13, 17 and 32, encodes them \
-as Parquet RLE, LE packed and BE packed, and on every usable path (hardware = the IAA \
-accelerator, software = QPL's CPU code, fallback = the pure-Rust implementation, auto = the \
-accelerator when usable, else the fallback) decodes, scans, selects and expands them. Every \
+Generates a million dictionary-index-like values at bit widths 3, 8, 13, 17 and 32, encodes them
+as Parquet RLE, LE packed and BE packed, and on every usable path (hardware = the IAA
+accelerator, software = QPL's CPU code, fallback = the pure-Rust implementation, auto = the
+accelerator when usable, else the fallback) decodes, scans, selects and expands them. Every
 output is checked against a plain computation from the values. Takes no arguments.
 
 Columns of the table (one row per job):

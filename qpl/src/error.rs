@@ -146,3 +146,62 @@ fn hint(status: Status) -> &'static str {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(stage: Stage, requested: Path, path: Path, status: Status) -> Error {
+        Error::from_status(Operation::ScanEq, requested, path, stage, status)
+    }
+
+    #[test]
+    fn the_text_names_the_request_the_stage_the_status_and_what_to_do() {
+        let text = error(
+            Stage::Run,
+            Path::Auto,
+            Path::Fallback,
+            Status::DST_IS_SHORT_ERR,
+        )
+        .to_string();
+        assert_eq!(
+            text,
+            "scan_eq (asked for the auto path, ran on the fallback path) failed with 225 \
+             DST_IS_SHORT_ERR: the destination buffer is too small for the output; pass a larger \
+             destination"
+        );
+        let text = error(Stage::Run, Path::Software, Path::Software, Status(7777)).to_string();
+        assert!(
+            text.starts_with(
+                "scan_eq (asked for the software path, ran on it) failed with 7777 UNKNOWN: "
+            ),
+            "{text}"
+        );
+        let text = error(
+            Stage::Route,
+            Path::Hardware,
+            Path::Hardware,
+            Status::INIT_WORK_QUEUES_NOT_AVAILABLE,
+        )
+        .to_string();
+        assert!(text.contains("(asked for the hardware path, which cannot run here) failed with 503 INIT_WORK_QUEUES_NOT_AVAILABLE: "), "{text}");
+        assert!(
+            text.ends_with(
+                "; configure an IAA work queue (accel-config), or use Path::Auto or Path::Fallback"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn every_status_has_a_name_label_and_a_hint() {
+        for code in (0..600).chain([7777]) {
+            let e = error(Stage::Check, Path::Fallback, Path::Fallback, Status(code));
+            let label = e.status_label();
+            assert!(label.starts_with(&format!("{code} ")), "{label}");
+            assert!(!e.hint().is_empty());
+            assert_eq!(label.split(' ').nth(1), Some(status_name(Status(code))));
+        }
+        assert_eq!(status_name(Status::SRC_IS_SHORT_ERR), "SRC_IS_SHORT_ERR");
+    }
+}
