@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the committed seed corpora in fuzz/seeds/<target>/ (run from anywhere).
 
-Each seed is a golden vector from the fallback's unit tests or QPL-SEMANTICS, laid out as its
+Each seed is a golden vector from the fallback's unit tests or docs/semantics.md, laid out as its
 target reads input (see the doc comment at the top of each fuzz_targets/*.rs):
 
 - parquet_rle: n as 3 bytes (u16 LE n, then 16: see the target), then the parquet_rle stream

@@ -308,7 +308,7 @@ fn selected_positions(job: &Job, mask: &[u8]) -> Vec<u64> {
         .collect()
 }
 
-/// New QPL bug (not in QPL-SEMANTICS; found by this suite): select outputs wrong elements
+/// New QPL bug (not among the decisions D1–D21; found by this suite): select outputs wrong elements
 /// for some source elements in `[k·16384, k·16448)`, k ≥ 1 — the tail of a source step
 /// left over at a mask-step boundary (16448 = 16448 = 2·8224 = 4·4112). Always for bit
 /// widths 9..=31 (all-ones mask: every element of the window), data-dependent for widths
@@ -411,7 +411,7 @@ fn aggregates_excused(job: &Job, src1: &[u8], sw: &Completion, fb: &Completion) 
         })
 }
 
-/// PX-1 (not in QPL-SEMANTICS; found by the differential tests on a host without AVX-512,
+/// PX-1 (not among the decisions D1–D21; found by the differential tests on a host without AVX-512,
 /// where QPL's software path runs its generic "px" kernels): the px bit-vector aggregate
 /// kernel adds the unpacked bytes instead of counting the nonzero ones, so an extract,
 /// select or expand of a Parquet stream of width 1 with over-wide RLE values (D5) reports
@@ -508,7 +508,7 @@ fn over_wide_values_packed(job: &Job, src1: &[u8]) -> bool {
             .any(|r| r.rle && r.count > 0 && r.value > width_mask(bw))
 }
 
-/// NEW-Q4 (not in QPL-SEMANTICS; found by the random jobs, `DIFF_SEED=164`): QPL's software
+/// NEW-Q4 (not among the decisions D1–D21; found by the random jobs, `DIFF_SEED=164`): QPL's software
 /// path succeeds where the last group of a bit-packed run is cut short (fewer than bw
 /// bytes) but holds the job's last wanted values in full, when the run started before the
 /// job's last step (its header was decoded in an earlier step and the run was pending):
@@ -637,7 +637,7 @@ fn final_run_overlong(job: &Job, src1: &[u8]) -> bool {
     n > c && clean && last.rle && last.start < n && last.start + last.count > n
 }
 
-/// NEW-Q3 (not in QPL-SEMANTICS; found by the `differential` fuzz target): QPL's software
+/// NEW-Q3 (not among the decisions D1–D21; found by the `differential` fuzz target): QPL's software
 /// path fails an extract, select or expand to an 8- or 16-bit index list with 221 when the
 /// indices its output elements would take (`initial_output_index` + output elements − 1) pass
 /// the width's max, even when no 1-bit sits past it and the fallback (which fails only on an
@@ -677,7 +677,7 @@ fn index_range_past_max(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> bool {
 /// Names the known divergence that explains why QPL's software path (`software`) and the
 /// fallback (`fallback`) disagree on this job, or `None` when nothing known does (a bug).
 ///
-/// Part I decisions (QPL-SEMANTICS.md), each checked as narrowly as Part II measured it:
+/// The decisions D1–D21 (`docs/semantics.md`), each checked as narrowly as it was measured:
 /// - `D4` (§4.3.1): the fallback stops with 220 at a run header of 5+ bytes (four
 ///   continuation bits) met before it has its values; QPL reads 5 bytes and goes on.
 /// - `D5` (§6.6): over-wide RLE values in a nominal packed (or wrapper-widened
@@ -716,13 +716,13 @@ fn index_range_past_max(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> bool {
 /// and, by the fuzz target, force-array widening past the bits QPL wrote) are fixed in
 /// gaps.rs and no longer excused.
 ///
-/// New QPL behaviour found by this suite (not in QPL-SEMANTICS): `NEW-Q1` (select window
+/// New QPL behaviour found by this suite (not among the decisions D1–D21): `NEW-Q1` (select window
 /// bug), `NEW-Q2` (expand 8-bit index list past 16384 → 221), `NEW-Q3` (221 for an 8/16-bit
 /// index list whose index range passes the max, with no such index written), `NEW-Q4`
 /// (a cut-short last bit-packed group accepted after a step boundary, where the fallback
 /// says 232).
 ///
-/// QPL's kernel families: QPL-SEMANTICS measured the AVX-512 kernels. On a CPU without
+/// QPL's kernel families: the decisions were measured on the AVX-512 kernels. On a CPU without
 /// AVX-512 QPL's software path runs its generic ("px") kernels, which lack D16's
 /// 64-multiple step bug, NEW-Q2, NEW-Q3 and D5's spill at width 1 (the regression tests
 /// pinning those accept either the bug or agreement), and have a divergence of their own:
@@ -908,7 +908,7 @@ pub fn known_divergence(
             return Some("S3 raw src1_bit_width index pre-check");
         }
     }
-    // New QPL behaviour (not in QPL-SEMANTICS; found by this suite): expand to an 8-bit
+    // New QPL behaviour (not among the decisions D1–D21; found by this suite): expand to an 8-bit
     // index list fails with 221 once n passes the first mask step (16384), even when no
     // index above 255 would be written.
     if sw == Some(Status::OUTPUT_OVERFLOW_ERR)

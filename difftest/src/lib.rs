@@ -5,7 +5,7 @@
 //! wrapper (`Executor::new(Path::Software)`), and through the fallback
 //! (`qpl_fallback::execute`); [`compare`] compares the status, every `Completion` field and the
 //! output bytes `[..total_out]`. Where they differ, [`known_divergence`] names the divergence
-//! of `QPL-SEMANTICS.md` Part I (D1–D21, with the behaviour Part II measured) that explains it,
+//! of `docs/semantics.md` (D1–D21, with the behaviour measured behind them) that explains it,
 //! or returns `None`: a bug of the fallback, of the wrapper, or a new QPL behaviour.
 //!
 //! Cases come from [`gen_case`], driven by any [`Choices`]: the seeded [`Rng`] of the test, or

@@ -129,7 +129,9 @@ fn pretend_software(case: &Case) -> Software {
             result: Err(Error {
                 operation: case.job.operation,
                 status: Status::SRC_IS_SHORT_ERR,
+                requested: Path::Software,
                 path: Path::Software,
+                stage: qpl_rs::Stage::Run,
                 message: String::new(),
             }),
             bytes: Vec::new(),

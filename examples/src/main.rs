@@ -8,7 +8,7 @@
 //! the values, and a table shows the time and throughput of each job. Exits non-zero on any
 //! mismatch of the fallback, the accelerator or auto. QPL's software path is compared too, but
 //! where it differs it is reported, not failed: it has known bugs that the accelerator and the
-//! fallback do not share (QPL-SEMANTICS.md, Part I), and it is here for comparison.
+//! fallback do not share (`docs/semantics.md`), and it is here for comparison.
 //!
 //! Paths that cannot run here are listed with the reason.
 //!
@@ -17,6 +17,8 @@
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+
+use clap::Parser as _;
 
 use qpl_examples::path::{availability, execute_on, ExecPath};
 use qpl_fallback::{encode_parquet_rle, pack_be, pack_le, Job, Operation, OutBitWidth, Parser};
@@ -30,7 +32,43 @@ const RUNS: usize = 3;
 /// The mask of select and expand keeps about this many elements in ten.
 const MASK_DENSITY_IN_TEN: u64 = 3;
 
+const LONG_ABOUT: &str = "\
+Generates a million dictionary-index-like values at bit widths 3, 8, 13, 17 and 32, encodes them
+as Parquet RLE, LE packed and BE packed, and on every usable path (hardware = the IAA
+accelerator, software = QPL's CPU code, fallback = the pure-Rust implementation, auto = the
+accelerator when usable, else the fallback) decodes, scans, selects and expands them. Every
+output is checked against a plain computation from the values. Takes no arguments.
+
+Columns of the table (one row per job):
+  path        the path asked for
+  parser      how the source is encoded: parquet_rle, le_packed or be_packed
+  width       bits per value
+  operation   the job: extract to u32, scan_eq to a bit vector, scan_range to an index list,
+              select and expand by a mask keeping about 3 values in 10
+  elements    values the job reads (1048576)
+  src bytes   size of the encoded source
+  time ms     fastest of 3 runs, in milliseconds (a demo printout, not a benchmark)
+  M values/s  elements / time, in millions of values per second
+  check       ok, or MISMATCH and what differs; (ran on X) when another path ran the job
+              (auto, or a busy or faulted accelerator handing the job to the CPU)
+
+Paths that cannot run here are listed after the table with the reason.
+Exit status: 0 when every fallback, hardware and auto result is correct (QPL's software path
+is compared but its known differences are reported, not failed); 1 on a mismatch or when no
+path could run.";
+
+/// Command line of `qpl-demo` (no options: `--help` and `--version` only).
+#[derive(clap::Parser)]
+#[command(
+    name = "qpl-demo",
+    version,
+    about = "Decode, scan, select and expand a million values on every usable path, checked and timed",
+    long_about = LONG_ABOUT
+)]
+struct Cli {}
+
 fn main() -> ExitCode {
+    let Cli {} = Cli::parse();
     let started = Instant::now();
     let mut unusable = Vec::new();
     let mut checked = 0usize;
@@ -73,7 +111,7 @@ fn main() -> ExitCode {
     if software_differences > 0 {
         println!(
             "{software_differences} results of QPL's software path differ from the accelerator's \
-             semantics (known QPL software bugs: QPL-SEMANTICS.md Part I, e.g. D10, D16; not failures)"
+             semantics (known QPL software bugs: docs/semantics.md, e.g. D10, D16; not failures)"
         );
     }
     if checked == 0 {

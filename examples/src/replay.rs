@@ -18,9 +18,12 @@
 //!
 //! # Output line
 //!
-//! `{"status":0,"path":"fallback","total_out":1,"out":"aa","first_index_min_value":1,
-//! "last_index_max_value":7,"sum_value":4,"crc":...,"xor_checksum":...,"last_bit_offset":0}` —
-//! `path` is the path that really ran, `out` the hex of the first `total_out` destination bytes.
+//! `{"status":0,"status_name":"OK","path":"fallback","total_out":1,"out":"aa",
+//! "first_index_min_value":1,"last_index_max_value":7,"sum_value":4,"crc":...,
+//! "xor_checksum":...,"last_bit_offset":0}` — `status_name` is QPL's name of `status` without
+//! the `QPL_STS_` prefix (`SRC_IS_SHORT_ERR` for 232; `UNKNOWN` for a code this version does
+//! not know), `path` the path that really ran, `out` the hex of the first `total_out`
+//! destination bytes.
 //! A non-zero `status` comes with every other number 0 and `out` `""`. A line that cannot be run
 //! (malformed, or the path is unavailable) gets `{"error":"<message>"}` instead.
 
@@ -90,6 +93,9 @@ fn default_available_out() -> u32 {
 pub struct JobOutput {
     /// QPL status code: 0 on success.
     pub status: u32,
+    /// QPL's name of `status` without the `QPL_STS_` prefix (`OK`, `SRC_IS_SHORT_ERR`, ...;
+    /// `UNKNOWN` for a code this version does not know).
+    pub status_name: &'static str,
     /// The path that really ran the job.
     pub path: &'static str,
     /// Bytes written to the destination.
@@ -223,6 +229,7 @@ fn output(path: ExecPath, status: u32, done: &Completion, dst: &[u8]) -> JobOutp
     let written = dst.get(..done.total_out as usize).unwrap_or(dst);
     JobOutput {
         status,
+        status_name: qpl_rs::status_name(qpl_fallback::Status(status)),
         path: path.name(),
         total_out: done.total_out,
         out: hex::encode(written),
@@ -310,6 +317,7 @@ mod tests {
         // Elements 1, 3, 5, 7 equal 5: bits 1, 3, 5, 7 of one output byte.
         let expected = serde_json::json!({
             "status": 0,
+            "status_name": "OK",
             "path": "fallback",
             "total_out": 1,
             "out": "aa",
@@ -323,7 +331,9 @@ mod tests {
         assert_eq!(out, expected);
         // Field order is part of the format (stable, diffable output).
         let text = run_line(&line, ExecPath::Fallback);
-        assert!(text.starts_with(r#"{"status":0,"path":"fallback","total_out":1,"out":"aa","#));
+        assert!(text.starts_with(
+            r#"{"status":0,"status_name":"OK","path":"fallback","total_out":1,"out":"aa","#
+        ));
         assert!(text.ends_with(r#""last_bit_offset":0}"#), "{text}");
     }
 
@@ -410,7 +420,7 @@ mod tests {
         assert_eq!(
             out,
             serde_json::json!({
-                "status": 50, "path": "fallback", "total_out": 0, "out": "",
+                "status": 50, "status_name": "NULL_PTR_ERR", "path": "fallback", "total_out": 0, "out": "",
                 "first_index_min_value": 0, "last_index_max_value": 0, "sum_value": 0,
                 "crc": 0, "xor_checksum": 0, "last_bit_offset": 0,
             })
@@ -436,6 +446,7 @@ mod tests {
         );
         let out = parse_output(&run_line(line, ExecPath::Fallback));
         assert_eq!(out["status"], 72);
+        assert_eq!(out["status_name"], "OUT_FORMAT_ERR");
         assert_eq!(out["out"], "");
     }
 
@@ -553,6 +564,7 @@ mod tests {
             ExecPath::Fallback,
         ));
         assert_eq!(out["status"], 57);
+        assert_eq!(out["status_name"], "SIZE_ERR");
     }
 
     #[test]

@@ -50,6 +50,7 @@ fn valid_malformed_valid_in_order() {
 
     let first = parse(&lines[0]);
     assert_eq!(first["status"], 0);
+    assert_eq!(first["status_name"], "OK");
     assert_eq!(first["path"], "fallback");
     assert_eq!(first["total_out"], 1);
     assert_eq!(first["out"], "aa");
@@ -180,4 +181,16 @@ fn command_line_is_checked() {
     );
     assert!(help.contains("Blank"), "{help}");
     assert!(help.contains("1 GiB"), "{help}");
+    assert!(help.contains("status_name"), "{help}");
+}
+
+#[test]
+fn a_failed_job_names_its_status() {
+    // Eight 3-bit values need 3 bytes; 2 are given.
+    let short = r#"{"op":"scan_eq","parser":"le_packed","src1_bit_width":3,"num_input_elements":8,"src1":"e9fa"}"#;
+    let (ok, lines, stderr) = replay(&["--path", "fallback"], &format!("{short}\n"));
+    assert!(ok, "{stderr}");
+    let out = parse(&lines[0]);
+    assert_eq!(out["status"], 232, "{out}");
+    assert_eq!(out["status_name"], "SRC_IS_SHORT_ERR", "{out}");
 }

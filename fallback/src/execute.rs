@@ -1,4 +1,4 @@
-//! `execute`: validation in QPL's order (QPL-SEMANTICS Part II §3, with the Part I decisions),
+//! `execute`: validation in QPL's order (`docs/semantics.md`, D1, with the other decisions),
 //! then one pass of source decoder → operation → writer.
 
 use crate::checksum::checksums;

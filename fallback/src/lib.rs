@@ -1,6 +1,6 @@
 //! Pure-Rust implementation of Intel QPL's analytics operations — scan, extract, select and
 //! expand over little-/big-endian bit-packed arrays and Parquet's RLE/bit-packing hybrid — with
-//! the semantics of the IAA accelerator (see `QPL-SEMANTICS.md`, Part I, in the project).
+//! the semantics of the IAA accelerator (see `docs/semantics.md` in the repository).
 //!
 //! This crate is the semantic model of qpl-rs: the job types here are the ones the safe
 //! `qpl-rs` crate re-exports, and it is the CPU path that answers when no accelerator is there.

@@ -1,4 +1,4 @@
-//! One test (or a few, same prefix) per decision of QPL-SEMANTICS.md Part I, D1–D21.
+//! One test (or a few, same prefix) per decision of `docs/semantics.md`, D1–D21.
 //! Expected values are written by hand from the document, or computed by plain code here.
 
 mod common;

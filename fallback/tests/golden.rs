@@ -1,5 +1,5 @@
 //! Golden vectors taken from the seeds (Parquet's encoding spec and QPL's parser document) and
-//! from QPL-SEMANTICS.md, run through `execute`.
+//! from `docs/semantics.md`'s measurements of QPL, run through `execute`.
 
 use qpl_fallback::{
     decode_hybrid, execute, Completion, Flags, Job, Operation, OutBitWidth, Parser, Status,

@@ -10,7 +10,7 @@
 //!
 //! With QPL linked, each case runs through QPL's software path (the safe wrapper,
 //! `Executor::new(Path::Software)`) and through `qpl_fallback::execute`; a difference that
-//! `qpl_difftest::known_divergence` (the Part I divergences of QPL-SEMANTICS.md, as the
+//! `qpl_difftest::known_divergence` (the divergences of `docs/semantics.md`, as the
 //! differential test uses them) does not name is a crash, printed in full.
 //!
 //! Without QPL (`QPL_DISABLE=1`, or QPL not installed) there is nothing to compare with: the

@@ -1,7 +1,9 @@
 //! The common cases in one call each: decode a stream into `u8`/`u16`/`u32` values, scan it
 //! into a bit vector or an index list, select and expand by a mask.
 
-use crate::{Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path, Status};
+use crate::{
+    Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path, Stage, Status,
+};
 
 /// A source-1 stream and how to parse it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,8 +57,15 @@ impl<'a> Stream<'a> {
 
     /// Checks that the stream holds `n` values before anything of size `n` is allocated, so
     /// that a short stream claiming many values costs nothing.
-    fn check_holds(&self, operation: Operation, n: u32) -> Result<(), Error> {
-        let fail = |status| Error::from_status(operation, Path::Fallback, status);
+    /// Errors name `requested`, the caller's path, and say the check ran before any path did.
+    pub(crate) fn check_holds(
+        &self,
+        requested: Path,
+        operation: Operation,
+        n: u32,
+    ) -> Result<(), Error> {
+        let fail =
+            |status| Error::from_status(operation, requested, Path::Fallback, Stage::Check, status);
         match self.parser {
             Parser::PARQUET_RLE => {
                 let (&width, data) = self
@@ -119,7 +128,9 @@ fn output_buffer(executor: &Executor, operation: Operation, bytes: u64) -> Resul
         return Err(Error {
             operation,
             status: Status::BUFFER_TOO_LARGE_ERR,
-            path: executor.config().path,
+            requested: executor.config().path,
+            path: Path::Fallback,
+            stage: Stage::Check,
             message: format!(
                 "the output would take {bytes} bytes, above this executor's limit of {limit} \
                  (Config::max_output_bytes): raise it to consent, or pass a buffer to Executor::run"
@@ -150,12 +161,23 @@ impl Executor {
     /// Decodes the first `n` values of `stream` into a new `Vec<T>` (T = u8, u16 or u32;
     /// values wider than T are an error, 72). The stream is checked to hold `n` values, and
     /// the vector's size against `Config::max_output_bytes`, before anything is allocated.
+    /// `n = 0` decodes to nothing, and a packed stream of bit width 0 to zeros, on every path
+    /// (as [`Executor::decode_into`]).
     pub fn decode<T: Element>(
         &self,
         stream: &Stream<'_>,
         n: u32,
     ) -> Result<(Vec<T>, Output), Error> {
-        stream.check_holds(Operation::Extract, n)?;
+        // Empty requests and packed width 0: see `Executor::decode_into`.
+        if n == 0 {
+            let output = crate::typed::empty_output(self, stream, Operation::Extract)?;
+            return Ok((Vec::new(), output));
+        }
+        if crate::typed::is_zero_width_packed(stream) {
+            let zeros = output_buffer(self, Operation::Extract, u64::from(n).div_ceil(8))?;
+            return self.decode(&Stream::le_packed(&zeros, 1), n);
+        }
+        stream.check_holds(self.config().path, Operation::Extract, n)?;
         let job = Job {
             param_low: 0,
             param_high: n.saturating_sub(1),
@@ -269,7 +291,7 @@ impl Executor {
         n: u32,
         comparison: Comparison,
     ) -> Result<(Vec<u32>, Output), Error> {
-        stream.check_holds(comparison.job_fields().0, n)?;
+        stream.check_holds(self.config().path, comparison.job_fields().0, n)?;
         let job = Job {
             out_bit_width: OutBitWidth::W32,
             ..scan_job(stream, n, comparison)
@@ -284,7 +306,7 @@ impl Executor {
         n: u32,
         mask: &[u8],
     ) -> Result<(Vec<u32>, Output), Error> {
-        stream.check_holds(Operation::Select, n)?;
+        stream.check_holds(self.config().path, Operation::Select, n)?;
         let job = Job {
             out_bit_width: OutBitWidth::W32,
             flags: Flags::OMIT_CHECKSUMS | Flags::FORCE_ARRAY_OUTPUT,
@@ -307,7 +329,7 @@ impl Executor {
             ..stream.job(Operation::Expand, n)
         };
         let consumed = qpl_fallback::mask_ones(&job, mask, 0, u64::from(n));
-        stream.check_holds(Operation::Expand, consumed as u32)?;
+        stream.check_holds(self.config().path, Operation::Expand, consumed as u32)?;
         run_to_vec(self, &job, stream.bytes, Some(mask), u64::from(n))
     }
 }

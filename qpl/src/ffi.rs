@@ -31,7 +31,7 @@ pub(crate) struct QplJob {
     layout: Layout,
 }
 
-// SAFETY: a qpl_job holds no thread-affine state (QPL-SEMANTICS §1.5: its scratch lives in the
+// SAFETY: a qpl_job holds no thread-affine state (docs/semantics.md, "Threads": its scratch lives in the
 // allocation, process-wide state is read-only); `QplJob` is not `Sync`, so one thread at a
 // time uses it.
 unsafe impl Send for QplJob {}

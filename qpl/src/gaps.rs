@@ -2,7 +2,7 @@
 //! - Parquet streams of bit width 0 (one-entry dictionaries): every path, as a width-1 stream
 //!   of zeros;
 //! - `FORCE_ARRAY_OUTPUT` (IAA 2.0 only): the nominal bit vector, widened here;
-//! - jobs QPL would run past a buffer (QPL-SEMANTICS §11): Parquet with dropped bytes, expand
+//! - jobs QPL would run past a buffer (docs/semantics.md, D12 and D14): Parquet with dropped bytes, expand
 //!   with a short packed source, big-endian index lists straddling the destination's end.
 
 use std::borrow::Cow;
@@ -10,7 +10,8 @@ use std::borrow::Cow;
 use qpl_fallback::{checksums, write_run_header, Shape, MAX_RUN_LENGTH};
 
 use crate::{
-    Completion, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Route, Status,
+    Completion, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Route, Stage,
+    Status,
 };
 
 /// A Parquet RLE job whose stream declares bit width 0.
@@ -30,7 +31,15 @@ pub(crate) fn run_width_zero(
     src2: Option<&[u8]>,
     dst: &mut [u8],
 ) -> Result<Output, Error> {
-    let fail = |status| Error::from_status(job.operation, route.path(), status);
+    let fail = |status| {
+        Error::from_status(
+            job.operation,
+            executor.config().path,
+            route.path(),
+            Stage::Check,
+            status,
+        )
+    };
     // Every other field is checked as for a stream of that width and the same length.
     let mut same_length = src1.to_vec();
     same_length[0] = stand_in_width(job);
@@ -98,7 +107,16 @@ pub(crate) fn run_qpl(
     src2: Option<&[u8]>,
     dst: &mut [u8],
 ) -> Option<Result<Completion, Error>> {
-    let fail = |status| Some(Err(Error::from_status(job.operation, route.path(), status)));
+    let fail = |status| {
+        let requested = executor.config().path;
+        Some(Err(Error::from_status(
+            job.operation,
+            requested,
+            route.path(),
+            Stage::Check,
+            status,
+        )))
+    };
     let mut qpl_job = *job;
     let mut source = Cow::Borrowed(src1);
     let parquet = job.parser == Parser::PARQUET_RLE;
@@ -172,7 +190,15 @@ pub(crate) fn run_qpl(
                 }
                 completion
             })
-            .map_err(|status| Error::from_status(job.operation, route.path(), status)),
+            .map_err(|status| {
+                Error::from_status(
+                    job.operation,
+                    executor.config().path,
+                    route.path(),
+                    Stage::Run,
+                    status,
+                )
+            }),
     )
 }
 

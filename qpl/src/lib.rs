@@ -35,12 +35,13 @@ mod pending;
 mod slot;
 #[cfg(test)]
 mod tests;
+mod typed;
 
 use std::fmt;
 use std::sync::Arc;
 
 pub use api::{decode, expand, scan, scan_indices, select, Comparison, Element, Stream};
-pub use error::Error;
+pub use error::{status_name, Error, Stage};
 pub use hardware::{hardware_info, HardwareInfo, Unavailable, DEFAULT_MAX_TRANSFER_SIZE};
 pub use pending::{Buffers, Finished, Pending};
 pub use qpl_fallback::{
@@ -48,6 +49,7 @@ pub use qpl_fallback::{
     OutBitWidth, Parser, Status, StatusKind,
 };
 pub use slot::RetryPolicy;
+pub use typed::{decode_into, Integer};
 
 // For `qpl-difftest`, which compares QPL's result on the stand-in stream with the fallback's.
 #[doc(hidden)]
@@ -234,7 +236,9 @@ impl Executor {
         let unavailable = |reason: Unavailable, path| Error {
             operation,
             status: reason.status(),
+            requested: path,
             path,
+            stage: Stage::Route,
             message: reason.to_string(),
         };
         match self.config.path {
@@ -279,7 +283,10 @@ impl Executor {
         src2: Option<&[u8]>,
         dst: &mut [u8],
     ) -> Result<Output, Error> {
-        let fail = |status| Error::from_status(job.operation, route.path(), status);
+        let requested = self.config.path;
+        let fail = |status| {
+            Error::from_status(job.operation, requested, route.path(), Stage::Check, status)
+        };
         let shape = qpl_fallback::validate(job, src1, src2, dst.len()).map_err(fail)?;
         let Some(shape) = shape else {
             // Extract with param_low > param_high: complete, nothing to do (D2).
@@ -316,7 +323,10 @@ impl Executor {
                 completion,
                 path: Path::Fallback,
             })
-            .map_err(|status| Error::from_status(job.operation, Path::Fallback, status))
+            .map_err(|status| {
+                let requested = self.config.path;
+                Error::from_status(job.operation, requested, Path::Fallback, Stage::Run, status)
+            })
     }
 
     /// A slot for one job on `route`'s engine. `Err` when none can be had (a hardware job

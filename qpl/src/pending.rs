@@ -6,7 +6,7 @@
 //! buffers too, so the device can never write into freed memory.
 
 use crate::slot::{RawIo, Slot};
-use crate::{gaps, Error, Executor, Job, Operation, Output, Path, Route, Status};
+use crate::{gaps, Error, Executor, Job, Operation, Output, Path, Route, Stage, Status};
 
 /// The buffers of one job: source-1, the optional select/expand mask, the destination.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -96,7 +96,10 @@ impl Pending {
                     completion,
                     path: Path::Hardware,
                 })
-                .map_err(|status| Error::from_status(job.operation, Path::Hardware, status)),
+                .map_err(|status| {
+                    let requested = executor.config().path;
+                    Error::from_status(job.operation, requested, Path::Hardware, Stage::Run, status)
+                }),
         };
         self.state = State::Done(Box::new(Finished { result, buffers: b }));
     }

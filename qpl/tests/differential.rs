@@ -3,7 +3,7 @@
 //! status, every `Completion` field and the output bytes `[..total_out]` are compared.
 //!
 //! Where they differ, the difference must be one of the known divergences of
-//! `QPL-SEMANTICS.md` (Part I decisions D1–D21, with the measured behaviour of Part II), each
+//! `docs/semantics.md` (the decisions D1–D21, with the measured behaviour behind them), each
 //! named by `qpl_difftest::known_divergence` with a predicate as narrow as the measured
 //! behaviour; anything else fails the test with the job printed in full. The machinery (cases,
 //! the generator, the predicates) lives in the `qpl-difftest` crate (`difftest/`), shared with

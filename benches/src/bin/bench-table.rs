@@ -64,8 +64,23 @@ struct Measurement {
     rate: f64,
 }
 
+/// What `--help` prints.
+const USAGE: &str = "\
+Usage: bench-table [CRITERION_DIR]
+
+Prints the results of `cargo bench -p qpl-benches` as a markdown table: one row per (group, bit
+width), one column per function id in billions of values per second, then the ratios
+fallback/qpl_sw, fallback/arrow_rs, fallback/memory and fallback+checks/qpl_sw+checks (above 1:
+the fallback is faster). CRITERION_DIR defaults to $CARGO_TARGET_DIR/criterion, else the
+workspace's target/criterion.";
+
 fn main() -> ExitCode {
-    let dir = match std::env::args_os().nth(1) {
+    let first = std::env::args_os().nth(1);
+    if first.as_deref().is_some_and(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let dir = match first {
         Some(dir) => PathBuf::from(dir),
         None => default_dir(),
     };

@@ -27,8 +27,11 @@ Input line: a JSON object.
   Unknown or repeated fields are rejected, so that a typo cannot silently run another job.
   Blank (empty or whitespace-only) lines are skipped without output.
 
-Output line: {\"status\":..,\"path\":..,\"total_out\":..,\"out\":..,\"first_index_min_value\":..,
-\"last_index_max_value\":..,\"sum_value\":..,\"crc\":..,\"xor_checksum\":..,\"last_bit_offset\":..}
+Output line: {\"status\":..,\"status_name\":..,\"path\":..,\"total_out\":..,\"out\":..,
+\"first_index_min_value\":..,\"last_index_max_value\":..,\"sum_value\":..,\"crc\":..,
+\"xor_checksum\":..,\"last_bit_offset\":..}
+  status is QPL's status code (0 = success) and status_name its name without the QPL_STS_
+  prefix (OK, SRC_IS_SHORT_ERR for 232, ...; UNKNOWN for a code this version does not know).
   path is the path that really ran; out is the hex of the first total_out destination bytes.
   A non-zero status comes with the other numbers 0 and out \"\".
   A line that cannot be run (malformed JSON, unknown field or name, bad hex, a number out of

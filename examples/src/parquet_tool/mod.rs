@@ -5,7 +5,7 @@
 //!   repetition levels and values — and compared with what the `parquet` crate reads (one JSON
 //!   line per chunk).
 //! - [`files`]: the demo file (every encoding) and the test files.
-//! - [`bench`]: throughput of this project's decoding against the `parquet` crate's.
+//! - [`bench`](mod@bench): throughput of this project's decoding against the `parquet` crate's.
 //! - [`filter`]: `--column NAME --eq VALUE [--select COLUMN]`, by dictionary-index scans where
 //!   the column allows.
 //!

@@ -275,7 +275,7 @@ pub(crate) const FILL_LINES: usize = 4;
 /// [`MinMaxSum::NONE`]). `None` when the caller must do it. When it stops early, up to
 /// `64 · FILL_LINES − 1` bytes of `out` after the values may have been written (a run's fill
 /// writes whole lines): the caller writes on from there, or fails, after which QPL's output
-/// past `total_out` is not defined either (QPL-SEMANTICS §8).
+/// past `total_out` is not defined either (`docs/semantics.md`, "Result fields after an error").
 #[inline]
 pub(crate) fn hybrid_to_le_bytes(
     kernels: Kernels,

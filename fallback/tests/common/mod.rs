@@ -1,5 +1,5 @@
 //! Shared test support: a plain, Vec-based reference model of the contract
-//! (QPL-SEMANTICS.md Part I, with Part II where Part I refers to it), a small PRNG, an
+//! (`docs/semantics.md`), a small PRNG, an
 //! independent Parquet RLE/bit-packed stream builder, and a sentinel-guarded runner.
 //!
 //! The model is written from the document, not from the implementation: it decodes the whole

@@ -20,7 +20,7 @@
 //! is decoded by the codec instead: QPL's parser refuses some valid Parquet (run headers of 5
 //! bytes, its step-boundary 232), and for data that is really bad the codec's error is
 //! reported, the same on every path. QPL's 225 on short bit-packed tails (D8 of
-//! `QPL-SEMANTICS.md`) is avoided by asking the job for a multiple of 8 values. Every
+//! `docs/semantics.md`) is avoided by asking the job for a multiple of 8 values. Every
 //! [`PageReport`] says which path really decoded each part.
 //!
 //! Memory: nothing is allocated from a header's count before it is checked — levels and
@@ -999,7 +999,7 @@ fn v2_levels<'a>(
     Ok((max_level > 0).then_some((Encoding::Rle, bytes)))
 }
 
-/// [`Executor::decode`], with a way around QPL's D8 (`QPL-SEMANTICS.md`): QPL answers 225 when
+/// [`Executor::decode`], with a way around QPL's D8 (`docs/semantics.md`): QPL answers 225 when
 /// it meets a bit-packed run with fewer than 8 values still wanted in one of its internal
 /// steps (a page of fewer than 8 values, or the tail of a longer one), although the stream is
 /// valid. Steps are multiples of 8 values, so asking for `n` rounded up to a multiple of 8
@@ -1034,7 +1034,7 @@ fn decode_job<T: crate::Element>(
 /// Whether a job's error is about the data, so that the codec decodes the section instead:
 /// QPL's parser refuses some valid Parquet (run headers of 5 bytes; a bit-packed run met with
 /// fewer than 8 values wanted at one of its internal step boundaries, 225 — D8 in
-/// `QPL-SEMANTICS.md`), and where the data really is bad the codec's error is the one
+/// `docs/semantics.md`), and where the data really is bad the codec's error is the one
 /// reported, the same on every path. Errors that are not about the data (a path that cannot
 /// run, a device fault) are reported as they are.
 fn codec_decides(error: &Error) -> bool {

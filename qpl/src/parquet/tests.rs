@@ -680,7 +680,7 @@ fn fixed_len_delta_byte_array_checks_lengths() {
 }
 
 /// Pages of fewer than 8 values whose levels and indices are one bit-packed group: QPL answers
-/// 225 for them as asked (D8 of `QPL-SEMANTICS.md`); asked for 8 they decode, so they stay on
+/// 225 for them as asked (D8 of `docs/semantics.md`); asked for 8 they decode, so they stay on
 /// the job's path. Where QPL's software path is linked, the report says it ran there.
 #[test]
 fn short_bit_packed_pages_stay_on_the_job_path() {
