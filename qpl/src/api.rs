@@ -336,7 +336,7 @@ fn mask_len(operation: Operation, path: Path, mask: BitmapRef<'_>) -> Result<u32
 fn needs_whole_groups(stream: &Stream<'_>, error: &Error, n: u32) -> bool {
     stream.parser == Parser::PARQUET_RLE
         && error.status == Status::DST_IS_SHORT_ERR
-        && n % 8 != 0
+        && !n.is_multiple_of(8)
         && n < u32::MAX - 7
 }
 

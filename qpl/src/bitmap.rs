@@ -132,7 +132,7 @@ impl<'a> BitmapRef<'a> {
 
     /// Bits set to 1.
     pub fn count_ones(&self) -> usize {
-        if self.offset % 8 == 0 {
+        if self.offset.is_multiple_of(8) {
             // Whole bytes: a plain popcount the compiler vectorises, then the last byte masked.
             let first = self.offset / 8;
             let full = self.len / 8;
@@ -140,7 +140,7 @@ impl<'a> BitmapRef<'a> {
                 .iter()
                 .map(|b| b.count_ones() as usize)
                 .sum();
-            if self.len % 8 != 0 {
+            if !self.len.is_multiple_of(8) {
                 let mask = (1u8 << (self.len % 8)) - 1;
                 ones += (self.bytes[first + full] & mask).count_ones() as usize;
             }
@@ -179,7 +179,7 @@ impl<'a> BitmapRef<'a> {
     /// last byte are unspecified): borrowed when the view starts at a byte boundary, else
     /// realigned into a copy (what QPL and the accelerator need for a mask).
     pub fn aligned_bytes(&self) -> Cow<'a, [u8]> {
-        if self.offset % 8 == 0 {
+        if self.offset.is_multiple_of(8) {
             let first = self.offset / 8;
             Cow::Borrowed(&self.bytes[first..first + self.len.div_ceil(8)])
         } else {
@@ -253,7 +253,7 @@ impl Bitmap {
     /// `len.div_ceil(8)` bytes, and bits past `len` cleared.
     pub fn from_bytes(mut bytes: Vec<u8>, len: usize) -> Bitmap {
         bytes.resize(len.div_ceil(8), 0);
-        if len % 8 != 0 {
+        if !len.is_multiple_of(8) {
             if let Some(last) = bytes.last_mut() {
                 *last &= (1u8 << (len % 8)) - 1;
             }
@@ -323,7 +323,7 @@ impl Bitmap {
 
     /// Appends one bit.
     pub fn push(&mut self, bit: bool) {
-        if self.len % 8 == 0 {
+        if self.len.is_multiple_of(8) {
             self.bytes.push(0);
         }
         if bit {
@@ -338,12 +338,12 @@ impl Bitmap {
         let end = self.len + n;
         if value {
             // Fill the partial last byte, then whole bytes, then clear past `end`.
-            if self.len % 8 != 0 {
+            if !self.len.is_multiple_of(8) {
                 let last = self.bytes.len() - 1;
                 self.bytes[last] |= !0u8 << (self.len % 8);
             }
             self.bytes.resize(end.div_ceil(8), 0xff);
-            if end % 8 != 0 {
+            if !end.is_multiple_of(8) {
                 let last = self.bytes.len() - 1;
                 self.bytes[last] &= (1u8 << (end % 8)) - 1;
             }
@@ -359,13 +359,13 @@ impl Bitmap {
         if other.len == 0 {
             return;
         }
-        if self.len % 8 == 0 && other.offset % 8 == 0 {
+        if self.len.is_multiple_of(8) && other.offset.is_multiple_of(8) {
             let first = other.offset / 8;
             self.bytes
                 .extend_from_slice(&other.bytes[first..first + other.len.div_ceil(8)]);
             self.len += other.len;
             // Bits of `other`'s last byte past its length are not ours to keep.
-            if self.len % 8 != 0 {
+            if !self.len.is_multiple_of(8) {
                 let last = self.bytes.len() - 1;
                 self.bytes[last] &= (1u8 << (self.len % 8)) - 1;
             }
@@ -413,13 +413,13 @@ impl Bitmap {
     /// When the lengths differ.
     pub fn or_assign(&mut self, other: BitmapRef<'_>) {
         assert_eq!(self.len, other.len, "or_assign of bitmaps of other lengths");
-        if other.offset % 8 == 0 {
+        if other.offset.is_multiple_of(8) {
             let first = other.offset / 8;
             let src = &other.bytes[first..first + self.bytes.len()];
             for (a, b) in self.bytes.iter_mut().zip(src) {
                 *a |= b;
             }
-            if self.len % 8 != 0 {
+            if !self.len.is_multiple_of(8) {
                 let last = self.bytes.len() - 1;
                 self.bytes[last] &= (1u8 << (self.len % 8)) - 1;
             }
@@ -506,8 +506,8 @@ mod tests {
             prop_assert_eq!(slice.count_ones(), expected.iter().filter(|&&x| x).count());
             let ones: Vec<usize> = expected.iter().enumerate().filter(|(_, &x)| x).map(|(i, _)| i).collect();
             prop_assert_eq!(slice.iter_ones().collect::<Vec<_>>(), ones);
-            for i in 0..len {
-                prop_assert_eq!(slice.get(i), Some(expected[i]));
+            for (i, &bit) in expected.iter().enumerate() {
+                prop_assert_eq!(slice.get(i), Some(bit));
             }
             prop_assert_eq!(slice.get(len), None);
             let aligned = slice.aligned_bytes();
@@ -538,7 +538,7 @@ mod tests {
             prop_assert_eq!(bools(joined.view()), expected.clone());
             prop_assert_eq!(joined.clone(), Bitmap::from_bools(expected.iter().copied()));
             // Bits past the length stay 0 (the bytes can go to QPL or Arrow as they are).
-            if joined.len() % 8 != 0 {
+            if !joined.len().is_multiple_of(8) {
                 let last = *joined.as_bytes().last().unwrap();
                 prop_assert_eq!(last >> (joined.len() % 8), 0);
             }
