@@ -6,8 +6,7 @@
 //! `software`, `hardware` to choose) without decoding A, giving the matching rows as a bitmap;
 //! `gather` then decodes only the selected rows of B where its encoding allows it.
 
-use std::error::Error;
-use std::fs::File;
+use std::{error::Error, fs::File};
 
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use qpl_rs::parquet::query::{filter, gather, rows_text, ChunkPages, Predicate, Scalar};
