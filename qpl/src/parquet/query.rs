@@ -45,6 +45,9 @@
 //!   scans; `Range(7, 42)` matches {0, 1, 2, 3}: one scan `Range(0, 3)`; `Ne(99)` matches
 //!   {0, 1, 2, 3}: one scan `Range(0, 3)`; `Ne(10)` matches {1, 2, 3, 4}: one scan
 //!   `Range(1, 4)`; `Ne(7)` matches {0, 1, 3, 4} (two runs), complement {2}: one scan `Ne(2)`.
+//!   A scan reads indices without looking them up, so an index past the dictionary in a
+//!   filtered page is not reported by `filter` (it matches no id); `gather` looks every
+//!   selected index up and reports one past the dictionary as an error.
 //! - **Other pages** are decoded (on the page layer) and compared.
 //! - **Nulls never match** (also for `Ne`: SQL's `NULL <> 42` is not true). The definition
 //!   levels say which rows have a value; a row's bit is the value's answer, or 0 for a null.
