@@ -2,7 +2,8 @@
 //! into a bit vector or an index list, select and expand by a mask.
 
 use crate::{
-    Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path, Stage, Status,
+    Bitmap, BitmapRef, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path,
+    Stage, Status,
 };
 
 /// A source-1 stream and how to parse it.
@@ -332,6 +333,119 @@ impl Executor {
         stream.check_holds(self.config().path, Operation::Expand, consumed as u32)?;
         run_to_vec(self, &job, stream.bytes, Some(mask), u64::from(n))
     }
+}
+
+/// A mask's length as a job's element count (QPL counts elements in a `u32`).
+fn mask_len(operation: Operation, path: Path, mask: BitmapRef<'_>) -> Result<u32, Error> {
+    u32::try_from(mask.len()).map_err(|_| Error {
+        operation,
+        status: Status::SIZE_ERR,
+        path,
+        requested: path,
+        stage: Stage::Check,
+        message: format!(
+            "a mask of {} bits is longer than a job takes ({} elements): cut it with \
+             BitmapRef::slice",
+            mask.len(),
+            u32::MAX
+        ),
+    })
+}
+
+/// Whether a job over a Parquet RLE stream failed with QPL's 225 on a bit-packed run met with
+/// fewer than 8 elements wanted (D8: a valid stream QPL refuses); a job of `n` rounded up to a
+/// multiple of 8 avoids it.
+fn needs_whole_groups(stream: &Stream<'_>, error: &Error, n: u32) -> bool {
+    stream.parser == Parser::PARQUET_RLE
+        && error.status == Status::DST_IS_SHORT_ERR
+        && !n.is_multiple_of(8)
+        && n < u32::MAX - 7
+}
+
+impl Executor {
+    /// [`Executor::scan`] as a [`Bitmap`] of exactly `n` bits.
+    pub fn scan_bitmap(
+        &self,
+        stream: &Stream<'_>,
+        n: u32,
+        comparison: Comparison,
+    ) -> Result<(Bitmap, Output), Error> {
+        let (bits, output) = self.scan(stream, n, comparison)?;
+        Ok((Bitmap::from_bytes(bits, n as usize), output))
+    }
+
+    /// [`Executor::select`] with a bitmap mask at any bit offset: the values of the first
+    /// `mask.len()` elements of `stream` whose mask bit is 1. A mask that does not start at a
+    /// byte boundary is realigned into a copy first (QPL takes masks from bit 0 of a byte).
+    pub fn select_bitmap(
+        &self,
+        stream: &Stream<'_>,
+        mask: BitmapRef<'_>,
+    ) -> Result<(Vec<u32>, Output), Error> {
+        let n = mask_len(Operation::Select, self.config().path, mask)?;
+        let bytes = mask.aligned_bytes();
+        match self.select(stream, n, &bytes) {
+            Err(e) if needs_whole_groups(stream, &e, n) => {
+                // Zero bits past `n` select nothing more: the output is the same.
+                let wide = n.next_multiple_of(8);
+                let padded = Bitmap::from_bytes(bytes.into_owned(), n as usize);
+                self.select(stream, wide, padded.as_bytes()).map_err(|_| e)
+            }
+            other => other,
+        }
+    }
+
+    /// [`Executor::expand`] with a bitmap mask at any bit offset: `mask.len()` values, the next
+    /// value of `stream` where the mask bit is 1, 0 elsewhere.
+    pub fn expand_bitmap(
+        &self,
+        stream: &Stream<'_>,
+        mask: BitmapRef<'_>,
+    ) -> Result<(Vec<u32>, Output), Error> {
+        let n = mask_len(Operation::Expand, self.config().path, mask)?;
+        let bytes = mask.aligned_bytes();
+        match self.expand(stream, n, &bytes) {
+            Err(e) if needs_whole_groups(stream, &e, n) => {
+                // Zero bits past `n` read no value and give zeros, cut off here.
+                let wide = n.next_multiple_of(8);
+                let padded = Bitmap::from_bytes(bytes.into_owned(), n as usize);
+                let (mut values, output) = self
+                    .expand(stream, wide, padded.as_bytes())
+                    .map_err(|_| e)?;
+                values.truncate(n as usize);
+                Ok((values, output))
+            }
+            other => other,
+        }
+    }
+}
+
+/// [`Executor::scan_bitmap`] on `path` with default settings.
+pub fn scan_bitmap(
+    path: Path,
+    stream: &Stream<'_>,
+    n: u32,
+    comparison: Comparison,
+) -> Result<(Bitmap, Output), Error> {
+    Executor::new(path).scan_bitmap(stream, n, comparison)
+}
+
+/// [`Executor::select_bitmap`] on `path` with default settings.
+pub fn select_bitmap(
+    path: Path,
+    stream: &Stream<'_>,
+    mask: BitmapRef<'_>,
+) -> Result<(Vec<u32>, Output), Error> {
+    Executor::new(path).select_bitmap(stream, mask)
+}
+
+/// [`Executor::expand_bitmap`] on `path` with default settings.
+pub fn expand_bitmap(
+    path: Path,
+    stream: &Stream<'_>,
+    mask: BitmapRef<'_>,
+) -> Result<(Vec<u32>, Output), Error> {
+    Executor::new(path).expand_bitmap(stream, mask)
 }
 
 /// [`Executor::decode`] on `path` with default settings.

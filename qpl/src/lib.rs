@@ -24,6 +24,7 @@
 //! ```
 
 mod api;
+mod bitmap;
 mod chunk;
 mod error;
 #[cfg(qpl_linked)]
@@ -40,7 +41,11 @@ mod typed;
 use std::fmt;
 use std::sync::Arc;
 
-pub use api::{decode, expand, scan, scan_indices, select, Comparison, Element, Stream};
+pub use api::{
+    decode, expand, expand_bitmap, scan, scan_bitmap, scan_indices, select, select_bitmap,
+    Comparison, Element, Stream,
+};
+pub use bitmap::{Bitmap, BitmapRef};
 pub use error::{status_name, Error, Stage};
 pub use hardware::{hardware_info, HardwareInfo, Unavailable, DEFAULT_MAX_TRANSFER_SIZE};
 pub use pending::{Buffers, Finished, Pending};

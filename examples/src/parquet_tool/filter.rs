@@ -14,8 +14,11 @@
 //! bytes (a VALUE of another length matches nothing). Nulls never match. Repeated (list)
 //! columns are refused: a row has several values there, and "equals" would need a rule.
 //!
-//! With `--select COLUMN`, the matching rows' values of COLUMN are gathered too (the simple
-//! way: COLUMN's chunks are decoded whole and the matching rows picked).
+//! With `--select COLUMN`, the matching rows' values of COLUMN are gathered too, by
+//! [`qpl_rs::parquet::query::gather`] with the matching rows as a [`Bitmap`]: pages with no
+//! matching row are skipped, dictionary pages give only the selected indices (a `select` job on
+//! the chosen path), PLAIN and BYTE_STREAM_SPLIT numbers are read only where selected, other
+//! pages are decoded and the matching rows picked.
 
 use std::fs::File;
 use std::path::Path as FilePath;
@@ -27,8 +30,9 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::{ColumnDescPtr, SchemaDescriptor};
 use qpl_rs::parquet::codecs::hybrid::HybridDecoder;
 use qpl_rs::parquet::codecs::ValueDecoder;
+use qpl_rs::parquet::query::{self, ColumnChunk};
 use qpl_rs::parquet::{level_width, ChunkDecoder, Column, ColumnData, PhysicalType, Values};
-use qpl_rs::{scan, Comparison, Path, Stream};
+use qpl_rs::{scan, Bitmap, Comparison, Executor, Path, Stream};
 
 use super::bench::{catch, say, to_qpl_page};
 use super::verify::column_of;
@@ -160,7 +164,7 @@ pub fn filter(
             .get_row_group(rg)
             .map_err(|e| format!("row group {rg}: {e}"))?;
         let pages = read_pages(row_group.as_ref(), index, rg, &result.column)?;
-        let mut rows = selected_leaf.is_some().then(Vec::new);
+        let mut rows = selected_leaf.is_some().then(Bitmap::new);
         let mut chunk = ChunkFilter {
             column: column_of(&descr)?,
             rows_left: u64::try_from(row_group.metadata().num_rows()).unwrap_or(0),
@@ -181,12 +185,16 @@ pub fn filter(
                 rg,
                 &select_descr.path().string(),
             )?;
-            gather(&column_of(select_descr)?, &pages, &rows, path, selected).map_err(|e| {
-                format!(
-                    "row group {rg}, column {}: {e}",
-                    select_descr.path().string()
-                )
-            })?;
+            let name = select_descr.path().string();
+            gather(
+                &column_of(select_descr)?,
+                &name,
+                &pages,
+                &rows,
+                path,
+                selected,
+            )
+            .map_err(|e| format!("row group {rg}, {e}"))?;
         }
     }
     result.elapsed = start.elapsed();
@@ -313,8 +321,8 @@ struct ChunkFilter<'a> {
     target: &'a Target,
     path: Path,
     result: &'a mut FilterResult,
-    /// With `--select`: one flag per row of the chunk, whether it matches.
-    rows: Option<&'a mut Vec<bool>>,
+    /// With `--select`: one bit per row of the chunk, whether it matches.
+    rows: Option<&'a mut Bitmap>,
 }
 
 impl ChunkFilter<'_> {
@@ -424,17 +432,19 @@ impl ChunkFilter<'_> {
     }
 }
 
-/// Appends one flag per row: the value's flag where the row has a value, `false` for nulls.
-fn spread(rows: &mut Vec<bool>, def_levels: Option<&[i16]>, mask: &[bool], max_def: i16) {
+/// Appends one bit per row: the value's flag where the row has a value, 0 for nulls.
+fn spread(rows: &mut Bitmap, def_levels: Option<&[i16]>, mask: &[bool], max_def: i16) {
     match def_levels {
-        None => rows.extend_from_slice(mask),
+        None => {
+            for &flag in mask {
+                rows.push(flag);
+            }
+        }
         Some(levels) => {
             let mut values = mask.iter();
-            rows.extend(
-                levels
-                    .iter()
-                    .map(|&d| d == max_def && values.next().copied().unwrap_or(false)),
-            );
+            for &d in levels {
+                rows.push(d == max_def && values.next().copied().unwrap_or(false));
+            }
         }
     }
 }
@@ -566,49 +576,34 @@ fn decode_levels(data: &[u8], max_def: i16, num_values: u32) -> Result<Vec<i16>,
     Ok(levels)
 }
 
-/// Decodes the `--select` column's chunk and adds its values in the rows flagged in `rows`.
+/// Gathers the `--select` column's values in the rows whose bit is 1 in `rows`
+/// ([`query::gather`]: only the selected rows are decoded where the encoding allows it).
 fn gather(
     column: &Column,
+    name: &str,
     pages: &[CratePage],
-    rows: &[bool],
+    rows: &Bitmap,
     path: Path,
     selected: &mut Selected,
 ) -> Result<(), String> {
-    let mut decoder = ChunkDecoder::new(*column, path);
-    let mut data = ColumnData::new(column);
-    for (i, page) in pages.iter().enumerate() {
-        let page = to_qpl_page(page).map_err(|e| format!("page {i}: {e}"))?;
-        decoder
-            .decode_page(&page, &mut data)
-            .map_err(|e| format!("page {i}: {e}"))?;
-    }
-    let chunk_rows = if column.max_def_level == 0 {
-        data.values.len()
+    let pages = pages
+        .iter()
+        .enumerate()
+        .map(|(i, page)| to_qpl_page(page).map_err(|e| format!("column {name}, page {i}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let chunk = ColumnChunk::new(name, *column, pages);
+    let data =
+        query::gather(&chunk, rows.view(), &Executor::new(path)).map_err(|e| e.to_string())?;
+    let values = data.values.len();
+    let rows_selected = if column.max_def_level == 0 {
+        values
     } else {
         data.def_levels.len()
     };
-    if chunk_rows != rows.len() {
-        return Err(format!(
-            "{chunk_rows} rows, where the filtered column's chunk has {}",
-            rows.len()
-        ));
-    }
-    let mut value = 0;
-    for (row, &matching) in rows.iter().enumerate() {
-        let present = column.max_def_level == 0 || data.def_levels[row] == column.max_def_level;
-        if matching {
-            if present && value < data.values.len() {
-                selected.values += 1;
-                if selected.sample.len() < SAMPLE {
-                    selected.sample.push(format_value(&data.values, value));
-                }
-            } else {
-                selected.nulls += 1;
-            }
-        }
-        if present {
-            value += 1;
-        }
+    selected.values += values as u64;
+    selected.nulls += (rows_selected - values) as u64;
+    for i in 0..values.min(SAMPLE.saturating_sub(selected.sample.len())) {
+        selected.sample.push(format_value(&data.values, i));
     }
     Ok(())
 }
@@ -679,7 +674,7 @@ mod tests {
             selected: None,
             elapsed: Duration::ZERO,
         };
-        let mut rows = Vec::new();
+        let mut rows = Bitmap::new();
         ChunkFilter {
             column: COLUMN,
             rows_left,
@@ -690,7 +685,7 @@ mod tests {
         }
         .run(pages)?;
         if select {
-            assert_eq!(rows, [true; 4]);
+            assert_eq!(rows, Bitmap::repeat(true, 4));
         }
         Ok(result)
     }

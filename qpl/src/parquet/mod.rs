@@ -58,6 +58,7 @@ use std::fmt;
 
 use crate::{Error, Executor, Operation, Path, Route, StatusKind, Stream};
 
+pub mod query;
 #[cfg(test)]
 mod tests;
 mod values;
