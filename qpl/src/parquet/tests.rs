@@ -487,6 +487,49 @@ fn dictionary_misuse_is_refused() {
     }
 }
 
+/// An RLE index wider than the page's bit width (width 1, value 3) that lands inside a
+/// four-entry dictionary: QPL's parser keeps the value as it is, the codec refuses it; every
+/// route must refuse it, never read entry 3 silently.
+#[test]
+fn over_wide_dictionary_indices_are_refused_on_every_route() {
+    let col = column(PhysicalType::Int32, 0, 0);
+    let dict = plain_i32(&[10, 20, 30, 40]);
+    let dict_page = Page::Dictionary {
+        buf: &dict,
+        num_values: 4,
+        encoding: Encoding::Plain,
+    };
+    // Width byte 1; an RLE run of 8 zeros; an RLE run of 8 values 3 (one value byte).
+    let indices = [0x01, 0x10, 0x00, 0x10, 0x03];
+    let data = Page::V1 {
+        buf: &indices,
+        num_values: 16,
+        encoding: Encoding::RleDictionary,
+        def_level_encoding: Encoding::Rle,
+        rep_level_encoding: Encoding::Rle,
+    };
+    let errors = errors(col, &[dict_page], data);
+    assert!(errors.len() >= 2, "codecs and forced jobs at least");
+    for e in errors {
+        assert_eq!(e.part, PagePart::Values, "{e}");
+        assert!(
+            matches!(&e.kind, PageErrorKind::Codec(c) if c.kind == ErrorKind::Corrupt),
+            "{e:?}"
+        );
+    }
+    // The same page with the value in range decodes alike everywhere.
+    let fine = [0x01, 0x10, 0x00, 0x10, 0x01];
+    let page = Page::V1 {
+        buf: &fine,
+        num_values: 16,
+        encoding: Encoding::RleDictionary,
+        def_level_encoding: Encoding::Rle,
+        rep_level_encoding: Encoding::Rle,
+    };
+    let (decoded, _) = decode_both(col, &[dict_page, page]);
+    assert_eq!(decoded.values, Values::Int32([[10; 8], [20; 8]].concat()));
+}
+
 #[test]
 fn unsupported_combinations_and_wrong_output() {
     let buf = plain_i32(&[1, 2]);

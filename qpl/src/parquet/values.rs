@@ -232,7 +232,14 @@ fn decode_dictionary_indices(
             "a dictionary-encoded data page, but the chunk had no dictionary page before it",
         ));
     };
-    if decoder.use_jobs {
+    // QPL's parser keeps an RLE value wider than the stream's bit width as it is, so an
+    // over-wide index that lands inside the dictionary would be read silently on a job path.
+    // The codec refuses it (Corrupt); walking the run headers first (bit-packed runs are not
+    // unpacked) gives every path the codec's verdict, at the cost of one pass over the headers.
+    let well_formed = HybridDecoder::with_width_byte(data, n)
+        .and_then(|mut indices| indices.skip(n))
+        .is_ok();
+    if decoder.use_jobs && well_formed {
         match decode_job::<u32>(&decoder.executor, &Stream::parquet_rle(data), n as u32) {
             Ok((indices, output)) => {
                 if let Values::Bytes(entries) = dict {
