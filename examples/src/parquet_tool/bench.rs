@@ -22,7 +22,7 @@ use parquet::data_type::{
 };
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::ColumnDescPtr;
-use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Encoding, Page, PhysicalType};
+use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Page, PhysicalType};
 use qpl_rs::Path;
 
 use super::verify::column_of;
@@ -416,57 +416,9 @@ impl ChunkPages {
     }
 }
 
-/// The page layer's encoding for the parquet crate's.
-fn encoding(encoding: parquet::basic::Encoding) -> Result<Encoding, String> {
-    let name = encoding.to_string();
-    Encoding::from_name(&name).ok_or_else(|| format!("encoding {name} is not supported"))
-}
-
-/// The page layer's view of a page the parquet crate read (and decompressed).
-pub fn to_qpl_page(page: &CratePage) -> Result<Page<'_>, String> {
-    Ok(match page {
-        CratePage::DictionaryPage {
-            buf,
-            num_values,
-            encoding: e,
-            ..
-        } => Page::Dictionary {
-            buf,
-            num_values: *num_values,
-            encoding: encoding(*e)?,
-        },
-        CratePage::DataPage {
-            buf,
-            num_values,
-            encoding: e,
-            def_level_encoding,
-            rep_level_encoding,
-            ..
-        } => Page::V1 {
-            buf,
-            num_values: *num_values,
-            encoding: encoding(*e)?,
-            def_level_encoding: encoding(*def_level_encoding)?,
-            rep_level_encoding: encoding(*rep_level_encoding)?,
-        },
-        CratePage::DataPageV2 {
-            buf,
-            num_values,
-            encoding: e,
-            num_nulls,
-            def_levels_byte_len,
-            rep_levels_byte_len,
-            ..
-        } => Page::V2 {
-            buf,
-            num_values: *num_values,
-            num_nulls: *num_nulls,
-            encoding: encoding(*e)?,
-            def_levels_byte_len: *def_levels_byte_len,
-            rep_levels_byte_len: *rep_levels_byte_len,
-        },
-    })
-}
+/// The page layer's view of a page the parquet crate read (`qpl-rs`'s adaptor, feature
+/// `parquet`).
+pub use qpl_rs::parquet::query::page_of as to_qpl_page;
 
 /// Reads the pages of every column chunk of `file` (or only of the leaves whose index is in
 /// `only`), decompressed, in file order.

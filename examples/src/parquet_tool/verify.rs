@@ -42,7 +42,7 @@ use parquet::data_type::{
 };
 use parquet::file::reader::{ChunkReader, FileReader, RowGroupReader, SerializedFileReader};
 use parquet::schema::types::ColumnDescriptor;
-use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Encoding, Page, PhysicalType, Values};
+use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Encoding, Page, Values};
 use qpl_rs::Path;
 use serde::Serialize;
 
@@ -270,32 +270,8 @@ fn type_name(t: PqType) -> &'static str {
     }
 }
 
-/// The page layer's column for a schema leaf.
-pub fn column_of(descr: &ColumnDescriptor) -> Result<Column, String> {
-    let physical_type = match descr.physical_type() {
-        PqType::BOOLEAN => PhysicalType::Boolean,
-        PqType::INT32 => PhysicalType::Int32,
-        PqType::INT64 => PhysicalType::Int64,
-        PqType::INT96 => PhysicalType::Int96,
-        PqType::FLOAT => PhysicalType::Float,
-        PqType::DOUBLE => PhysicalType::Double,
-        PqType::BYTE_ARRAY => PhysicalType::ByteArray,
-        PqType::FIXED_LEN_BYTE_ARRAY => match usize::try_from(descr.type_length()) {
-            Ok(len) if len > 0 => PhysicalType::FixedLenByteArray(len),
-            _ => {
-                return Err(format!(
-                    "FIXED_LEN_BYTE_ARRAY with type_length {}",
-                    descr.type_length()
-                ))
-            }
-        },
-    };
-    Ok(Column {
-        physical_type,
-        max_def_level: descr.max_def_level(),
-        max_rep_level: descr.max_rep_level(),
-    })
-}
+/// The page layer's column for a schema leaf (`qpl-rs`'s adaptor, feature `parquet`).
+pub use qpl_rs::parquet::query::column_of;
 
 /// The page layer's encoding for one the `parquet` crate read from a page header.
 fn encoding_of(e: PqEncoding) -> Result<Encoding, String> {
