@@ -371,3 +371,24 @@ fn filter_and_bench_on_corrupt_files_fail_cleanly() {
         }
     }
 }
+
+/// A kernel tier forced by `QPL_FALLBACK_KERNELS` that cannot run makes every chunk an error
+/// (exit 2), as it makes every job fail, instead of the codecs decoding the file quietly on
+/// another tier.
+#[test]
+fn verify_refuses_a_kernel_tier_that_cannot_run() {
+    let file = file("encodings_v2_uncompressed.parquet");
+    let output = Command::new(env!("CARGO_BIN_EXE_qpl-parquet"))
+        .args(["verify", "--path", "fallback", file.to_str().unwrap()])
+        .env("QPL_FALLBACK_KERNELS", "no-such-tier")
+        .output()
+        .expect("qpl-parquet starts");
+    let lines = json_lines(&String::from_utf8(output.stdout).unwrap());
+    assert_eq!(lines.len(), chunks_of(&file));
+    for line in &lines {
+        assert_eq!(line["result"], "error", "{line:?}");
+        let detail = line["detail"].as_str().unwrap();
+        assert!(detail.contains("QPL_FALLBACK_KERNELS"), "{detail}");
+    }
+    assert_eq!(output.status.code(), Some(2));
+}

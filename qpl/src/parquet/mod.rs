@@ -56,7 +56,7 @@
 
 use std::fmt;
 
-use crate::{Error, Executor, Operation, Path, Route, StatusKind, Stream};
+use crate::{Error, Executor, Operation, Path, Route, Stage, StatusKind, Stream};
 
 pub mod query;
 #[cfg(test)]
@@ -615,6 +615,23 @@ impl ChunkDecoder {
         out: &mut ColumnData,
     ) -> Result<PageReport, PageError> {
         self.check_column(out)?;
+        // The codecs run this process's kernel tier; one forced by QPL_FALLBACK_KERNELS that
+        // cannot run here fails every page, as it fails every job, instead of the page being
+        // decoded quietly by another tier.
+        if let Err(tier) = qpl_fallback::kernel_tier() {
+            return Err(PageError {
+                part: PagePart::Page,
+                encoding: None,
+                kind: PageErrorKind::Job(Error {
+                    operation: Operation::Extract,
+                    status: tier.status(),
+                    path: Path::Fallback,
+                    requested: self.executor.config().path,
+                    stage: Stage::Route,
+                    message: tier.to_string(),
+                }),
+            });
+        }
         let before = (out.def_levels.len(), out.rep_levels.len(), out.values.len());
         let result = self.decode_page_parts(page, out);
         if result.is_err() {
