@@ -109,7 +109,8 @@ pub fn run(files: &[PathBuf], path: Path) -> ExitCode {
     }
     let _ = stdout.flush();
     std::panic::set_hook(previous_hook);
-    eprintln!("{}", summary(&all));
+    // Not `eprintln!`, which panics when stderr is a closed pipe (`2>&1 | head`).
+    let _ = writeln!(std::io::stderr(), "{}", summary(&all));
     exit_status(&all)
 }
 
