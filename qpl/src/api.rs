@@ -1,6 +1,19 @@
 //! The common cases in one call each: decode a stream into `u8`/`u16`/`u32` values, scan it
 //! into a bit vector or an index list, select and expand by a mask.
+//!
+//! Every call here (`decode`, `decode_into`, `scan`, `scan_indices`, `select`, `expand` and the
+//! `_bitmap` forms) takes two cases the raw [`Executor::run`] refuses, the same way on every
+//! path:
+//! - **Empty requests** (`n = 0`, or an empty mask) give nothing, with a zero completion and
+//!   the path the request was routed to (a raw job keeps QPL's 57 `SIZE_ERR`). Only the bit
+//!   width is checked (packed: 0..=32; Parquet: the width byte, if there is one, 0..=32).
+//! - **Packed streams of bit width 0** (`le_packed`/`be_packed`) hold only zeros and need no
+//!   bytes, as a Parquet stream of width 0 does (a raw job refuses width 0 with 231
+//!   `BIT_WIDTH_ERR`): scans compare 0 with the comparison, `select` gives a 0 per selected
+//!   element, `expand` zeros. The job runs on the requested path over a 1-bit stream of zeros
+//!   in its place.
 
+use crate::typed::{empty_output, is_zero_width_packed};
 use crate::{
     Bitmap, BitmapRef, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path,
     Stage, Status,
@@ -141,6 +154,13 @@ fn output_buffer(executor: &Executor, operation: Operation, bytes: u64) -> Resul
     Ok(vec![0u8; (bytes as usize).max(1)])
 }
 
+/// The bytes of a 1-bit stream of `n` zeros, run in the place of a packed stream of bit width
+/// 0 (which holds only zeros and needs no bytes; QPL refuses width 0): see
+/// [`is_zero_width_packed`].
+fn zero_stream(executor: &Executor, operation: Operation, n: u32) -> Result<Vec<u8>, Error> {
+    output_buffer(executor, operation, u64::from(n).div_ceil(8))
+}
+
 fn run_to_vec<T: Element>(
     executor: &Executor,
     job: &Job,
@@ -171,11 +191,11 @@ impl Executor {
     ) -> Result<(Vec<T>, Output), Error> {
         // Empty requests and packed width 0: see `Executor::decode_into`.
         if n == 0 {
-            let output = crate::typed::empty_output(self, stream, Operation::Extract)?;
+            let output = empty_output(self, stream, Operation::Extract)?;
             return Ok((Vec::new(), output));
         }
-        if crate::typed::is_zero_width_packed(stream) {
-            let zeros = output_buffer(self, Operation::Extract, u64::from(n).div_ceil(8))?;
+        if is_zero_width_packed(stream) {
+            let zeros = zero_stream(self, Operation::Extract, n)?;
             return self.decode(&Stream::le_packed(&zeros, 1), n);
         }
         stream.check_holds(self.config().path, Operation::Extract, n)?;
@@ -270,43 +290,100 @@ impl Executor {
     /// Scans the first `n` values of `stream` into a bit vector (bit i, LSB first, is element
     /// i's answer). The comparison is on the values as they are: a parameter wider than the
     /// stream's bit width is not masked (see [`Comparison::within`]), so scanning a Parquet
-    /// page for a dictionary id it is too narrow to hold matches nothing. `sum_value` counts the matches; the first and last match are
-    /// `first_index_min_value` and `last_index_max_value`.
+    /// page for a dictionary id it is too narrow to hold matches nothing. `sum_value` counts
+    /// the matches; the first and last match are `first_index_min_value` and
+    /// `last_index_max_value`. `n = 0` gives nothing; a packed stream of bit width 0 holds
+    /// zeros, compared as such (as for [`Executor::decode_into`]).
     pub fn scan(
         &self,
         stream: &Stream<'_>,
         n: u32,
         comparison: Comparison,
     ) -> Result<(Vec<u8>, Output), Error> {
+        if n == 0 {
+            let output = empty_output(self, stream, comparison.job_fields().0)?;
+            return Ok((Vec::new(), output));
+        }
+        if is_zero_width_packed(stream) {
+            let zeros = zero_stream(self, comparison.job_fields().0, n)?;
+            return self.scan(&Stream::le_packed(&zeros, 1), n, comparison.within(0));
+        }
         let job = scan_job(stream, n, comparison);
         let mut bits = output_buffer(self, job.operation, u64::from(n).div_ceil(8))?;
-        let output = self.run(&job, stream.bytes, None, &mut bits)?;
-        bits.truncate(output.completion.total_out as usize);
-        Ok((bits, output))
+        match self.run(&job, stream.bytes, None, &mut bits) {
+            Ok(output) => {
+                bits.truncate(output.completion.total_out as usize);
+                Ok((bits, output))
+            }
+            Err(e) if needs_whole_groups(stream, &e, n) => {
+                // D8: the same scan over whole groups (`n` rounded up to a multiple of 8 takes
+                // as many output bytes), cut back to `n` bits.
+                let wide = scan_job(stream, n.next_multiple_of(8), comparison);
+                let mut output = self
+                    .run(&wide, stream.bytes, None, &mut bits)
+                    .map_err(|_| e)?;
+                let bits = Bitmap::from_bytes(bits, n as usize);
+                bit_aggregates(&mut output, bits.iter_ones(), n);
+                output.completion.last_bit_offset = n % 8;
+                Ok((bits.into_bytes(), output))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Scans the first `n` values of `stream` into the list of matching element indices.
+    /// `n = 0` gives nothing; a packed stream of bit width 0 holds zeros, compared as such (as
+    /// for [`Executor::decode_into`]).
     pub fn scan_indices(
         &self,
         stream: &Stream<'_>,
         n: u32,
         comparison: Comparison,
     ) -> Result<(Vec<u32>, Output), Error> {
-        stream.check_holds(self.config().path, comparison.job_fields().0, n)?;
-        let job = Job {
+        let operation = comparison.job_fields().0;
+        if n == 0 {
+            return Ok((Vec::new(), empty_output(self, stream, operation)?));
+        }
+        if is_zero_width_packed(stream) {
+            let zeros = zero_stream(self, operation, n)?;
+            return self.scan_indices(&Stream::le_packed(&zeros, 1), n, comparison.within(0));
+        }
+        stream.check_holds(self.config().path, operation, n)?;
+        let job = |n| Job {
             out_bit_width: OutBitWidth::W32,
             ..scan_job(stream, n, comparison)
         };
-        run_to_vec(self, &job, stream.bytes, None, u64::from(n))
+        match run_to_vec(self, &job(n), stream.bytes, None, u64::from(n)) {
+            Err(e) if needs_whole_groups(stream, &e, n) => {
+                // D8: the same scan over whole groups, without the indices past `n`.
+                let wide = n.next_multiple_of(8);
+                let (mut indices, mut output): (Vec<u32>, _) =
+                    run_to_vec(self, &job(wide), stream.bytes, None, u64::from(wide))
+                        .map_err(|_| e)?;
+                indices.truncate(indices.partition_point(|&i| i < n));
+                bit_aggregates(&mut output, indices.iter().map(|&i| i as usize), n);
+                output.completion.total_out = 4 * indices.len() as u32;
+                Ok((indices, output))
+            }
+            other => other,
+        }
     }
 
-    /// The values of the first `n` elements whose `mask` bit (LSB first) is 1.
+    /// The values of the first `n` elements whose `mask` bit (LSB first) is 1. `n = 0` gives
+    /// nothing; a packed stream of bit width 0 holds zeros (as for [`Executor::decode_into`]).
     pub fn select(
         &self,
         stream: &Stream<'_>,
         n: u32,
         mask: &[u8],
     ) -> Result<(Vec<u32>, Output), Error> {
+        if n == 0 {
+            return Ok((Vec::new(), empty_output(self, stream, Operation::Select)?));
+        }
+        if is_zero_width_packed(stream) {
+            let zeros = zero_stream(self, Operation::Select, n)?;
+            return self.select(&Stream::le_packed(&zeros, 1), n, mask);
+        }
         stream.check_holds(self.config().path, Operation::Select, n)?;
         let job = Job {
             out_bit_width: OutBitWidth::W32,
@@ -318,12 +395,22 @@ impl Executor {
     }
 
     /// `n` values: where `mask` bit i (LSB first) is 1, the next value of `stream`; 0 elsewhere.
+    /// `n = 0` gives nothing; a packed stream of bit width 0 holds zeros (as for
+    /// [`Executor::decode_into`]).
     pub fn expand(
         &self,
         stream: &Stream<'_>,
         n: u32,
         mask: &[u8],
     ) -> Result<(Vec<u32>, Output), Error> {
+        if n == 0 {
+            return Ok((Vec::new(), empty_output(self, stream, Operation::Expand)?));
+        }
+        if is_zero_width_packed(stream) {
+            // At most `n` values are read: `n` zeros hold them.
+            let zeros = zero_stream(self, Operation::Expand, n)?;
+            return self.expand(&Stream::le_packed(&zeros, 1), n, mask);
+        }
         let job = Job {
             out_bit_width: OutBitWidth::W32,
             flags: Flags::OMIT_CHECKSUMS | Flags::FORCE_ARRAY_OUTPUT,
@@ -350,6 +437,24 @@ fn mask_len(operation: Operation, path: Path, mask: BitmapRef<'_>) -> Result<u32
             u32::MAX
         ),
     })
+}
+
+/// Sets a scan's aggregates from its matches (`ones`, increasing, all below `n`), as a scan of
+/// `n` elements gives them: the first and last match (`u32::MAX` and 0 when none) and their
+/// count.
+fn bit_aggregates(output: &mut Output, ones: impl Iterator<Item = usize>, n: u32) {
+    let (mut first, mut last, mut count) = (u32::MAX, 0, 0u32);
+    for i in ones {
+        let i = i as u32;
+        debug_assert!(i < n);
+        first = first.min(i);
+        last = i;
+        count += 1;
+    }
+    let completion = &mut output.completion;
+    completion.first_index_min_value = first;
+    completion.last_index_max_value = last;
+    completion.sum_value = count;
 }
 
 /// Whether a job over a Parquet RLE stream failed with QPL's 225 on a bit-packed run met with

@@ -85,12 +85,16 @@ impl Executor {
     /// - **No allocation per call.** The job writes into a byte buffer kept per thread and reused
     ///   (it grows to the largest output the thread has decoded, and is never shrunk), then the
     ///   values are converted into `out` in one pass. `out` is the caller's and is only written.
-    /// - **Empty requests.** `out` of length 0 decodes to nothing on every path (the raw
+    /// - **Empty requests.** `out` of length 0 decodes to nothing on every path (so do the other
+    ///   high-level calls, [`Executor::decode`], [`Executor::scan`], [`Executor::scan_indices`],
+    ///   [`Executor::select`], [`Executor::expand`] and their `_bitmap` forms, for `n = 0`; the raw
     ///   [`Executor::run`] keeps QPL's 57 `SIZE_ERR` for `num_input_elements = 0`); only the
     ///   bit width is checked (packed: 0..=32, Parquet: the width byte, if present, 0..=32).
     /// - **Width 0.** A packed stream of bit width 0 holds only zeros and needs no bytes, as a
     ///   Parquet stream of width 0 does (see "Width 0" in `docs/semantics.md`): it decodes to zeros on
-    ///   the requested path (the job runs over a 1-bit stream of zeros in its place).
+    ///   the requested path (the job runs over a 1-bit stream of zeros in its place). The other
+    ///   high-level calls take it the same way: scans compare 0 with their comparison, `select`
+    ///   gives a 0 per selected element, `expand` zeros.
     ///
     /// ```
     /// use qpl_rs::{Executor, Path, Stream};
