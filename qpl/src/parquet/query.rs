@@ -45,9 +45,13 @@
 //!   scans; `Range(7, 42)` matches {0, 1, 2, 3}: one scan `Range(0, 3)`; `Ne(99)` matches
 //!   {0, 1, 2, 3}: one scan `Range(0, 3)`; `Ne(10)` matches {1, 2, 3, 4}: one scan
 //!   `Range(1, 4)`; `Ne(7)` matches {0, 1, 3, 4} (two runs), complement {2}: one scan `Ne(2)`.
-//!   A scan reads indices without looking them up, so an index past the dictionary in a
-//!   filtered page is not reported by `filter` (it matches no id); `gather` looks every
-//!   selected index up and reports one past the dictionary as an error.
+//!   A scan reads indices without looking them up, so before the predicate's scans, a page
+//!   whose bit width can hold an index past the dictionary (a dictionary of 5 entries and
+//!   3-bit indices: 5, 6 and 7 would be) gets one more scan, `Ge(len)`, which must match
+//!   nothing ([`Filtered::checks`] counts them): an index past the dictionary is an error
+//!   naming the column and the page, never a silent match or no-match. A dictionary whose
+//!   length is a power of two (and the usual minimal bit width) needs no check. `gather` looks
+//!   every selected index up and reports one past the dictionary as an error too.
 //! - **Other pages** are decoded (on the page layer) and compared.
 //! - **Nulls never match** (also for `Ne`: SQL's `NULL <> 42` is not true). The definition
 //!   levels say which rows have a value; a row's bit is the value's answer, or 0 for a null.
@@ -86,7 +90,7 @@ use super::{
     codec_decides, v2_levels, ChunkDecoder, Column, ColumnData, Encoding, Page, PageError,
     PagePart, PhysicalType, Values,
 };
-use crate::{Bitmap, BitmapRef, Comparison, Error, Executor, Path, Stream};
+use crate::{Bitmap, BitmapRef, Comparison, Error, Executor, Operation, Path, Stream};
 
 #[cfg(feature = "parquet")]
 mod from_parquet;
@@ -320,8 +324,13 @@ pub struct Filtered {
     /// Data pages answered from their dictionary indices (scanned, or not even scanned
     /// because no id or every id matches).
     pub index_pages: usize,
-    /// Scan jobs run on those pages.
+    /// Of those, the pages scanned for the predicate (at least one scan of [`Filtered::scans`]).
+    pub scanned_pages: usize,
+    /// Scan jobs run on those pages for the predicate.
     pub scans: usize,
+    /// Scan jobs run on those pages to check their indices against the dictionary's length
+    /// (one per page whose bit width can hold an index past the dictionary).
+    pub checks: usize,
     /// Data pages decoded and compared.
     pub decoded_pages: usize,
     /// The path of the scans: the accelerator (or QPL's software path) when any scan ran
@@ -340,6 +349,17 @@ enum IdPlan {
     Scans(Vec<Comparison>),
     /// Too scattered: decode and compare.
     Decode,
+}
+
+/// How a dictionary-encoded page was answered from its indices.
+enum IndexAnswer {
+    /// One bit per value of the page.
+    Values(Bitmap),
+    /// A job refused the data, or the stream is short: the page is decoded instead (and the
+    /// codec reports data that really is bad).
+    Decode,
+    /// Indices past the dictionary: `count` of them, the first at value `position`.
+    PastDictionary { position: u32, count: u32 },
 }
 
 /// Contiguous runs of 1 bits, as (first, last).
@@ -555,11 +575,14 @@ pub fn filter(
     let mut decoder = ChunkDecoder::with_executor(column, executor.clone());
     let mut data = ColumnData::new(&column);
     let mut levels = Vec::new();
-    let mut plan: Option<IdPlan> = None;
+    // The plan for the chunk's dictionary ids, and the dictionary's length.
+    let mut plan: Option<(IdPlan, u32)> = None;
     let mut out = Filtered {
         rows: Bitmap::new(),
         index_pages: 0,
+        scanned_pages: 0,
         scans: 0,
+        checks: 0,
         decoded_pages: 0,
         path: Path::Fallback,
     };
@@ -575,23 +598,37 @@ pub fn filter(
                 )
             })?;
             // The scalar types were checked above: `matches` answers.
-            plan = predicate.matches(dictionary).as_ref().map(plan_ids);
+            let len = u32::try_from(dictionary.len()).unwrap_or(u32::MAX);
+            plan = predicate
+                .matches(dictionary)
+                .as_ref()
+                .map(|matching| (plan_ids(matching), len));
             continue;
         }
         if page.encoding().is_dictionary() {
-            if let Some(plan) = plan.as_ref().filter(|p| **p != IdPlan::Decode) {
+            if let Some((plan, len)) = plan.as_ref().filter(|(p, _)| *p != IdPlan::Decode) {
                 let split = split_page(&mut decoder, page, &mut levels).map_err(page_error)?;
-                let answer = match plan {
-                    IdPlan::None => Some(Bitmap::repeat(false, split.present)),
-                    IdPlan::All => Some(Bitmap::repeat(true, split.present)),
-                    IdPlan::Scans(scans) => scan_ids(executor, &split, scans, &mut out)
-                        .map_err(|e| chunk.error(Some(i), QueryErrorKind::Job(e)))?,
-                    IdPlan::Decode => None,
-                };
-                if let Some(answer) = answer {
-                    out.index_pages += 1;
-                    spread(&mut out.rows, &levels, max_def, answer.view());
-                    continue;
+                let answer = answer_from_indices(executor, &split, plan, *len, &mut out)
+                    .map_err(|e| chunk.error(Some(i), QueryErrorKind::Job(e)))?;
+                match answer {
+                    IndexAnswer::Values(answer) => {
+                        out.index_pages += 1;
+                        spread(&mut out.rows, &levels, max_def, answer.view());
+                        continue;
+                    }
+                    IndexAnswer::Decode => {}
+                    IndexAnswer::PastDictionary { position, count } => {
+                        // The codec names the index; decoding the page reports it.
+                        data.clear();
+                        let past = QueryErrorKind::Invalid(format!(
+                            "{count} dictionary indices are past the dictionary's {len} \
+                             entries, the first at value {position} of the page"
+                        ));
+                        return Err(match decoder.decode_page(page, &mut data) {
+                            Err(e) => page_error(e),
+                            Ok(_) => chunk.error(Some(i), past),
+                        });
+                    }
                 }
             }
         }
@@ -604,23 +641,71 @@ pub fn filter(
     Ok(out)
 }
 
-/// The OR of `scans` over a dictionary page's indices; `None` when a scan refused the data
-/// (QPL's parser refuses some valid streams): the caller decodes the page instead, and the
-/// codec reports data that really is bad.
-fn scan_ids(
+/// Answers a dictionary-encoded page from its indices by `plan` (not [`IdPlan::Decode`]),
+/// first checking that the indices stream holds the page's values (before anything of their
+/// number is allocated) and, when its bit width can hold an index past the dictionary's `len`
+/// entries, that none is (one scan `Ge(len)`): a scan reads indices without looking them up,
+/// and an index past the dictionary must not silently match or not.
+fn answer_from_indices(
     executor: &Executor,
     split: &Split<'_>,
+    plan: &IdPlan,
+    len: u32,
+    out: &mut Filtered,
+) -> Result<IndexAnswer, Error> {
+    if split.present == 0 {
+        return Ok(IndexAnswer::Values(Bitmap::new()));
+    }
+    let n = u32::try_from(split.present).unwrap_or(u32::MAX);
+    let stream = Stream::parquet_rle(split.values);
+    if stream
+        .check_holds(executor.config().path, Operation::ScanGe, n)
+        .is_err()
+    {
+        return Ok(IndexAnswer::Decode);
+    }
+    // `check_holds` passed: the width byte is there.
+    let width = u32::from(split.values[0]);
+    if width >= 32 || 1u64 << width > u64::from(len) {
+        let output = match executor.scan(&stream, n, Comparison::Ge(len)) {
+            Ok((_, output)) => output,
+            Err(e) if codec_decides(&e) => return Ok(IndexAnswer::Decode),
+            Err(e) => return Err(e),
+        };
+        out.checks += 1;
+        if output.path != Path::Fallback {
+            out.path = output.path;
+        }
+        let count = output.completion.sum_value;
+        if count > 0 {
+            let position = output.completion.first_index_min_value;
+            return Ok(IndexAnswer::PastDictionary { position, count });
+        }
+    }
+    Ok(match plan {
+        IdPlan::None => IndexAnswer::Values(Bitmap::repeat(false, split.present)),
+        IdPlan::All => IndexAnswer::Values(Bitmap::repeat(true, split.present)),
+        IdPlan::Scans(scans) => match scan_ids(executor, &stream, n, scans, out)? {
+            Some(bits) => IndexAnswer::Values(bits),
+            None => IndexAnswer::Decode,
+        },
+        IdPlan::Decode => IndexAnswer::Decode,
+    })
+}
+
+/// The OR of `scans` over the `n` indices of a dictionary page (`n` > 0); `None` when a scan
+/// refused the data (QPL's parser refuses some valid streams): the caller decodes the page
+/// instead, and the codec reports data that really is bad.
+fn scan_ids(
+    executor: &Executor,
+    stream: &Stream<'_>,
+    n: u32,
     scans: &[Comparison],
     out: &mut Filtered,
 ) -> Result<Option<Bitmap>, Error> {
-    if split.present == 0 {
-        return Ok(Some(Bitmap::new()));
-    }
-    let n = split.present as u32;
-    let stream = Stream::parquet_rle(split.values);
     let mut answer: Option<Bitmap> = None;
     for &comparison in scans {
-        let (bits, output) = match executor.scan_bitmap(&stream, n, comparison) {
+        let (bits, output) = match executor.scan_bitmap(stream, n, comparison) {
             Ok(done) => done,
             Err(e) if codec_decides(&e) => return Ok(None),
             Err(e) => return Err(e),
@@ -633,6 +718,9 @@ fn scan_ids(
             None => answer = Some(bits),
             Some(answer) => answer.or_assign(bits.view()),
         }
+    }
+    if answer.is_some() {
+        out.scanned_pages += 1;
     }
     Ok(answer)
 }
