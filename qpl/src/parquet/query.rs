@@ -45,13 +45,18 @@
 //!   scans; `Range(7, 42)` matches {0, 1, 2, 3}: one scan `Range(0, 3)`; `Ne(99)` matches
 //!   {0, 1, 2, 3}: one scan `Range(0, 3)`; `Ne(10)` matches {1, 2, 3, 4}: one scan
 //!   `Range(1, 4)`; `Ne(7)` matches {0, 1, 3, 4} (two runs), complement {2}: one scan `Ne(2)`.
-//!   A scan reads indices without looking them up, so before the predicate's scans, a page
-//!   whose bit width can hold an index past the dictionary (a dictionary of 5 entries and
-//!   3-bit indices: 5, 6 and 7 would be) gets one more scan, `Ge(len)`, which must match
-//!   nothing ([`Filtered::checks`] counts them): an index past the dictionary is an error
-//!   naming the column and the page, never a silent match or no-match. A dictionary whose
-//!   length is a power of two (and the usual minimal bit width) needs no check. `gather` looks
-//!   every selected index up and reports one past the dictionary as an error too.
+//!   A scan reads indices without looking them up, so an index past the dictionary is checked
+//!   for first, and is an error naming the column and the page, never a silent match or
+//!   no-match: the page's run headers are walked on the CPU (one step per run, no value
+//!   unpacked), which checks the stream holds the page's values and the values of its RLE
+//!   runs; then a page whose bit width can hold a bit-packed index past the dictionary (a
+//!   dictionary of 5 entries and 3-bit indices: 5, 6 and 7 would be) gets one more scan,
+//!   `Ge(len)`, which must match nothing ([`Filtered::checks`] counts them). A dictionary
+//!   whose length is a power of two (with the usual minimal bit width) needs no scan. An RLE
+//!   run whose value is wider than the bit width (D5 in `docs/semantics.md`: jobs take such
+//!   values as they are) is corrupt for the page layer's codec, which reports it: such a page
+//!   is decoded (and fails), in `filter` and in `gather` alike. `gather` also looks every
+//!   selected index up and reports one past the dictionary as an error.
 //! - **Other pages** are decoded (on the page layer) and compared.
 //! - **Nulls never match** (also for `Ne`: SQL's `NULL <> 42` is not true). The definition
 //!   levels say which rows have a value; a row's bit is the value's answer, or 0 for a null.
@@ -90,7 +95,7 @@ use super::{
     codec_decides, v2_levels, ChunkDecoder, Column, ColumnData, Encoding, Page, PageError,
     PagePart, PhysicalType, Values,
 };
-use crate::{Bitmap, BitmapRef, Comparison, Error, Executor, Operation, Path, Stream};
+use crate::{Bitmap, BitmapRef, Comparison, Error, Executor, Path, Stream};
 
 #[cfg(feature = "parquet")]
 mod from_parquet;
@@ -358,8 +363,9 @@ enum IndexAnswer {
     /// A job refused the data, or the stream is short: the page is decoded instead (and the
     /// codec reports data that really is bad).
     Decode,
-    /// Indices past the dictionary: `count` of them, the first at value `position`.
-    PastDictionary { position: u32, count: u32 },
+    /// Indices past the dictionary (what is known of them, for the error when decoding the
+    /// page does not report them).
+    PastDictionary(String),
 }
 
 /// Contiguous runs of 1 bits, as (first, last).
@@ -617,13 +623,10 @@ pub fn filter(
                         continue;
                     }
                     IndexAnswer::Decode => {}
-                    IndexAnswer::PastDictionary { position, count } => {
+                    IndexAnswer::PastDictionary(what) => {
                         // The codec names the index; decoding the page reports it.
                         data.clear();
-                        let past = QueryErrorKind::Invalid(format!(
-                            "{count} dictionary indices are past the dictionary's {len} \
-                             entries, the first at value {position} of the page"
-                        ));
+                        let past = QueryErrorKind::Invalid(what);
                         return Err(match decoder.decode_page(page, &mut data) {
                             Err(e) => page_error(e),
                             Ok(_) => chunk.error(Some(i), past),
@@ -642,10 +645,11 @@ pub fn filter(
 }
 
 /// Answers a dictionary-encoded page from its indices by `plan` (not [`IdPlan::Decode`]),
-/// first checking that the indices stream holds the page's values (before anything of their
-/// number is allocated) and, when its bit width can hold an index past the dictionary's `len`
-/// entries, that none is (one scan `Ge(len)`): a scan reads indices without looking them up,
-/// and an index past the dictionary must not silently match or not.
+/// first checking, from the run headers, that the indices stream holds the page's values
+/// (before anything of their number is allocated) and that no RLE run's value passes the
+/// dictionary's `len` entries, then, when the bit width can hold a bit-packed index past the
+/// dictionary, that none does (one scan `Ge(len)`): a scan reads indices without looking them
+/// up, and an index past the dictionary must not silently match or not.
 fn answer_from_indices(
     executor: &Executor,
     split: &Split<'_>,
@@ -658,14 +662,21 @@ fn answer_from_indices(
     }
     let n = u32::try_from(split.present).unwrap_or(u32::MAX);
     let stream = Stream::parquet_rle(split.values);
-    if stream
-        .check_holds(executor.config().path, Operation::ScanGe, n)
-        .is_err()
-    {
+    let Some((width, rle_max)) = rle_runs_max(split.values, n) else {
+        return Ok(IndexAnswer::Decode);
+    };
+    if rle_max >= len {
+        return Ok(IndexAnswer::PastDictionary(format!(
+            "an RLE run of index {rle_max}, past the dictionary's {len} entries"
+        )));
+    }
+    if width < 32 && rle_max >> width != 0 {
+        // An RLE value wider than the bit width that still falls inside the dictionary (D5:
+        // a scan compares it as it is, but its parameters are masked to the width): the page
+        // is decoded, and the codec reports the run.
         return Ok(IndexAnswer::Decode);
     }
-    // `check_holds` passed: the width byte is there.
-    let width = u32::from(split.values[0]);
+    // Bit-packed values are below 2^width: checked when that passes the dictionary.
     if width >= 32 || 1u64 << width > u64::from(len) {
         let output = match executor.scan(&stream, n, Comparison::Ge(len)) {
             Ok((_, output)) => output,
@@ -679,7 +690,10 @@ fn answer_from_indices(
         let count = output.completion.sum_value;
         if count > 0 {
             let position = output.completion.first_index_min_value;
-            return Ok(IndexAnswer::PastDictionary { position, count });
+            return Ok(IndexAnswer::PastDictionary(format!(
+                "{count} dictionary indices are past the dictionary's {len} entries, the \
+                 first at value {position} of the page"
+            )));
         }
     }
     Ok(match plan {
@@ -691,6 +705,45 @@ fn answer_from_indices(
         },
         IdPlan::Decode => IndexAnswer::Decode,
     })
+}
+
+/// Walks the run headers of a dictionary page's indices stream (the bit-width byte, then the
+/// RLE/bit-packed hybrid runs) over its first `n` values without unpacking a bit-packed value
+/// (one step per run): the bit width and the largest value of its RLE runs (0 when none), or
+/// `None` when the stream does not hold `n` values or is malformed (the codec then decides).
+/// Nothing is sized by `n`.
+fn rle_runs_max(values: &[u8], n: u32) -> Option<(u32, u32)> {
+    let (&width, data) = values.split_first()?;
+    let width = u32::from(width);
+    if width > 32 {
+        return None;
+    }
+    let value_bytes = width.div_ceil(8) as usize;
+    let (mut pos, mut left, mut max) = (0usize, u64::from(n), 0u32);
+    while left > 0 {
+        let header = qpl_fallback::read_run_header(data, &mut pos).ok()?;
+        let run = u64::from(header >> 1);
+        if header & 1 == 0 {
+            let bytes = data.get(pos..pos + value_bytes)?;
+            pos += value_bytes;
+            if run > 0 {
+                // Not masked to the width (D5).
+                let value = bytes
+                    .iter()
+                    .rev()
+                    .fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
+                max = max.max(value);
+            }
+            left -= run.min(left);
+        } else {
+            // Every group holding a wanted value must be whole.
+            let take = (run * 8).min(left);
+            let needed = usize::try_from(take.div_ceil(8) * u64::from(width)).ok()?;
+            pos = pos.checked_add(needed).filter(|&end| end <= data.len())?;
+            left -= take;
+        }
+    }
+    Some((width, max))
 }
 
 /// The OR of `scans` over the `n` indices of a dictionary page (`n` > 0); `None` when a scan
@@ -856,6 +909,14 @@ fn pick_dictionary(
     };
     if mask.count_ones() == 0 {
         return Ok(true);
+    }
+    // An RLE run whose value is wider than the bit width (D5: a select job reads it as it is)
+    // or past the dictionary: the page is decoded, and its codec reports the run.
+    let n = u32::try_from(split.present).unwrap_or(u32::MAX);
+    match rle_runs_max(split.values, n) {
+        Some((width, max)) if (width >= 32 || max >> width == 0) && (max as usize) < dict.len() => {
+        }
+        _ => return Ok(false),
     }
     let stream = Stream::parquet_rle(split.values);
     let indices = match decoder.executor().select_bitmap(&stream, mask.view()) {
