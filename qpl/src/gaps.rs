@@ -10,8 +10,8 @@ use std::borrow::Cow;
 use qpl_fallback::{checksums, write_run_header, Shape, MAX_RUN_LENGTH};
 
 use crate::{
-    Completion, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Route, Stage,
-    Status,
+    Completion, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path, Route,
+    Stage, Status,
 };
 
 /// A Parquet RLE job whose stream declares bit width 0.
@@ -247,4 +247,109 @@ fn run_widened(
         completion.last_bit_offset = 0;
         completion
     }))
+}
+
+/// A decompress-enabled job (`docs/decompress.md`, DZ10–DZ12) on any route.
+///
+/// - Fallback: the fallback inflates and runs it.
+/// - Software: QPL 1.6's software inflate loops forever on a page with fewer elements than the
+///   job reads and crashes on a cut stream (DZ7), so the fallback runs the job first; only a
+///   job it completes goes to QPL, with the gzip/zlib header removed (QPL's software analytics
+///   read raw deflate only, DZ2), and the result reports the fallback's checksums of the whole
+///   page (QPL's are not, DZ4). Jobs QPL gets wrong whatever the stream (Parquet with dropped
+///   bytes, DZ8; expand on a packed page, which QPL reads n elements of, §5.4) stay on the CPU.
+/// - Hardware: one descriptor, never split (a deflate stream cannot be cut at a byte
+///   boundary): above the transfer limit the job runs on the CPU. A device refusal (a busy
+///   or faulted device, or an inflate error, which on first-generation IAA is also how a
+///   history window above 4 KB is refused) reruns the job on the CPU, which decides.
+///
+/// In every case `Output::path` names the path that produced the result.
+pub(crate) fn run_decompress(
+    executor: &Executor,
+    route: Route,
+    job: &Job,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst: &mut [u8],
+) -> Result<Output, Error> {
+    if route == Route::Fallback {
+        return executor.run_fallback(job, src1, src2, dst);
+    }
+    let requested = executor.config().path;
+    let check =
+        |status| Error::from_status(job.operation, requested, route.path(), Stage::Check, status);
+    // The checks that need no inflating, in QPL's order, on every route.
+    if qpl_fallback::validate(job, src1, src2, dst.len())
+        .map_err(check)?
+        .is_none()
+    {
+        return executor.run_fallback(job, src1, src2, dst);
+    }
+    let header = qpl_fallback::deflate_header_len(job.flags, src1).map_err(check)?;
+    let raw_job = Job {
+        flags: Flags(job.flags.0 & !(Flags::GZIP_MODE.0 | Flags::ZLIB_MODE.0)),
+        ..*job
+    };
+    let raw = &src1[header..];
+    match route {
+        Route::Software => {
+            let reference = executor.run_fallback(job, src1, src2, dst)?;
+            let packed_expand =
+                job.operation == Operation::Expand && job.parser != Parser::PARQUET_RLE;
+            let parquet_drop = job.parser == Parser::PARQUET_RLE && job.drop_initial_bytes != 0;
+            if packed_expand || parquet_drop {
+                return Ok(reference);
+            }
+            match executor.run_on_slot(route, &raw_job, raw, src2, dst) {
+                Some(Ok(mut completion)) => {
+                    completion.crc = reference.completion.crc;
+                    completion.xor_checksum = reference.completion.xor_checksum;
+                    Ok(Output {
+                        completion,
+                        path: Path::Software,
+                    })
+                }
+                Some(Err(status)) => Err(Error::from_status(
+                    job.operation,
+                    requested,
+                    Path::Software,
+                    Stage::Run,
+                    status,
+                )),
+                // QPL could not take the job: the fallback's result stands (dst is rewritten).
+                None => executor.run_fallback(job, src1, src2, dst),
+            }
+        }
+        _ => {
+            if raw.len() as u64 > executor.transfer_limit() {
+                return executor.run_fallback(job, src1, src2, dst);
+            }
+            match executor.run_on_slot(route, &raw_job, raw, src2, dst) {
+                Some(Ok(completion)) => {
+                    // The device checksums the bytes it inflated (DZ4).
+                    Ok(Output {
+                        completion,
+                        path: route.path(),
+                    })
+                }
+                Some(Err(status)) if is_inflate_status(status) => {
+                    executor.run_fallback(job, src1, src2, dst)
+                }
+                Some(Err(status)) => Err(Error::from_status(
+                    job.operation,
+                    requested,
+                    route.path(),
+                    Stage::Run,
+                    status,
+                )),
+                None => executor.run_fallback(job, src1, src2, dst),
+            }
+        }
+    }
+}
+
+/// The completion-record codes of the device's inflate (201–219, 230, 235, 236): the stream's
+/// fault, or on IAA 1.0 a history window it cannot hold.
+fn is_inflate_status(status: Status) -> bool {
+    matches!(status.0, 201..=219 | 230 | 235 | 236)
 }
