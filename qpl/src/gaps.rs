@@ -253,11 +253,12 @@ fn run_widened(
 ///
 /// - Fallback: the fallback inflates and runs it.
 /// - Software: QPL 1.6's software inflate loops forever on a page with fewer elements than the
-///   job reads and crashes on a cut stream (DZ7), so the fallback runs the job first; only a
-///   job it completes goes to QPL, with the gzip/zlib header removed (QPL's software analytics
+///   job reads and on a cut stream, or crashes (DZ7), so the fallback runs the job first, with
+///   checksums (which read the stream to its end); only a job it completes goes to QPL, with the gzip/zlib header removed (QPL's software analytics
 ///   read raw deflate only, DZ2), and the result reports the fallback's checksums of the whole
 ///   page (QPL's are not, DZ4). Jobs QPL gets wrong whatever the stream (Parquet with dropped
-///   bytes, DZ8; expand on a packed page, which QPL reads n elements of, §5.4) stay on the CPU.
+///   bytes, DZ8; expand, which QPL reads n source values for whatever the mask, §5.4) stay on
+///   the CPU.
 /// - Hardware: one descriptor, never split (a deflate stream cannot be cut at a byte
 ///   boundary): above the transfer limit the job runs on the CPU. A device refusal (a busy
 ///   or faulted device, or an inflate error, which on first-generation IAA is also how a
@@ -293,17 +294,44 @@ pub(crate) fn run_decompress(
     let raw = &src1[header..];
     match route {
         Route::Software => {
-            let reference = executor.run_fallback(job, src1, src2, dst)?;
-            let packed_expand =
-                job.operation == Operation::Expand && job.parser != Parser::PARQUET_RLE;
+            // The fallback checks the whole stream first (with checksums, which need it to
+            // its end): QPL gets only a stream that is whole, valid and long enough.
+            let whole = Job {
+                flags: Flags(job.flags.0 & !Flags::OMIT_CHECKSUMS.0),
+                ..*job
+            };
+            let Ok(reference) = executor.run_fallback(&whole, src1, src2, dst) else {
+                return executor.run_fallback(job, src1, src2, dst);
+            };
+            // QPL's expand reads up to n source values whatever the mask (§5.4): past the end
+            // of a page holding only the popcount it loops or crashes (DZ7).
+            let expand = job.operation == Operation::Expand;
             let parquet_drop = job.parser == Parser::PARQUET_RLE && job.drop_initial_bytes != 0;
-            if packed_expand || parquet_drop {
-                return Ok(reference);
+            // QPL's software path refuses it (52, D15); the fallback implements it.
+            let force_array = job.flags.contains(Flags::FORCE_ARRAY_OUTPUT);
+            // QPL inflates step by step (16448, 8224 or 4112 elements by width) and loses the
+            // history between steps: false distance errors (DZ13) and, on a valid page, a job
+            // that never returned (random jobs, DIFF_SEED=7, case 4112). One step at most.
+            let step_width = if job.parser == Parser::PARQUET_RLE {
+                32
+            } else {
+                job.src1_bit_width
+            };
+            let step = match step_width {
+                0..=8 => 16448,
+                9..=16 => 8224,
+                _ => 4112,
+            };
+            let multi_step = job.num_input_elements > step;
+            if expand || parquet_drop || force_array || multi_step {
+                return executor.run_fallback(job, src1, src2, dst);
             }
             match executor.run_on_slot(route, &raw_job, raw, src2, dst) {
                 Some(Ok(mut completion)) => {
-                    completion.crc = reference.completion.crc;
-                    completion.xor_checksum = reference.completion.xor_checksum;
+                    if !job.flags.contains(Flags::OMIT_CHECKSUMS) {
+                        completion.crc = reference.completion.crc;
+                        completion.xor_checksum = reference.completion.xor_checksum;
+                    }
                     Ok(Output {
                         completion,
                         path: Path::Software,
