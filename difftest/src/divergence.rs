@@ -1187,6 +1187,11 @@ fn decompress_divergence(
         if (201..=219).contains(&status.0) && fallback.result.is_ok() {
             return Some("DZ13 QPL software inflate error on a valid stream");
         }
+        // DZ14: QPL's software Parquet inflate returns -1 (no status of its table) on a
+        // valid page (fuzzer finding: parquet_rle, width 13, n 59, raw deflate).
+        if status.0 == u32::MAX && is_parquet(job) && fallback.result.is_ok() {
+            return Some("DZ14 QPL software status -1 on a valid Parquet page");
+        }
     }
     known_divergence(&plain, &page, src2, dst_len, software, fallback)
 }
