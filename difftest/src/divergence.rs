@@ -737,6 +737,9 @@ pub fn known_divergence(
     software: &Software,
     fallback: &Fallback,
 ) -> Option<&'static str> {
+    if job.flags.contains(Flags::DECOMPRESS_ENABLE) {
+        return decompress_divergence(job, src1, src2, dst_len, software, fallback);
+    }
     let op = job.operation;
     let parquet = is_parquet(job);
     let sw = sw_status(software);
@@ -1133,4 +1136,62 @@ pub fn known_divergence(
         }
         _ => None,
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Decompress-enabled jobs (docs/decompress.md).
+
+/// The whole page a decompress-enabled source-1 inflates to, by an inflater independent of
+/// both paths (flate2's miniz_oxide), after the header its flags announce; `None` when the
+/// header or the stream is bad or cut short. Bounded by deflate's ratio over `src1`.
+fn inflate_page(job: &Job, src1: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let start = qpl_fallback::deflate_header_len(job.flags, src1).ok()?;
+    let mut page = Vec::new();
+    flate2::read::DeflateDecoder::new(&src1[start..])
+        .take(src1.len() as u64 * 1032 + 64)
+        .read_to_end(&mut page)
+        .ok()?;
+    Some(page)
+}
+
+/// Known divergences of a decompress-enabled job: those of the same job on the inflated page
+/// (QPL's analytics have the same bugs behind its inflate), and DZ13 (QPL's software inflate
+/// fails on a stream an independent inflater reads whole, where the fallback completes).
+fn decompress_divergence(
+    job: &Job,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst_len: usize,
+    software: &Software,
+    fallback: &Fallback,
+) -> Option<&'static str> {
+    let Some(page) = inflate_page(job, src1) else {
+        // DZ9: without checksums the fallback inflates only what the job reads; QPL inflates
+        // a whole step and meets a fault further on, in a stream an independent inflater
+        // rejects too.
+        let lazy = job.flags.contains(Flags::OMIT_CHECKSUMS)
+            && fallback.result.is_ok()
+            && sw_status(software).is_some_and(|s| (201..=219).contains(&s.0));
+        return lazy.then_some("DZ9 fault past what the job reads");
+    };
+    let plain = Job {
+        flags: Flags(
+            job.flags.0 & !(Flags::DECOMPRESS_ENABLE.0 | Flags::GZIP_MODE.0 | Flags::ZLIB_MODE.0),
+        ),
+        ..*job
+    };
+    if let Some(status) = sw_status(software) {
+        // The stream is whole and valid (an independent inflater read it to its end): an
+        // inflate error is QPL's, whatever the job then does with the page.
+        if (201..=219).contains(&status.0) && fallback.result.is_ok() {
+            return Some("DZ13 QPL software inflate error on a valid stream");
+        }
+        // DZ14: QPL's software Parquet inflate returns -1 (no status of its table) on a
+        // valid page (fuzzer finding: parquet_rle, width 13, n 59, raw deflate).
+        if status.0 == u32::MAX && is_parquet(job) && fallback.result.is_ok() {
+            return Some("DZ14 QPL software status -1 on a valid Parquet page");
+        }
+    }
+    known_divergence(&plain, &page, src2, dst_len, software, fallback)
 }

@@ -2,7 +2,7 @@
 
 use qpl_rs::{Flags, Job, Operation, OutBitWidth, Parser};
 
-use crate::{gen_case, ByteChoices, Case};
+use crate::{gen_case, gen_decompress_case, ByteChoices, Case};
 
 /// First byte of a structured input (any even byte): the rest drives [`gen_case`] through
 /// [`ByteChoices`], so mutations explore mostly valid jobs with the generator's shapes
@@ -13,6 +13,10 @@ pub const FUZZ_MODE_STRUCTURED: u8 = 0;
 /// [`Case::from_raw_job_bytes`]), so the job fields are arbitrary and invalid jobs, odd
 /// flags and parameters reach both paths too.
 pub const FUZZ_MODE_RAW: u8 = 1;
+
+/// First byte of a structured decompress-enabled input (any byte ≡ 2 mod 4): the rest
+/// drives [`gen_decompress_case`] (source-1 deflate-compressed, `docs/decompress.md`).
+pub const FUZZ_MODE_DECOMPRESS: u8 = 2;
 
 /// Bytes of the raw layout before the buffers: eleven `u32` fields, `dst_len: u16`,
 /// `src2_len: u16`, `has_src2: u8`.
@@ -45,12 +49,15 @@ impl Fields<'_> {
 }
 
 impl Case {
-    /// The case a fuzzer's input describes: an even first byte (or an empty input) selects
-    /// [`FUZZ_MODE_STRUCTURED`], an odd one [`FUZZ_MODE_RAW`]; the rest is read as that mode
-    /// says. Every byte string gives a case.
+    /// The case a fuzzer's input describes: a first byte ≡ 0 mod 4 (or an empty input)
+    /// selects [`FUZZ_MODE_STRUCTURED`], ≡ 2 mod 4 [`FUZZ_MODE_DECOMPRESS`], an odd one
+    /// [`FUZZ_MODE_RAW`]; the rest is read as that mode says. Every byte string gives a case.
     pub fn from_fuzz_input(data: &[u8]) -> Case {
         match data.split_first() {
             Some((mode, rest)) if mode & 1 == FUZZ_MODE_RAW => Case::from_raw_job_bytes(rest),
+            Some((mode, rest)) if mode & 3 == FUZZ_MODE_DECOMPRESS => {
+                gen_decompress_case(&mut ByteChoices::new(rest))
+            }
             Some((_, rest)) => gen_case(&mut ByteChoices::new(rest)),
             None => gen_case(&mut ByteChoices::new(&[])),
         }

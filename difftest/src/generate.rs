@@ -439,3 +439,67 @@ pub fn gen_case(rng: &mut impl Choices) -> Case {
         dst_len,
     }
 }
+
+/// A random decompress-enabled job (`docs/decompress.md`): a [`gen_case`] job whose source-1
+/// is deflate-compressed by flate2 at a random level (0–9), raw, gzip or zlib with the
+/// matching flag (now and then a mismatched one), and now and then cut short, corrupted, or
+/// followed by junk. The destination length is the uncompressed case's.
+pub fn gen_decompress_case(rng: &mut impl Choices) -> Case {
+    use std::io::Write;
+
+    use flate2::write::{DeflateEncoder, GzEncoder, ZlibEncoder};
+    use flate2::Compression;
+
+    let mut case = gen_case(rng);
+    let level = Compression::new(rng.range(0, 9) as u32);
+    let framing = rng.range(0, 5);
+    // flate2 writes into a Vec: these cannot fail.
+    let compressed = match framing {
+        0..=2 => {
+            let mut e = DeflateEncoder::new(Vec::new(), level);
+            let _ = e.write_all(&case.src1);
+            e.finish().unwrap_or_default()
+        }
+        3 | 4 => {
+            let mut e = GzEncoder::new(Vec::new(), level);
+            let _ = e.write_all(&case.src1);
+            e.finish().unwrap_or_default()
+        }
+        _ => {
+            let mut e = ZlibEncoder::new(Vec::new(), level);
+            let _ = e.write_all(&case.src1);
+            e.finish().unwrap_or_default()
+        }
+    };
+    let mut flags = case.job.flags | Flags::DECOMPRESS_ENABLE;
+    let mut header = match framing {
+        3 | 4 => Flags::GZIP_MODE,
+        5 => Flags::ZLIB_MODE,
+        _ => Flags::NONE,
+    };
+    if rng.chance(3) {
+        header = rng.pick(&[Flags::NONE, Flags::GZIP_MODE, Flags::ZLIB_MODE]);
+    }
+    flags |= header;
+    case.job.flags = flags;
+    let mut src1 = compressed;
+    // Zero choices (a fuzzer input's end) keep the stream whole.
+    match rng.range(0, 19) {
+        17 => {
+            let cut = rng.range(1, 8) as usize;
+            src1.truncate(src1.len().saturating_sub(cut).max(1));
+        }
+        18 if !src1.is_empty() => {
+            let at = rng.range(0, src1.len() as u64 - 1) as usize;
+            src1[at] ^= rng.byte() | 1;
+        }
+        19 => {
+            for _ in 0..rng.range(1, 16) {
+                src1.push(rng.byte());
+            }
+        }
+        _ => {}
+    }
+    case.src1 = src1;
+    case
+}

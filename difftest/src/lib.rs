@@ -28,8 +28,8 @@ use std::fmt::Write as _;
 use qpl_rs::{Completion, Error, Executor, Job, Output, Path, Status};
 
 pub use divergence::known_divergence;
-pub use fuzz_input::{FUZZ_MODE_RAW, FUZZ_MODE_STRUCTURED, RAW_HEADER_LEN};
-pub use generate::{gen_case, ByteChoices, Choices, Rng};
+pub use fuzz_input::{FUZZ_MODE_DECOMPRESS, FUZZ_MODE_RAW, FUZZ_MODE_STRUCTURED, RAW_HEADER_LEN};
+pub use generate::{gen_case, gen_decompress_case, ByteChoices, Choices, Rng};
 pub use qpl_rs::QPL_LINKED;
 
 /// QPL's version when it is linked and its install records one.
@@ -251,7 +251,12 @@ impl Tally {
         for (id, count) in &self.excused {
             eprintln!("  {id}: {count} cases");
         }
-        for f in self.failures.iter().take(12) {
+        // DIFF_SHOW=n prints the first n unexplained differences (default 12).
+        let show = std::env::var("DIFF_SHOW")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(12);
+        for f in self.failures.iter().take(show) {
             eprintln!("{f}");
         }
         assert!(

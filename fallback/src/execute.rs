@@ -19,13 +19,22 @@ const MAX_DROP_BYTES: u32 = 65535;
 /// accelerator would report. Never panics, never reads or writes outside the three slices, never
 /// allocates; its time is linear in the bytes of the three buffers. On an error, `dst` bytes may
 /// have been modified (as with QPL), and nothing else is.
+///
+/// With [`Flags::DECOMPRESS_ENABLE`] source-1 is a deflate stream (behind a gzip header with
+/// `QPL_FLAG_GZIP_MODE`, a zlib one with `QPL_FLAG_ZLIB_MODE`), inflated and then run as the
+/// same job on the inflated bytes (`docs/decompress.md`). That job allocates: the inflated
+/// bytes the operation consumes (never more than the operation can read, and never more than
+/// the stream really inflates to) and a 32 KiB scratch buffer for the checksums.
 pub fn execute(
     job: &Job,
     src1: &[u8],
     src2: Option<&[u8]>,
     dst: &mut [u8],
 ) -> Result<Completion, Status> {
-    let plan = plan(job, src1, src2, dst.len())?;
+    if job.flags.contains(Flags::DECOMPRESS_ENABLE) {
+        return execute_inflated(job, src1, src2, dst);
+    }
+    let plan = plan(job, src1, src2, dst.len(), false)?;
     let Some(plan) = plan else {
         // D2: extract with param_low > param_high returns at once.
         return Ok(Completion {
@@ -50,6 +59,72 @@ pub fn execute(
     })
 }
 
+/// Deflate's largest expansion (a 258-byte match in under two bits): no stream inflates to
+/// more than this many bytes per compressed byte, so the caller's source-1 bounds what any
+/// inflated page can hold.
+const MAX_INFLATE_RATIO: u64 = 1032;
+
+/// Inflated bytes a Parquet stream may take per value before its n-th value (DZ9): a 1-byte
+/// run header and a 4-byte value for every value, plus a zero-length run before each.
+const PARQUET_BYTES_PER_VALUE: u64 = 12;
+
+/// [`execute`] with `DECOMPRESS_ENABLE`: checks, inflates what the operation consumes (and
+/// checksums the rest of the page), then runs the job on the inflated bytes.
+fn execute_inflated(
+    job: &Job,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst: &mut [u8],
+) -> Result<Completion, Status> {
+    if plan(job, src1, src2, dst.len(), true)?.is_none() {
+        // D2 holds for compressed sources too: nothing is read.
+        return Ok(Completion::default());
+    }
+    let needed = source_values_needed(job, src2);
+    let drop = u64::from(job.drop_initial_bytes);
+    let parquet = job.parser == Parser::PARQUET_RLE;
+    let ratio_bound = (src1.len() as u64).saturating_mul(MAX_INFLATE_RATIO);
+    let consumed = if parquet {
+        (1 + drop).saturating_add(needed.saturating_mul(PARQUET_BYTES_PER_VALUE))
+    } else {
+        // `plan` checked the width of a packed job.
+        drop + (needed * u64::from(job.src1_bit_width)).div_ceil(8)
+    };
+    let limit = usize::try_from(consumed.min(ratio_bound)).unwrap_or(usize::MAX);
+    let inflated = crate::inflate::inflate_source(job, src1, limit, |data| {
+        parquet && parquet_prefix_holds(data, drop, needed)
+    })?;
+    let plain = Job {
+        flags: Flags(
+            (job.flags.0
+                & !(Flags::DECOMPRESS_ENABLE.0
+                    | crate::inflate::GZIP_MODE
+                    | crate::inflate::ZLIB_MODE))
+                | Flags::OMIT_CHECKSUMS.0,
+        ),
+        ..*job
+    };
+    let mut completion = execute(&plain, &inflated.data, src2, dst)?;
+    (completion.crc, completion.xor_checksum) = inflated.checksums.unwrap_or((0, 0));
+    Ok(completion)
+}
+
+/// Whether inflated Parquet bytes `data` (bit-width byte, dropped bytes, runs) already hold
+/// the `needed` values the operation reads.
+fn parquet_prefix_holds(data: &[u8], drop: u64, needed: u64) -> bool {
+    let Some((&width, rest)) = data.split_first() else {
+        return false;
+    };
+    if width == 0 || width > 32 {
+        // The job fails on the width byte alone.
+        return true;
+    }
+    let Some(runs) = usize::try_from(drop).ok().and_then(|d| rest.get(d..)) else {
+        return false;
+    };
+    crate::check_hybrid(runs, u32::from(width), needed).is_ok()
+}
+
 /// The facts about a valid job that a caller routing it elsewhere needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
@@ -62,13 +137,18 @@ pub struct Shape {
 /// Checks `job` and its buffer lengths exactly as [`execute`] does, without decoding anything.
 /// `Ok(None)` for an extract with `param_low > param_high` (it completes at once with nothing
 /// written); run-time errors (malformed streams, a full destination) are not found here.
+///
+/// A decompress-enabled job is checked as far as it can be without inflating (DZ3): its
+/// source-dependent checks (lengths, the Parquet bit-width byte) happen when it runs, and the
+/// [`Shape`] of a Parquet one says `src1_bit_width`, not the stream's width.
 pub fn validate(
     job: &Job,
     src1: &[u8],
     src2: Option<&[u8]>,
     dst_len: usize,
 ) -> Result<Option<Shape>, Status> {
-    Ok(plan(job, src1, src2, dst_len)?.map(|p| Shape {
+    let compressed = job.flags.contains(Flags::DECOMPRESS_ENABLE);
+    Ok(plan(job, src1, src2, dst_len, compressed)?.map(|p| Shape {
         bit_width: p.width.get(),
         nominal_width: p.nominal_width,
     }))
@@ -129,6 +209,7 @@ fn plan(
     src1: &[u8],
     src2: Option<&[u8]>,
     dst_len: usize,
+    compressed: bool,
 ) -> Result<Option<Plan>, Status> {
     // A kernel tier forced by QPL_FALLBACK_KERNELS that cannot run fails every job, so that
     // a run meant for that tier never passes on another one.
@@ -138,11 +219,8 @@ fn plan(
     if job.flags.contains(Flags::CANNED_MODE) {
         return Err(Status::NULL_PTR_ERR);
     }
-    // Inflating source-1 first is out of scope: refuse it rather than read deflate data as
-    // values.
-    if job.flags.contains(Flags::DECOMPRESS_ENABLE) {
-        return Err(Status::NOT_SUPPORTED_MODE_ERR);
-    }
+    // A decompress-enabled job reaches `plan` twice: before inflating (`compressed`), where
+    // only what does not depend on the inflated bytes is checked (DZ3), and after, on them.
     if too_large(src1.len()) || too_large(dst_len) || src2.is_some_and(|m| too_large(m.len())) {
         return Err(Status::BUFFER_TOO_LARGE_ERR);
     }
@@ -164,7 +242,7 @@ fn plan(
         if drop != 0 {
             return Err(Status::DROP_BYTES_ERR);
         }
-    } else if drop as usize > src1.len() || drop > MAX_DROP_BYTES {
+    } else if (!compressed && drop as usize > src1.len()) || drop > MAX_DROP_BYTES {
         return Err(Status::DROP_BYTES_ERR);
     }
     // Steps 5-6. Step 7 (52 for force-array) is QPL software's; the fallback implements it (D15).
@@ -175,7 +253,11 @@ fn plan(
     }
     // Step 8: the bit width (Parquet: the stream's first byte), then step 9: the parser.
     let parquet = job.parser == Parser::PARQUET_RLE;
-    let raw_width = if parquet {
+    // The width byte of a compressed Parquet stream is not known yet.
+    let width_unknown = parquet && compressed;
+    let raw_width = if width_unknown {
+        1
+    } else if parquet {
         u32::from(src1[0])
     } else {
         job.src1_bit_width
@@ -186,7 +268,7 @@ fn plan(
     }
     let nominal_width = if op.is_scan() { 1 } else { width.get() };
     // D13: an array narrower than the element would lose bits.
-    if out_bits != 0 && nominal_width > 1 && out_bits < nominal_width {
+    if !width_unknown && out_bits != 0 && nominal_width > 1 && out_bits < nominal_width {
         return Err(Status::OUT_FORMAT_ERR);
     }
     // Step 10, per operation. Lengths include the dropped bytes (D12).
@@ -195,8 +277,9 @@ fn plan(
     } else {
         drop as usize
     };
-    let available = src1.len() as u64 - drop as u64;
-    let short_packed = |count: u64| !parquet && width.packed_bytes(count) > available;
+    let available = (src1.len() as u64).saturating_sub(u64::from(drop));
+    let short_packed =
+        |count: u64| !parquet && !compressed && width.packed_bytes(count) > available;
     let index_list = out_bits != 0 && nominal_width == 1 && !force_array;
     let index_max = if out_bits == 0 {
         0

@@ -200,7 +200,11 @@ impl Flags {
     pub const NONE: Flags = Flags(0);
     /// `QPL_FLAG_CRC32C`: report CRC-32C instead of CRC-32.
     pub const CRC32C: Flags = Flags(0x0004);
-    /// `QPL_FLAG_DECOMPRESS_ENABLE`: inflate source-1 first. Not supported here: status 52.
+    /// `QPL_FLAG_GZIP_MODE`: with [`Flags::DECOMPRESS_ENABLE`], source-1 starts with a gzip
+    /// header (`docs/decompress.md`, DZ2). Ignored otherwise.
+    pub const GZIP_MODE: Flags = Flags(0x0008);
+    /// `QPL_FLAG_DECOMPRESS_ENABLE`: source-1 is a deflate stream, inflated and then parsed and
+    /// operated on as an uncompressed source-1 (`docs/decompress.md`).
     pub const DECOMPRESS_ENABLE: Flags = Flags(0x0040);
     /// `QPL_FLAG_SRC2_BE`: the source-2 mask is read MSB first.
     pub const SRC2_BE: Flags = Flags(0x0080);
@@ -208,6 +212,9 @@ impl Flags {
     pub const OUT_BE: Flags = Flags(0x0100);
     /// `QPL_FLAG_INV_OUT`: ignored by analytics, as on QPL's software path.
     pub const INV_OUT: Flags = Flags(0x0004_0000);
+    /// `QPL_FLAG_ZLIB_MODE`: with [`Flags::DECOMPRESS_ENABLE`], source-1 starts with a zlib
+    /// header (`docs/decompress.md`, DZ2). Ignored otherwise.
+    pub const ZLIB_MODE: Flags = Flags(0x0008_0000);
     /// `QPL_FLAG_OMIT_CHECKSUMS`: report `crc` and `xor_checksum` as 0.
     pub const OMIT_CHECKSUMS: Flags = Flags(0x0010_0000);
     /// `QPL_FLAG_OMIT_AGGREGATES`: report the aggregates as `0xFFFFFFFF`, 0, 0.
@@ -288,8 +295,9 @@ pub struct Completion {
     pub last_index_max_value: u32,
     /// Bit-vector outputs: number of 1 bits. Arrays: wrapping sum of the values.
     pub sum_value: u32,
-    /// CRC-32 (or CRC-32C with `Flags::CRC32C`) of the whole source-1 buffer.
+    /// CRC-32 (or CRC-32C with `Flags::CRC32C`) of the whole source-1 buffer (with
+    /// `Flags::DECOMPRESS_ENABLE`: of the whole inflated stream).
     pub crc: u32,
-    /// XOR of source-1 read as little-endian 16-bit words.
+    /// XOR of source-1 read as little-endian 16-bit words (inflated, as `crc`).
     pub xor_checksum: u32,
 }

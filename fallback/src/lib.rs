@@ -27,6 +27,7 @@
 mod checksum;
 mod encode;
 mod execute;
+mod inflate;
 mod job;
 mod kernels;
 mod lane;
@@ -45,6 +46,13 @@ pub use execute::{
     execute, mask_ones, nominal_output_elements, source_values_needed, validate, Shape,
 };
 pub use job::{Completion, Flags, Job, Operation, OutBitWidth, Parser};
+
+/// Bytes of the gzip (`Flags::GZIP_MODE`) or zlib (`Flags::ZLIB_MODE`) header in front of the
+/// deflate data of a decompress-enabled source-1, 0 without either flag; the status a job
+/// gets for a malformed header (`docs/decompress.md`, DZ2).
+pub fn deflate_header_len(flags: Flags, src1: &[u8]) -> Result<usize, Status> {
+    inflate::header_len(flags, src1)
+}
 pub use kernels::runs::read_run_header;
 pub use kernels::{kernel_tier, Tier, TierError};
 pub use status::{Status, StatusKind};

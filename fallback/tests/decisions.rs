@@ -1879,20 +1879,36 @@ fn d21_initial_output_index_shifts_index_lists_only() {
     }
 }
 
-/// Not a Part I row: a job asking to inflate source-1 first is refused (52), not run on the
-/// compressed bytes as if they were values.
+/// Not a Part I row: a job asking to inflate source-1 first inflates it (docs/decompress.md)
+/// and runs as the uncompressed job, never on the compressed bytes as if they were values.
 #[test]
-fn decompress_enable_is_refused_not_ignored() {
+fn decompress_enable_inflates_source_1_first() {
     let src = pack_le(&[1, 2, 3, 4], 4).unwrap();
+    // A stored deflate block holding `src`: BFINAL 1, BTYPE 00, LEN, NLEN, the bytes.
+    let mut stored = vec![0x01, 2, 0, !2u8, 0xFF];
+    stored.extend_from_slice(&src);
     let job = Job {
         src1_bit_width: 4,
         num_input_elements: 4,
         param_high: 3,
-        flags: Flags::DECOMPRESS_ENABLE,
         ..Job::new(Operation::Extract)
     };
+    let mut plain = [0u8; 4];
+    let expected = qpl_fallback::execute(&job, &src, None, &mut plain);
+    let mut inflated = [0u8; 4];
+    let compressed = Job {
+        flags: Flags::DECOMPRESS_ENABLE,
+        ..job
+    };
     assert_eq!(
-        qpl_fallback::execute(&job, &src, None, &mut [0u8; 4]),
-        Err(Status::NOT_SUPPORTED_MODE_ERR)
+        qpl_fallback::execute(&compressed, &stored, None, &mut inflated),
+        expected
+    );
+    assert_eq!(inflated, plain);
+    assert_eq!(expected.map(|c| c.total_out), Ok(2));
+    // The stored bytes read as values would be another result.
+    assert_ne!(
+        qpl_fallback::execute(&job, &stored, None, &mut [0u8; 4]),
+        expected
     );
 }

@@ -1,9 +1,12 @@
 //! `differential`: the fallback against QPL's software path, on jobs a fuzzer steers.
 //!
-//! Input (`qpl_difftest::Case::from_fuzz_input`): the first byte chooses the mode. Even
+//! Input (`qpl_difftest::Case::from_fuzz_input`): the first byte chooses the mode. ≡ 0 mod 4
 //! (`FUZZ_MODE_STRUCTURED`): the rest drives the differential test's random-job generator
 //! (`gen_case` over `ByteChoices`: each choice reads the bytes it needs, zeros past the end),
-//! so the fuzzer explores mostly valid jobs of the generator's shapes. Odd (`FUZZ_MODE_RAW`):
+//! so the fuzzer explores mostly valid jobs of the generator's shapes. ≡ 2 mod 4
+//! (`FUZZ_MODE_DECOMPRESS`): the same through `gen_decompress_case`, source-1 deflate-
+//! compressed (raw/gzip/zlib, any level, sometimes cut, corrupt or followed by junk;
+//! docs/decompress.md). Odd (`FUZZ_MODE_RAW`):
 //! the rest is the `job` target's layout (eleven `u32` job fields, `dst_len: u16`,
 //! `src2_len: u16`, `has_src2`, source-2, source-1), so invalid jobs and odd flags reach both
 //! paths too. `fuzz/gen-seeds.py` writes seeds of both kinds.

@@ -10,8 +10,8 @@ use std::borrow::Cow;
 use qpl_fallback::{checksums, write_run_header, Shape, MAX_RUN_LENGTH};
 
 use crate::{
-    Completion, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Route, Stage,
-    Status,
+    Completion, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path, Route,
+    Stage, Status,
 };
 
 /// A Parquet RLE job whose stream declares bit width 0.
@@ -247,4 +247,137 @@ fn run_widened(
         completion.last_bit_offset = 0;
         completion
     }))
+}
+
+/// A decompress-enabled job (`docs/decompress.md`, DZ10–DZ12) on any route.
+///
+/// - Fallback: the fallback inflates and runs it.
+/// - Software: QPL 1.6's software inflate loops forever on a page with fewer elements than the
+///   job reads and on a cut stream, or crashes (DZ7), so the fallback runs the job first, with
+///   checksums (which read the stream to its end); only a job it completes goes to QPL, with the gzip/zlib header removed (QPL's software analytics
+///   read raw deflate only, DZ2), and the result reports the fallback's checksums of the whole
+///   page (QPL's are not, DZ4). Jobs QPL gets wrong whatever the stream (Parquet with dropped
+///   bytes, DZ8; expand, which QPL reads n source values for whatever the mask, §5.4) stay on
+///   the CPU.
+/// - Hardware: one descriptor, never split (a deflate stream cannot be cut at a byte
+///   boundary): above the transfer limit the job runs on the CPU. A device refusal (a busy
+///   or faulted device, or an inflate error, which on first-generation IAA is also how a
+///   history window above 4 KB is refused) reruns the job on the CPU, which decides.
+///
+/// In every case `Output::path` names the path that produced the result.
+pub(crate) fn run_decompress(
+    executor: &Executor,
+    route: Route,
+    job: &Job,
+    src1: &[u8],
+    src2: Option<&[u8]>,
+    dst: &mut [u8],
+) -> Result<Output, Error> {
+    if route == Route::Fallback {
+        return executor.run_fallback(job, src1, src2, dst);
+    }
+    let requested = executor.config().path;
+    let check =
+        |status| Error::from_status(job.operation, requested, route.path(), Stage::Check, status);
+    // The checks that need no inflating, in QPL's order, on every route.
+    if qpl_fallback::validate(job, src1, src2, dst.len())
+        .map_err(check)?
+        .is_none()
+    {
+        return executor.run_fallback(job, src1, src2, dst);
+    }
+    let header = qpl_fallback::deflate_header_len(job.flags, src1).map_err(check)?;
+    let raw_job = Job {
+        flags: Flags(job.flags.0 & !(Flags::GZIP_MODE.0 | Flags::ZLIB_MODE.0)),
+        ..*job
+    };
+    let raw = &src1[header..];
+    match route {
+        Route::Software => {
+            // The fallback checks the whole stream first (with checksums, which need it to
+            // its end): QPL gets only a stream that is whole, valid and long enough.
+            let whole = Job {
+                flags: Flags(job.flags.0 & !Flags::OMIT_CHECKSUMS.0),
+                ..*job
+            };
+            let Ok(reference) = executor.run_fallback(&whole, src1, src2, dst) else {
+                return executor.run_fallback(job, src1, src2, dst);
+            };
+            // QPL's expand reads up to n source values whatever the mask (§5.4): past the end
+            // of a page holding only the popcount it loops or crashes (DZ7).
+            let expand = job.operation == Operation::Expand;
+            let parquet_drop = job.parser == Parser::PARQUET_RLE && job.drop_initial_bytes != 0;
+            // QPL's software path refuses it (52, D15); the fallback implements it.
+            let force_array = job.flags.contains(Flags::FORCE_ARRAY_OUTPUT);
+            // QPL inflates step by step (16448, 8224 or 4112 elements by width) and loses the
+            // history between steps: false distance errors (DZ13) and, on a valid page, a job
+            // that never returned (random jobs, DIFF_SEED=7, case 4112). One step at most.
+            let step_width = if job.parser == Parser::PARQUET_RLE {
+                32
+            } else {
+                job.src1_bit_width
+            };
+            let step = match step_width {
+                0..=8 => 16448,
+                9..=16 => 8224,
+                _ => 4112,
+            };
+            let multi_step = job.num_input_elements > step;
+            if expand || parquet_drop || force_array || multi_step {
+                return executor.run_fallback(job, src1, src2, dst);
+            }
+            match executor.run_on_slot(route, &raw_job, raw, src2, dst) {
+                Some(Ok(mut completion)) => {
+                    if !job.flags.contains(Flags::OMIT_CHECKSUMS) {
+                        completion.crc = reference.completion.crc;
+                        completion.xor_checksum = reference.completion.xor_checksum;
+                    }
+                    Ok(Output {
+                        completion,
+                        path: Path::Software,
+                    })
+                }
+                Some(Err(status)) => Err(Error::from_status(
+                    job.operation,
+                    requested,
+                    Path::Software,
+                    Stage::Run,
+                    status,
+                )),
+                // QPL could not take the job: the fallback's result stands (dst is rewritten).
+                None => executor.run_fallback(job, src1, src2, dst),
+            }
+        }
+        _ => {
+            if raw.len() as u64 > executor.transfer_limit() {
+                return executor.run_fallback(job, src1, src2, dst);
+            }
+            match executor.run_on_slot(route, &raw_job, raw, src2, dst) {
+                Some(Ok(completion)) => {
+                    // The device checksums the bytes it inflated (DZ4).
+                    Ok(Output {
+                        completion,
+                        path: route.path(),
+                    })
+                }
+                Some(Err(status)) if is_inflate_status(status) => {
+                    executor.run_fallback(job, src1, src2, dst)
+                }
+                Some(Err(status)) => Err(Error::from_status(
+                    job.operation,
+                    requested,
+                    route.path(),
+                    Stage::Run,
+                    status,
+                )),
+                None => executor.run_fallback(job, src1, src2, dst),
+            }
+        }
+    }
+}
+
+/// The completion-record codes of the device's inflate (201–219, 230, 235, 236): the stream's
+/// fault, or on IAA 1.0 a history window it cannot hold.
+fn is_inflate_status(status: Status) -> bool {
+    matches!(status.0, 201..=219 | 230 | 235 | 236)
 }

@@ -274,6 +274,10 @@ impl Executor {
         dst: &mut [u8],
     ) -> Result<Output, Error> {
         let route = self.route(job.operation)?;
+        if job.flags.contains(Flags::DECOMPRESS_ENABLE) {
+            // Source-1 is a deflate stream: none of the uncompressed workarounds apply.
+            return gaps::run_decompress(self, route, job, src1, src2, dst);
+        }
         if gaps::is_width_zero_stream(job, src1) {
             return gaps::run_width_zero(self, route, job, src1, src2, dst);
         }
@@ -365,7 +369,7 @@ impl Executor {
 
     /// Runs a prepared job on one slot of `route`; `None` when the accelerator is busy or
     /// faulted (the caller then runs the job on the CPU).
-    fn run_on_slot(
+    pub(crate) fn run_on_slot(
         &self,
         route: Route,
         job: &Job,

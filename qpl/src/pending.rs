@@ -160,6 +160,8 @@ impl Executor {
         let out_bits = job.out_bit_width.bits().unwrap_or(0);
         let adapted = gaps::is_width_zero_stream(job, &b.src1)
             || job.flags.contains(crate::Flags::FORCE_ARRAY_OUTPUT)
+            // A deflate source: a header to strip, and inflate errors to rerun on the CPU.
+            || job.flags.contains(crate::Flags::DECOMPRESS_ENABLE)
             || (job.parser == crate::Parser::PARQUET_RLE && job.drop_initial_bytes > 0)
             || (job.operation == Operation::Expand && job.parser != crate::Parser::PARQUET_RLE)
             || (shape.nominal_width == 1

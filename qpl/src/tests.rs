@@ -478,3 +478,104 @@ fn scans_compare_unmasked_parameters_against_every_value() {
         }
     }
 }
+
+/// `data` as a raw deflate stream of stored blocks (at most 65535 bytes each).
+fn stored_deflate(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let chunks: Vec<&[u8]> = data.chunks(65535).collect();
+    for (i, chunk) in chunks.iter().enumerate() {
+        out.push(u8::from(i + 1 == chunks.len()));
+        let len = chunk.len() as u16;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(chunk);
+    }
+    out
+}
+
+fn decompress_case() -> (Job, Vec<u8>, Vec<u8>) {
+    let vals = values(5000, 7, 9);
+    let plain = pack_le(&vals, 7).unwrap();
+    // A gzip header (no optional fields) in front; the trailer after the final block is
+    // ignored like any bytes there (DZ5).
+    let mut gzip = vec![0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3];
+    gzip.extend(stored_deflate(&plain));
+    gzip.extend_from_slice(&[0; 8]);
+    let job = Job {
+        src1_bit_width: 7,
+        num_input_elements: 5000,
+        param_low: 3,
+        flags: Flags::DECOMPRESS_ENABLE | Flags::GZIP_MODE,
+        ..Job::new(Operation::ScanLe)
+    };
+    (job, plain, gzip)
+}
+
+#[test]
+fn decompress_jobs_run_on_the_device_unsplit_and_equal_the_uncompressed_job() {
+    let (job, plain, gzip) = decompress_case();
+    let plain_job = Job {
+        flags: Flags::NONE,
+        ..job
+    };
+    let mut expected = vec![0u8; 625];
+    let want = qpl_fallback::execute(&plain_job, &plain, None, &mut expected).unwrap();
+    // Under the transfer limit: one descriptor on the device.
+    let (executor, log) = fake(1 << 20, None, RetryPolicy::default());
+    let mut dst = vec![0u8; 625];
+    let output = executor.run(&job, &gzip, None, &mut dst).unwrap();
+    assert_eq!(
+        (output.path, output.completion, &dst),
+        (Path::Hardware, want, &expected)
+    );
+    assert_eq!(log.started.load(Ordering::SeqCst), 1);
+    // Over it: not split (a deflate stream cannot be cut), run on the CPU, and said so.
+    let (executor, log) = fake(1024, None, RetryPolicy::default());
+    let mut dst = vec![0u8; 625];
+    let output = executor.run(&job, &gzip, None, &mut dst).unwrap();
+    assert_eq!(
+        (output.path, output.completion, &dst),
+        (Path::Fallback, want, &expected)
+    );
+    assert_eq!(log.started.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_device_inflate_refusal_reruns_on_the_cpu() {
+    let (job, plain, gzip) = decompress_case();
+    let mut expected = vec![0u8; 625];
+    let plain_job = Job {
+        flags: Flags::NONE,
+        ..job
+    };
+    let want = qpl_fallback::execute(&plain_job, &plain, None, &mut expected).unwrap();
+    // IAA 1.0 refuses streams whose history window exceeds 4 KB with an inflate error: the
+    // CPU takes the job and the output says so.
+    for refusal in [Status::BAD_DIST_ERR, Status::REF_BEFORE_START_ERR] {
+        let (executor, _) = fake(1 << 20, Some(refusal), RetryPolicy::default());
+        let mut dst = vec![0u8; 625];
+        let output = executor.run(&job, &gzip, None, &mut dst).unwrap();
+        assert_eq!(
+            (output.path, output.completion, &dst),
+            (Path::Fallback, want, &expected)
+        );
+    }
+    // A stream that really is corrupt fails on the CPU too, with the fallback's status.
+    let (executor, _) = fake(1 << 20, None, RetryPolicy::default());
+    let mut corrupt = gzip.clone();
+    corrupt[10] = 0x07; // BTYPE 11
+    let err = executor
+        .run(&job, &corrupt, None, &mut [0u8; 625])
+        .unwrap_err();
+    assert_eq!(
+        (err.status, err.path),
+        (Status::INVALID_BLOCK_TYPE, Path::Fallback)
+    );
+    // A malformed gzip header is refused before anything runs, on every path.
+    let mut bad_header = gzip.clone();
+    bad_header[0] = 0;
+    let err = executor
+        .run(&job, &bad_header, None, &mut [0u8; 625])
+        .unwrap_err();
+    assert_eq!(err.status, Status::ARCHIVE_HEADER_ERR);
+}

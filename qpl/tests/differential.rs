@@ -19,8 +19,8 @@ fn differential_tests_need_qpl() {
 #[cfg(qpl_linked)]
 mod linked {
     use qpl_difftest::{
-        agree, compare, describe, gen_case, run_fallback, run_software, width_mask, Case, Choices,
-        Rng, Tally, Verdict,
+        agree, compare, describe, gen_case, gen_decompress_case, run_fallback, run_software,
+        width_mask, Case, Choices, Rng, Tally, Verdict,
     };
     use qpl_fallback::write_run_header;
     use qpl_rs::{
@@ -190,6 +190,41 @@ mod linked {
             tally.check(&format!("case {i} (seed {seed} + {i})"), &case);
         }
         tally.finish("random jobs");
+    }
+
+    /// Decompress-enabled jobs (docs/decompress.md): `gen_decompress_case`'s jobs, as many as
+    /// `DIFF_DECOMPRESS_CASES` says (default 400; the run was 20,000), from
+    /// `DIFF_SEED`. QPL's software path loops forever or crashes on short or cut streams
+    /// (DZ7), so the wrapper runs such jobs on QPL only after the fallback completed them
+    /// (DZ10): what is compared is QPL's analytics on the streams it can take, and the
+    /// wrapper's statuses on the others.
+    #[test]
+    fn random_decompress_jobs_agree_or_diverge_by_name() {
+        let cases: u64 = std::env::var("DIFF_DECOMPRESS_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(400);
+        let seed: u64 = std::env::var("DIFF_SEED")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0x51AB_1E5E_ED00);
+        let mut tally = Tally::default();
+        for i in 0..cases {
+            let case =
+                gen_decompress_case(&mut Rng::new(seed.wrapping_mul(1_000_033).wrapping_add(i)));
+            if std::env::var_os("DIFF_TRACE").is_some() {
+                // Before the run: a job that never returns is named.
+                eprintln!("decompress case {i}:\n{}", qpl_difftest::hex(&case.src1));
+                eprintln!(
+                    "  {:?} dst_len {} src2 {:?}",
+                    case.job,
+                    case.dst_len,
+                    case.src2.as_ref().map(|m| qpl_difftest::hex(m))
+                );
+            }
+            tally.check(&format!("decompress case {i} (seed {seed} + {i})"), &case);
+        }
+        tally.finish("random decompress jobs");
     }
 
     /// Case `i` of the random jobs with `DIFF_SEED=seed`.
