@@ -17,7 +17,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{portable, BitWidth, Compare, MinMaxSum};
+use super::{portable, runs, BitWidth, Compare, MinMaxSum};
 
 /// Shuffles and shift counts that decode one group of 8 elements of one width and order
 /// from the two 16-byte halves [`Plan::high_offset`] bytes apart.
@@ -273,6 +273,32 @@ pub(super) unsafe fn unpack<const AGGREGATE: bool>(
         done += len;
     }
     aggregates
+}
+
+/// The AVX2 kernel of [`super::hybrid_to_le_bytes`] (same contract): [`runs::hybrid_walk`]
+/// with [`portable::fill_le`] compiled for AVX2 (32-byte stores) and [`unpack`].
+///
+/// # Safety
+/// The CPU supports AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) unsafe fn hybrid_to_le_bytes<const AGGREGATE: bool>(
+    width: BitWidth,
+    data: &[u8],
+    mask: u32,
+    out: &mut [u8],
+) -> (usize, usize, MinMaxSum) {
+    runs::hybrid_walk::<AGGREGATE>(
+        width.get(),
+        data,
+        mask,
+        out,
+        portable::fill_le,
+        |src, to| {
+            // SAFETY: AVX2 and BMI2 (the caller's guarantee); `to` is valid for its
+            // `to.len()` bytes, `to.len() / 4` u32s.
+            unsafe { unpack::<AGGREGATE>(width, false, src, to.len() / 4, to.as_mut_ptr()) }
+        },
+    )
 }
 
 /// Decodes `groups` whole groups of 8 elements with plan `p` into `out`.

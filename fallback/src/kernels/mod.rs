@@ -232,7 +232,13 @@ pub(crate) fn unpack_to_le_bytes(
     aggregate: bool,
 ) -> Option<MinMaxSum> {
     match kernels {
-        Kernels::Portable => None,
+        Kernels::Portable => Some(portable::unpack_to_le_bytes(
+            BitWidth::new(width)?,
+            big_endian,
+            src,
+            out,
+            aggregate,
+        )),
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx2 => {
             let (width, count, to) = (BitWidth::new(width)?, out.len() / 4, out.as_mut_ptr());
@@ -263,7 +269,8 @@ pub(crate) fn unpack_to_le_bytes(
 }
 
 /// The lines of 64 bytes an RLE run's fill in [`hybrid_to_le_bytes`] stores at least,
-/// from the line its first value is in, whatever the run's length.
+/// from the line its first value is in, whatever the run's length (AVX-512; the portable
+/// and AVX2 fills store up to [`runs::FILL_SPILL`] − 1 bytes past a run).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const FILL_LINES: usize = 4;
 
@@ -286,9 +293,26 @@ pub(crate) fn hybrid_to_le_bytes(
     aggregate: bool,
 ) -> Option<(usize, usize, MinMaxSum)> {
     match kernels {
-        Kernels::Portable => None,
+        Kernels::Portable => {
+            let width = BitWidth::new(width)?;
+            Some(if aggregate {
+                portable::hybrid_to_le_bytes::<true>(width, data, mask, out)
+            } else {
+                portable::hybrid_to_le_bytes::<false>(width, data, mask, out)
+            })
+        }
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => None,
+        Kernels::Avx2 => {
+            let width = BitWidth::new(width)?;
+            // SAFETY: `Avx2` is chosen only after AVX2 and BMI2 were detected.
+            Some(unsafe {
+                if aggregate {
+                    avx2::hybrid_to_le_bytes::<true>(width, data, mask, out)
+                } else {
+                    avx2::hybrid_to_le_bytes::<false>(width, data, mask, out)
+                }
+            })
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             if !(1..=32).contains(&width) {
@@ -398,7 +422,10 @@ pub(crate) fn count_ones(kernels: Kernels, bytes: &[u8]) -> u64 {
 #[inline]
 pub(crate) fn fill4(kernels: Kernels, element: [u8; 4], out: &mut [u8]) -> bool {
     match kernels {
-        Kernels::Portable => false,
+        Kernels::Portable => {
+            portable::fill_le(u32::from_le_bytes(element), out, out.len() / 4 * 4);
+            true
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx2 => {
             // SAFETY: `Avx2` is chosen only after AVX2 was detected.

@@ -10,55 +10,74 @@
 
 use super::{expand_words, BitWidth, MinMaxSum};
 
+/// Element `lane` (0..8) of the group of 8 elements of `W` bits at the start of `window`,
+/// which holds the group's `W` bytes and 8 more: one unaligned 8-byte load at a constant
+/// offset, a constant shift and a mask (an element spans at most 5 bytes from the byte it
+/// starts in). The offsets are constants once `W` is known and `window`'s length is, so the
+/// bounds checks fold away; LLVM turns the eight lanes into eight loads, shifts and ands
+/// with no branch, on every target.
 #[inline(always)]
-fn decode_group<const W: usize, const BE: bool>(group: &[u8; W], out: &mut [u32; 8]) {
+fn lane_value<const W: usize, const BE: bool>(window: &[u8], lane: usize) -> u32 {
+    let bit = lane * W;
+    let byte = bit / 8;
+    let shift = bit % 8;
     let mask: u64 = if W == 32 {
         0xFFFF_FFFF
     } else {
         (1u64 << W) - 1
     };
-    for (lane, slot) in out.iter_mut().enumerate() {
-        let bit = lane * W;
-        let byte = bit / 8;
-        let shift = bit % 8;
-        // Up to 5 bytes hold any element (shift <= 7, W <= 32); bytes past the group are
-        // constant-folded away.
-        let mut window: u64 = 0;
-        for k in 0..5 {
-            let b = if byte + k < W { group[byte + k] } else { 0 };
-            if BE {
-                window = (window << 8) | u64::from(b);
-            } else {
-                window |= u64::from(b) << (8 * k);
-            }
-        }
-        let value = if BE {
-            window >> (40 - shift - W)
-        } else {
-            window >> shift
-        };
-        *slot = (value & mask) as u32;
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&window[byte..byte + 8]);
+    let value = if BE {
+        u64::from_be_bytes(word) >> (64 - shift - W)
+    } else {
+        u64::from_le_bytes(word) >> shift
+    };
+    (value & mask) as u32
+}
+
+/// The 8 elements of the group at the start of `window` (its `W` bytes and 8 more).
+#[inline(always)]
+fn decode_group<const W: usize, const BE: bool>(window: &[u8]) -> [u32; 8] {
+    let window = &window[..W + 8];
+    std::array::from_fn(|lane| lane_value::<W, BE>(window, lane))
+}
+
+/// Decodes `count` elements packed at `W` bits from the start of `src` (which holds at
+/// least ⌈count·W/8⌉ bytes) and hands them to `put` a group of 8 at a time, with the
+/// group's index; the last group (when `count` is not a multiple of 8) is zero-padded.
+/// Whole groups are decoded from `src` while 8 bytes follow them (every group but the last
+/// two at most), the rest from a zero-padded copy, so no read leaves `src`.
+#[inline(always)]
+fn unpack_groups<const W: usize, const BE: bool>(
+    src: &[u8],
+    count: usize,
+    mut put: impl FnMut(usize, [u32; 8]),
+) {
+    let groups = count.div_ceil(8);
+    // Groups g with g·W + W + 8 ≤ src.len(), and whole.
+    let direct = (src.len().saturating_sub(8) / W).min(count / 8);
+    for g in 0..direct {
+        put(g, decode_group::<W, BE>(&src[g * W..g * W + W + 8]));
+    }
+    for g in direct..groups {
+        let start = (g * W).min(src.len());
+        let end = (start + W).min(src.len());
+        let mut window = [0u8; 40];
+        window[..end - start].copy_from_slice(&src[start..end]);
+        put(g, decode_group::<W, BE>(&window));
     }
 }
 
 /// Decodes `out.len()` elements from `src`, which holds at least ⌈len·W/8⌉ bytes.
 fn unpack_width<const W: usize, const BE: bool>(src: &[u8], out: &mut [u32]) {
-    let full_groups = out.len() / 8;
-    let (head, tail) = out.split_at_mut(full_groups * 8);
-    for (o, g) in head.chunks_exact_mut(8).zip(src.chunks_exact(W)) {
-        if let (Ok(o), Ok(g)) = (o.try_into(), g.try_into()) {
-            decode_group::<W, BE>(g, o);
-        }
-    }
-    if !tail.is_empty() {
-        let start = (full_groups * W).min(src.len());
-        let end = (start + W).min(src.len());
-        let mut group = [0u8; W];
-        group[..end - start].copy_from_slice(&src[start..end]);
-        let mut lanes = [0u32; 8];
-        decode_group::<W, BE>(&group, &mut lanes);
-        tail.copy_from_slice(&lanes[..tail.len()]);
-    }
+    let count = out.len();
+    let (groups, tail) = out.as_chunks_mut::<8>();
+    let tail_len = tail.len();
+    unpack_groups::<W, BE>(src, count, |g, values| match groups.get_mut(g) {
+        Some(group) => *group = values,
+        None => tail.copy_from_slice(&values[..tail_len]),
+    });
 }
 
 /// The portable kernels: every target, and the reference for the SIMD ones.
@@ -77,7 +96,111 @@ pub(crate) fn unpack(width: BitWidth, be: bool, src: &[u8], out: &mut [u32]) {
     dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
 }
 
+/// Decodes `out.len() / 4` elements from `src` (which holds at least ⌈len·W/8⌉ bytes of
+/// them) as little-endian `u32`s into `out`, and returns their aggregates when `AGGREGATE`.
+fn unpack_le_width<const W: usize, const BE: bool, const AGGREGATE: bool>(
+    src: &[u8],
+    out: &mut [u8],
+) -> MinMaxSum {
+    let count = out.len() / 4;
+    let (groups, rest) = out[..count * 4].as_chunks_mut::<32>();
+    let tail_len = rest.len();
+    let (mut min, mut max, mut sum) = ([u32::MAX; 8], [0u32; 8], [0u32; 8]);
+    unpack_groups::<W, BE>(src, count, |g, values| {
+        let mut bytes = [0u8; 32];
+        for (b, v) in bytes.chunks_exact_mut(4).zip(values) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
+        let lanes = match groups.get_mut(g) {
+            Some(group) => {
+                *group = bytes;
+                8
+            }
+            None => {
+                rest.copy_from_slice(&bytes[..tail_len]);
+                tail_len / 4
+            }
+        };
+        if AGGREGATE {
+            for j in 0..lanes {
+                min[j] = min[j].min(values[j]);
+                max[j] = max[j].max(values[j]);
+                sum[j] = sum[j].wrapping_add(values[j]);
+            }
+        }
+    });
+    if !AGGREGATE {
+        return MinMaxSum::NONE;
+    }
+    MinMaxSum {
+        min: min.into_iter().min().unwrap_or(u32::MAX),
+        max: max.into_iter().max().unwrap_or(0),
+        sum: sum.into_iter().fold(0, u32::wrapping_add),
+    }
+}
+/// The portable kernel of [`super::unpack_to_le_bytes`]: `out.len() / 4` elements of
+/// `width` bits, MSB-first when `be`, from the start of `src` (at least ⌈count·width/8⌉
+/// bytes) as little-endian `u32`s straight into `out`, with their aggregates when
+/// `aggregate` ([`MinMaxSum::NONE`] otherwise).
+pub(crate) fn unpack_to_le_bytes(
+    width: BitWidth,
+    be: bool,
+    src: &[u8],
+    out: &mut [u8],
+    aggregate: bool,
+) -> MinMaxSum {
+    macro_rules! dispatch {
+        ($($w:literal)*) => {
+            match (width.get(), be, aggregate) {
+                $(
+                    ($w, false, false) => unpack_le_width::<$w, false, false>(src, out),
+                    ($w, true, false) => unpack_le_width::<$w, true, false>(src, out),
+                    ($w, false, true) => unpack_le_width::<$w, false, true>(src, out),
+                    ($w, true, true) => unpack_le_width::<$w, true, true>(src, out),
+                )*
+                _ => unreachable!("BitWidth is always 1..=32"),
+            }
+        };
+    }
+    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+}
+
+/// The portable kernel of [`super::hybrid_to_le_bytes`] (same contract).
+pub(crate) fn hybrid_to_le_bytes<const AGGREGATE: bool>(
+    width: BitWidth,
+    data: &[u8],
+    mask: u32,
+    out: &mut [u8],
+) -> (usize, usize, MinMaxSum) {
+    super::runs::hybrid_walk::<AGGREGATE>(width.get(), data, mask, out, fill_le, |src, to| {
+        unpack_to_le_bytes(width, false, src, to, AGGREGATE)
+    })
+}
+
+/// Stores `len / 4` copies of `value` as little-endian bytes from the start of `to`, 32
+/// bytes a store: when `to` has room for the last store's whole 32 bytes, they are stored
+/// whole (up to 28 bytes of copies after the `len`), otherwise exactly `len` bytes. The
+/// fill of RLE runs ([`super::runs::hybrid_walk`], [`super::fill4`]).
 #[inline(always)]
+pub(crate) fn fill_le(value: u32, to: &mut [u8], len: usize) {
+    let element = value.to_le_bytes();
+    let pattern: [u8; 32] = std::array::from_fn(|i| element[i % 4]);
+    let whole = len.next_multiple_of(32);
+    if whole <= to.len() {
+        for chunk in to[..whole].as_chunks_mut::<32>().0 {
+            *chunk = pattern;
+        }
+    } else {
+        let (chunks, rest) = to[..len].as_chunks_mut::<32>();
+        for chunk in chunks {
+            *chunk = pattern;
+        }
+        for o in rest.chunks_exact_mut(4) {
+            o.copy_from_slice(&element);
+        }
+    }
+}
+
 fn encode_group<const W: usize, const BE: bool>(values: &[u32; 8], mask: u32, out: &mut [u8; W]) {
     // The group as one 8·W-bit integer in two 128-bit halves, element i at bit i·W (LSB
     // first) or (7 - i)·W (MSB first); the positions are constants once W is known, so the
