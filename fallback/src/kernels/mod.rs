@@ -231,6 +231,13 @@ pub(crate) fn unpack_to_le_bytes(
     out: &mut [u8],
     aggregate: bool,
 ) -> Option<MinMaxSum> {
+    if width == 32 && !big_endian && !aggregate {
+        // The elements are the output's bytes already: one copy (`memcpy`, which moves
+        // them faster than a decoding loop's stores), on every tier.
+        let src = src.get(..out.len())?;
+        out.copy_from_slice(src);
+        return Some(MinMaxSum::NONE);
+    }
     match kernels {
         Kernels::Portable => Some(portable::unpack_to_le_bytes(
             BitWidth::new(width)?,
@@ -454,6 +461,23 @@ pub(crate) enum Compare {
     NotRange,
 }
 
+impl Compare {
+    /// The comparison as an inclusive range and whether to negate it: `x` passes when
+    /// (`low` ≤ x ≤ `high`) ≠ `negate` (an empty range when `low` > `high`).
+    pub(crate) fn as_range(self, low: u32, high: u32) -> (u32, u32, bool) {
+        match self {
+            Compare::Eq => (low, low, false),
+            Compare::Ne => (low, low, true),
+            Compare::Lt => (low, u32::MAX, true),
+            Compare::Le => (0, low, false),
+            Compare::Gt => (0, low, true),
+            Compare::Ge => (low, u32::MAX, false),
+            Compare::Range => (low, high, false),
+            Compare::NotRange => (low, high, true),
+        }
+    }
+}
+
 /// Scans `count` elements of `width` bits packed at the start of `src` (which holds
 /// ⌈count·width/8⌉ bytes) without unpacking them to memory: bit i of `bits` (LSB first) =
 /// `compare(element i)`, with bits above `count` zero. `bits` holds ⌈count/8⌉ bytes. `false`
@@ -472,7 +496,13 @@ pub(crate) fn scan_packed(
     bits: &mut [u8],
 ) -> bool {
     match kernels {
-        Kernels::Portable => false,
+        Kernels::Portable => {
+            let Some(width) = BitWidth::new(width) else {
+                return false;
+            };
+            portable::scan_packed(width, big_endian, src, count, compare, low, high, bits);
+            true
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx2 => {
             let Some(width) = BitWidth::new(width) else {

@@ -8,7 +8,7 @@
 //! eight lanes), and handles a short tail through a zero-padded copy, so no read ever leaves
 //! the caller's slice.
 
-use super::{expand_words, BitWidth, MinMaxSum};
+use super::{expand_words, BitWidth, Compare, MinMaxSum};
 
 /// Element `lane` (0..8) of the group of 8 elements of `W` bits at the start of `window`,
 /// which holds the group's `W` bytes and 8 more: one unaligned 8-byte load at a constant
@@ -43,41 +43,55 @@ fn decode_group<const W: usize, const BE: bool>(window: &[u8]) -> [u32; 8] {
     std::array::from_fn(|lane| lane_value::<W, BE>(window, lane))
 }
 
-/// Decodes `count` elements packed at `W` bits from the start of `src` (which holds at
-/// least ⌈count·W/8⌉ bytes) and hands them to `put` a group of 8 at a time, with the
-/// group's index; the last group (when `count` is not a multiple of 8) is zero-padded.
-/// Whole groups are decoded from `src` while 8 bytes follow them (every group but the last
-/// two at most), the rest from a zero-padded copy, so no read leaves `src`.
+/// Decodes the first `groups` whole groups of 8 elements packed at `W` bits from the start
+/// of `src` and hands them to `put` with their index, in order. Groups are decoded from
+/// `src` while 8 bytes follow them (every group but the last two at most), the others from
+/// a zero-padded copy ([`padded_group`]), so no read leaves `src`. The caller stores the
+/// lanes it is given one by one: handed on whole through memory, they were written to the
+/// stack as eight 4-byte stores and read back as wider loads, which stalled store
+/// forwarding (×3 slower).
 #[inline(always)]
 fn unpack_groups<const W: usize, const BE: bool>(
     src: &[u8],
-    count: usize,
+    groups: usize,
     mut put: impl FnMut(usize, [u32; 8]),
 ) {
-    let groups = count.div_ceil(8);
-    // Groups g with g·W + W + 8 ≤ src.len(), and whole.
-    let direct = (src.len().saturating_sub(8) / W).min(count / 8);
+    // Groups g with g·W + W + 8 ≤ src.len().
+    let direct = (src.len().saturating_sub(8) / W).min(groups);
     for g in 0..direct {
         put(g, decode_group::<W, BE>(&src[g * W..g * W + W + 8]));
     }
     for g in direct..groups {
-        let start = (g * W).min(src.len());
-        let end = (start + W).min(src.len());
-        let mut window = [0u8; 40];
-        window[..end - start].copy_from_slice(&src[start..end]);
-        put(g, decode_group::<W, BE>(&window));
+        put(g, padded_group::<W, BE>(src, g));
     }
+}
+
+/// Group `g` of the elements packed at `W` bits from the start of `src`, the bytes past the
+/// end of `src` read as zeros.
+#[inline(always)]
+fn padded_group<const W: usize, const BE: bool>(src: &[u8], g: usize) -> [u32; 8] {
+    let start = (g * W).min(src.len());
+    let end = (start + W).min(src.len());
+    let mut window = [0u8; 40];
+    window[..end - start].copy_from_slice(&src[start..end]);
+    decode_group::<W, BE>(&window)
 }
 
 /// Decodes `out.len()` elements from `src`, which holds at least ⌈len·W/8⌉ bytes.
 fn unpack_width<const W: usize, const BE: bool>(src: &[u8], out: &mut [u32]) {
-    let count = out.len();
     let (groups, tail) = out.as_chunks_mut::<8>();
-    let tail_len = tail.len();
-    unpack_groups::<W, BE>(src, count, |g, values| match groups.get_mut(g) {
-        Some(group) => *group = values,
-        None => tail.copy_from_slice(&values[..tail_len]),
+    let whole = groups.len();
+    unpack_groups::<W, BE>(src, whole, |g, values| {
+        for (o, v) in groups[g].iter_mut().zip(values) {
+            *o = v;
+        }
     });
+    if !tail.is_empty() {
+        let values = padded_group::<W, BE>(src, whole);
+        for (o, v) in tail.iter_mut().zip(values) {
+            *o = v;
+        }
+    }
 }
 
 /// The portable kernels: every target, and the reference for the SIMD ones.
@@ -104,23 +118,9 @@ fn unpack_le_width<const W: usize, const BE: bool, const AGGREGATE: bool>(
 ) -> MinMaxSum {
     let count = out.len() / 4;
     let (groups, rest) = out[..count * 4].as_chunks_mut::<32>();
-    let tail_len = rest.len();
+    let whole = groups.len();
     let (mut min, mut max, mut sum) = ([u32::MAX; 8], [0u32; 8], [0u32; 8]);
-    unpack_groups::<W, BE>(src, count, |g, values| {
-        let mut bytes = [0u8; 32];
-        for (b, v) in bytes.chunks_exact_mut(4).zip(values) {
-            b.copy_from_slice(&v.to_le_bytes());
-        }
-        let lanes = match groups.get_mut(g) {
-            Some(group) => {
-                *group = bytes;
-                8
-            }
-            None => {
-                rest.copy_from_slice(&bytes[..tail_len]);
-                tail_len / 4
-            }
-        };
+    let mut add = |lanes: usize, values: [u32; 8]| {
         if AGGREGATE {
             for j in 0..lanes {
                 min[j] = min[j].min(values[j]);
@@ -128,7 +128,20 @@ fn unpack_le_width<const W: usize, const BE: bool, const AGGREGATE: bool>(
                 sum[j] = sum[j].wrapping_add(values[j]);
             }
         }
+    };
+    unpack_groups::<W, BE>(src, whole, |g, values| {
+        for (o, v) in groups[g].as_chunks_mut::<4>().0.iter_mut().zip(values) {
+            *o = v.to_le_bytes();
+        }
+        add(8, values);
     });
+    if !rest.is_empty() {
+        let values = padded_group::<W, BE>(src, whole);
+        for (o, v) in rest.as_chunks_mut::<4>().0.iter_mut().zip(values) {
+            *o = v.to_le_bytes();
+        }
+        add(rest.len() / 4, values);
+    }
     if !AGGREGATE {
         return MinMaxSum::NONE;
     }
@@ -163,6 +176,68 @@ pub(crate) fn unpack_to_le_bytes(
         };
     }
     dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+}
+
+/// The portable kernel of [`super::scan_packed`] (same contract): each group of 8 decoded
+/// in registers ([`decode_group`]) and compared into one byte of `bits`, one subtraction
+/// and one compare per element whatever the comparison, never stored unpacked.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan_packed(
+    width: BitWidth,
+    be: bool,
+    src: &[u8],
+    count: usize,
+    compare: Compare,
+    low: u32,
+    high: u32,
+    bits: &mut [u8],
+) {
+    let (lo, hi, negate) = compare.as_range(low, high);
+    let flip = if negate { 0xFF } else { 0 };
+    let bits = &mut bits[..count.div_ceil(8)];
+    if lo > hi {
+        // An empty range: every element is outside.
+        bits.fill(flip);
+    } else {
+        macro_rules! dispatch {
+            ($($w:literal)*) => {
+                match (width.get(), be) {
+                    $(
+                        ($w, false) => scan_width::<$w, false>(src, count, lo, hi - lo, flip, bits),
+                        ($w, true) => scan_width::<$w, true>(src, count, lo, hi - lo, flip, bits),
+                    )*
+                    _ => unreachable!("BitWidth is always 1..=32"),
+                }
+            };
+        }
+        dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+    }
+    if !count.is_multiple_of(8) {
+        bits[count / 8] &= (1u8 << (count % 8)) - 1;
+    }
+}
+
+/// Bit j of `bits[g]` = (element 8g + j − `lo` ≤ `span`, wrapping) XOR bit j of `flip`.
+fn scan_width<const W: usize, const BE: bool>(
+    src: &[u8],
+    count: usize,
+    lo: u32,
+    span: u32,
+    flip: u8,
+    bits: &mut [u8],
+) {
+    let byte = |values: [u32; 8]| {
+        let mut byte = 0u8;
+        for (j, &x) in values.iter().enumerate() {
+            byte |= u8::from(x.wrapping_sub(lo) <= span) << j;
+        }
+        byte ^ flip
+    };
+    let whole = count / 8;
+    unpack_groups::<W, BE>(src, whole, |g, values| bits[g] = byte(values));
+    if !count.is_multiple_of(8) {
+        bits[whole] = byte(padded_group::<W, BE>(src, whole));
+    }
 }
 
 /// The portable kernel of [`super::hybrid_to_le_bytes`] (same contract).
