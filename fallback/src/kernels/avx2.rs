@@ -17,7 +17,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{portable, BitWidth, Compare, MinMaxSum};
+use super::{portable, runs, BitWidth, Compare, MinMaxSum};
 
 /// Shuffles and shift counts that decode one group of 8 elements of one width and order
 /// from the two 16-byte halves [`Plan::high_offset`] bytes apart.
@@ -275,6 +275,32 @@ pub(super) unsafe fn unpack<const AGGREGATE: bool>(
     aggregates
 }
 
+/// The AVX2 kernel of [`super::hybrid_to_le_bytes`] (same contract): [`runs::hybrid_walk`]
+/// with [`portable::fill_le`] compiled for AVX2 (32-byte stores) and [`unpack`].
+///
+/// # Safety
+/// The CPU supports AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) unsafe fn hybrid_to_le_bytes<const AGGREGATE: bool>(
+    width: BitWidth,
+    data: &[u8],
+    mask: u32,
+    out: &mut [u8],
+) -> (usize, usize, MinMaxSum) {
+    runs::hybrid_walk::<AGGREGATE>(
+        width.get(),
+        data,
+        mask,
+        out,
+        portable::fill_le,
+        |src, to| {
+            // SAFETY: AVX2 and BMI2 (the caller's guarantee); `to` is valid for its
+            // `to.len()` bytes, `to.len() / 4` u32s.
+            unsafe { unpack::<AGGREGATE>(width, false, src, to.len() / 4, to.as_mut_ptr()) }
+        },
+    )
+}
+
 /// Decodes `groups` whole groups of 8 elements with plan `p` into `out`.
 ///
 /// # Safety
@@ -326,21 +352,6 @@ unsafe fn groups_of<const BE: bool, const FIVE: bool, const AGGREGATE: bool>(
     }
 }
 
-/// A scan comparison as an inclusive range and whether to negate it: `x` passes when
-/// (`low` ≤ x ≤ `high`) ≠ `negate`.
-fn as_range(compare: Compare, low: u32, high: u32) -> (u32, u32, bool) {
-    match compare {
-        Compare::Eq => (low, low, false),
-        Compare::Ne => (low, low, true),
-        Compare::Lt => (low, u32::MAX, true),
-        Compare::Le => (0, low, false),
-        Compare::Gt => (0, low, true),
-        Compare::Ge => (low, u32::MAX, false),
-        Compare::Range => (low, high, false),
-        Compare::NotRange => (low, high, true),
-    }
-}
-
 /// Scans `count` elements of `width` bits, MSB-first when `big_endian`, packed from the start
 /// of `src` (which holds ⌈count·width/8⌉ bytes; nothing past it is read) without storing
 /// them: bit i of `bits` (LSB first) = `compare(element i)` against `low`/`high` (already
@@ -361,7 +372,7 @@ pub(super) unsafe fn scan_packed(
     high: u32,
     bits: &mut [u8],
 ) {
-    let (lo, hi, negate) = as_range(compare, low, high);
+    let (lo, hi, negate) = compare.as_range(low, high);
     let (p, groups) = plan_and_groups(width, big_endian, src, count);
     let groups = groups.min(bits.len());
     // SAFETY: AVX2 is available; `groups` groups read inside `src`, one byte of `bits` each.
@@ -1153,7 +1164,7 @@ mod tests {
                     );
                     let (low, high) = (a.min(b), a.max(b));
                     for compare in compares {
-                        let (lo, hi, negate) = as_range(compare, low, high);
+                        let (lo, hi, negate) = compare.as_range(low, high);
                         let mut bits = vec![0xA5u8; count.div_ceil(8) + 1];
                         let room = count.div_ceil(8);
                         // SAFETY: AVX2 and BMI2 were detected.
@@ -1193,7 +1204,7 @@ mod tests {
         for (compare, test) in plain {
             for l in edges {
                 for h in edges {
-                    let (lo, hi, negate) = as_range(compare, l, h);
+                    let (lo, hi, negate) = compare.as_range(l, h);
                     for x in edges {
                         let got = (lo <= x && x <= hi) != negate;
                         assert_eq!(got, test(x, l, h), "{compare:?} x{x} l{l} h{h}");

@@ -231,8 +231,21 @@ pub(crate) fn unpack_to_le_bytes(
     out: &mut [u8],
     aggregate: bool,
 ) -> Option<MinMaxSum> {
+    if width == 32 && !big_endian && !aggregate {
+        // The elements are the output's bytes already: one copy (`memcpy`, which moves
+        // them faster than a decoding loop's stores), on every tier.
+        let src = src.get(..out.len())?;
+        out.copy_from_slice(src);
+        return Some(MinMaxSum::NONE);
+    }
     match kernels {
-        Kernels::Portable => None,
+        Kernels::Portable => Some(portable::unpack_to_le_bytes(
+            BitWidth::new(width)?,
+            big_endian,
+            src,
+            out,
+            aggregate,
+        )),
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx2 => {
             let (width, count, to) = (BitWidth::new(width)?, out.len() / 4, out.as_mut_ptr());
@@ -263,7 +276,8 @@ pub(crate) fn unpack_to_le_bytes(
 }
 
 /// The lines of 64 bytes an RLE run's fill in [`hybrid_to_le_bytes`] stores at least,
-/// from the line its first value is in, whatever the run's length.
+/// from the line its first value is in, whatever the run's length (AVX-512; the portable
+/// and AVX2 fills store up to [`runs::FILL_SPILL`] − 1 bytes past a run).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const FILL_LINES: usize = 4;
 
@@ -286,9 +300,26 @@ pub(crate) fn hybrid_to_le_bytes(
     aggregate: bool,
 ) -> Option<(usize, usize, MinMaxSum)> {
     match kernels {
-        Kernels::Portable => None,
+        Kernels::Portable => {
+            let width = BitWidth::new(width)?;
+            Some(if aggregate {
+                portable::hybrid_to_le_bytes::<true>(width, data, mask, out)
+            } else {
+                portable::hybrid_to_le_bytes::<false>(width, data, mask, out)
+            })
+        }
         #[cfg(target_arch = "x86_64")]
-        Kernels::Avx2 => None,
+        Kernels::Avx2 => {
+            let width = BitWidth::new(width)?;
+            // SAFETY: `Avx2` is chosen only after AVX2 and BMI2 were detected.
+            Some(unsafe {
+                if aggregate {
+                    avx2::hybrid_to_le_bytes::<true>(width, data, mask, out)
+                } else {
+                    avx2::hybrid_to_le_bytes::<false>(width, data, mask, out)
+                }
+            })
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx512Vbmi => {
             if !(1..=32).contains(&width) {
@@ -398,7 +429,10 @@ pub(crate) fn count_ones(kernels: Kernels, bytes: &[u8]) -> u64 {
 #[inline]
 pub(crate) fn fill4(kernels: Kernels, element: [u8; 4], out: &mut [u8]) -> bool {
     match kernels {
-        Kernels::Portable => false,
+        Kernels::Portable => {
+            portable::fill_le(u32::from_le_bytes(element), out, out.len() / 4 * 4);
+            true
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx2 => {
             // SAFETY: `Avx2` is chosen only after AVX2 was detected.
@@ -427,6 +461,23 @@ pub(crate) enum Compare {
     NotRange,
 }
 
+impl Compare {
+    /// The comparison as an inclusive range and whether to negate it: `x` passes when
+    /// (`low` ≤ x ≤ `high`) ≠ `negate` (an empty range when `low` > `high`).
+    pub(crate) fn as_range(self, low: u32, high: u32) -> (u32, u32, bool) {
+        match self {
+            Compare::Eq => (low, low, false),
+            Compare::Ne => (low, low, true),
+            Compare::Lt => (low, u32::MAX, true),
+            Compare::Le => (0, low, false),
+            Compare::Gt => (0, low, true),
+            Compare::Ge => (low, u32::MAX, false),
+            Compare::Range => (low, high, false),
+            Compare::NotRange => (low, high, true),
+        }
+    }
+}
+
 /// Scans `count` elements of `width` bits packed at the start of `src` (which holds
 /// ⌈count·width/8⌉ bytes) without unpacking them to memory: bit i of `bits` (LSB first) =
 /// `compare(element i)`, with bits above `count` zero. `bits` holds ⌈count/8⌉ bytes. `false`
@@ -445,7 +496,13 @@ pub(crate) fn scan_packed(
     bits: &mut [u8],
 ) -> bool {
     match kernels {
-        Kernels::Portable => false,
+        Kernels::Portable => {
+            let Some(width) = BitWidth::new(width) else {
+                return false;
+            };
+            portable::scan_packed(width, big_endian, src, count, compare, low, high, bits);
+            true
+        }
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx2 => {
             let Some(width) = BitWidth::new(width) else {

@@ -8,56 +8,89 @@
 //! eight lanes), and handles a short tail through a zero-padded copy, so no read ever leaves
 //! the caller's slice.
 
-use super::{expand_words, BitWidth, MinMaxSum};
+use super::{expand_words, BitWidth, Compare, MinMaxSum};
 
+/// Element `lane` (0..8) of the group of 8 elements of `W` bits at the start of `window`,
+/// which holds the group's `W` bytes and 8 more: one unaligned 8-byte load at a constant
+/// offset, a constant shift and a mask (an element spans at most 5 bytes from the byte it
+/// starts in). The offsets are constants once `W` is known and `window`'s length is, so the
+/// bounds checks fold away; LLVM turns the eight lanes into eight loads, shifts and ands
+/// with no branch, on every target.
 #[inline(always)]
-fn decode_group<const W: usize, const BE: bool>(group: &[u8; W], out: &mut [u32; 8]) {
+fn lane_value<const W: usize, const BE: bool>(window: &[u8], lane: usize) -> u32 {
+    let bit = lane * W;
+    let byte = bit / 8;
+    let shift = bit % 8;
     let mask: u64 = if W == 32 {
         0xFFFF_FFFF
     } else {
         (1u64 << W) - 1
     };
-    for (lane, slot) in out.iter_mut().enumerate() {
-        let bit = lane * W;
-        let byte = bit / 8;
-        let shift = bit % 8;
-        // Up to 5 bytes hold any element (shift <= 7, W <= 32); bytes past the group are
-        // constant-folded away.
-        let mut window: u64 = 0;
-        for k in 0..5 {
-            let b = if byte + k < W { group[byte + k] } else { 0 };
-            if BE {
-                window = (window << 8) | u64::from(b);
-            } else {
-                window |= u64::from(b) << (8 * k);
-            }
-        }
-        let value = if BE {
-            window >> (40 - shift - W)
-        } else {
-            window >> shift
-        };
-        *slot = (value & mask) as u32;
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&window[byte..byte + 8]);
+    let value = if BE {
+        u64::from_be_bytes(word) >> (64 - shift - W)
+    } else {
+        u64::from_le_bytes(word) >> shift
+    };
+    (value & mask) as u32
+}
+
+/// The 8 elements of the group at the start of `window` (its `W` bytes and 8 more).
+#[inline(always)]
+fn decode_group<const W: usize, const BE: bool>(window: &[u8]) -> [u32; 8] {
+    let window = &window[..W + 8];
+    std::array::from_fn(|lane| lane_value::<W, BE>(window, lane))
+}
+
+/// Decodes the first `groups` whole groups of 8 elements packed at `W` bits from the start
+/// of `src` and hands them to `put` with their index, in order. Groups are decoded from
+/// `src` while 8 bytes follow them (every group but the last two at most), the others from
+/// a zero-padded copy ([`padded_group`]), so no read leaves `src`. The caller stores the
+/// lanes it is given one by one: handed on whole through memory, they were written to the
+/// stack as eight 4-byte stores and read back as wider loads, which stalled store
+/// forwarding (×3 slower).
+#[inline(always)]
+fn unpack_groups<const W: usize, const BE: bool>(
+    src: &[u8],
+    groups: usize,
+    mut put: impl FnMut(usize, [u32; 8]),
+) {
+    // Groups g with g·W + W + 8 ≤ src.len().
+    let direct = (src.len().saturating_sub(8) / W).min(groups);
+    for g in 0..direct {
+        put(g, decode_group::<W, BE>(&src[g * W..g * W + W + 8]));
     }
+    for g in direct..groups {
+        put(g, padded_group::<W, BE>(src, g));
+    }
+}
+
+/// Group `g` of the elements packed at `W` bits from the start of `src`, the bytes past the
+/// end of `src` read as zeros.
+#[inline(always)]
+fn padded_group<const W: usize, const BE: bool>(src: &[u8], g: usize) -> [u32; 8] {
+    let start = (g * W).min(src.len());
+    let end = (start + W).min(src.len());
+    let mut window = [0u8; 40];
+    window[..end - start].copy_from_slice(&src[start..end]);
+    decode_group::<W, BE>(&window)
 }
 
 /// Decodes `out.len()` elements from `src`, which holds at least ⌈len·W/8⌉ bytes.
 fn unpack_width<const W: usize, const BE: bool>(src: &[u8], out: &mut [u32]) {
-    let full_groups = out.len() / 8;
-    let (head, tail) = out.split_at_mut(full_groups * 8);
-    for (o, g) in head.chunks_exact_mut(8).zip(src.chunks_exact(W)) {
-        if let (Ok(o), Ok(g)) = (o.try_into(), g.try_into()) {
-            decode_group::<W, BE>(g, o);
+    let (groups, tail) = out.as_chunks_mut::<8>();
+    let whole = groups.len();
+    unpack_groups::<W, BE>(src, whole, |g, values| {
+        for (o, v) in groups[g].iter_mut().zip(values) {
+            *o = v;
         }
-    }
+    });
     if !tail.is_empty() {
-        let start = (full_groups * W).min(src.len());
-        let end = (start + W).min(src.len());
-        let mut group = [0u8; W];
-        group[..end - start].copy_from_slice(&src[start..end]);
-        let mut lanes = [0u32; 8];
-        decode_group::<W, BE>(&group, &mut lanes);
-        tail.copy_from_slice(&lanes[..tail.len()]);
+        let values = padded_group::<W, BE>(src, whole);
+        for (o, v) in tail.iter_mut().zip(values) {
+            *o = v;
+        }
     }
 }
 
@@ -77,7 +110,191 @@ pub(crate) fn unpack(width: BitWidth, be: bool, src: &[u8], out: &mut [u32]) {
     dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
 }
 
+/// Decodes `out.len() / 4` elements from `src` (which holds at least ⌈len·W/8⌉ bytes of
+/// them) as little-endian `u32`s into `out`, and returns their aggregates when `AGGREGATE`.
+fn unpack_le_width<const W: usize, const BE: bool, const AGGREGATE: bool>(
+    src: &[u8],
+    out: &mut [u8],
+) -> MinMaxSum {
+    let count = out.len() / 4;
+    if !AGGREGATE && (W == 8 || W == 16) && src.len() >= count * W / 8 {
+        // Whole bytes: a widening copy, which LLVM vectorises on every target.
+        let (to, _) = out.as_chunks_mut::<4>();
+        if W == 8 {
+            for (o, &b) in to.iter_mut().zip(src) {
+                *o = u32::from(b).to_le_bytes();
+            }
+        } else {
+            for (o, &h) in to.iter_mut().zip(src.as_chunks::<2>().0) {
+                let h = if BE {
+                    u16::from_be_bytes(h)
+                } else {
+                    u16::from_le_bytes(h)
+                };
+                *o = u32::from(h).to_le_bytes();
+            }
+        }
+        return MinMaxSum::NONE;
+    }
+    let (groups, rest) = out[..count * 4].as_chunks_mut::<32>();
+    let whole = groups.len();
+    let (mut min, mut max, mut sum) = ([u32::MAX; 8], [0u32; 8], [0u32; 8]);
+    let mut add = |lanes: usize, values: [u32; 8]| {
+        if AGGREGATE {
+            for j in 0..lanes {
+                min[j] = min[j].min(values[j]);
+                max[j] = max[j].max(values[j]);
+                sum[j] = sum[j].wrapping_add(values[j]);
+            }
+        }
+    };
+    unpack_groups::<W, BE>(src, whole, |g, values| {
+        for (o, v) in groups[g].as_chunks_mut::<4>().0.iter_mut().zip(values) {
+            *o = v.to_le_bytes();
+        }
+        add(8, values);
+    });
+    if !rest.is_empty() {
+        let values = padded_group::<W, BE>(src, whole);
+        for (o, v) in rest.as_chunks_mut::<4>().0.iter_mut().zip(values) {
+            *o = v.to_le_bytes();
+        }
+        add(rest.len() / 4, values);
+    }
+    if !AGGREGATE {
+        return MinMaxSum::NONE;
+    }
+    MinMaxSum {
+        min: min.into_iter().min().unwrap_or(u32::MAX),
+        max: max.into_iter().max().unwrap_or(0),
+        sum: sum.into_iter().fold(0, u32::wrapping_add),
+    }
+}
+/// The portable kernel of [`super::unpack_to_le_bytes`]: `out.len() / 4` elements of
+/// `width` bits, MSB-first when `be`, from the start of `src` (at least ⌈count·width/8⌉
+/// bytes) as little-endian `u32`s straight into `out`, with their aggregates when
+/// `aggregate` ([`MinMaxSum::NONE`] otherwise).
+pub(crate) fn unpack_to_le_bytes(
+    width: BitWidth,
+    be: bool,
+    src: &[u8],
+    out: &mut [u8],
+    aggregate: bool,
+) -> MinMaxSum {
+    macro_rules! dispatch {
+        ($($w:literal)*) => {
+            match (width.get(), be, aggregate) {
+                $(
+                    ($w, false, false) => unpack_le_width::<$w, false, false>(src, out),
+                    ($w, true, false) => unpack_le_width::<$w, true, false>(src, out),
+                    ($w, false, true) => unpack_le_width::<$w, false, true>(src, out),
+                    ($w, true, true) => unpack_le_width::<$w, true, true>(src, out),
+                )*
+                _ => unreachable!("BitWidth is always 1..=32"),
+            }
+        };
+    }
+    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+}
+
+/// The portable kernel of [`super::scan_packed`] (same contract): each group of 8 decoded
+/// in registers ([`decode_group`]) and compared into one byte of `bits`, one subtraction
+/// and one compare per element whatever the comparison, never stored unpacked.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan_packed(
+    width: BitWidth,
+    be: bool,
+    src: &[u8],
+    count: usize,
+    compare: Compare,
+    low: u32,
+    high: u32,
+    bits: &mut [u8],
+) {
+    let (lo, hi, negate) = compare.as_range(low, high);
+    let flip = if negate { 0xFF } else { 0 };
+    let bits = &mut bits[..count.div_ceil(8)];
+    if lo > hi {
+        // An empty range: every element is outside.
+        bits.fill(flip);
+    } else {
+        macro_rules! dispatch {
+            ($($w:literal)*) => {
+                match (width.get(), be) {
+                    $(
+                        ($w, false) => scan_width::<$w, false>(src, count, lo, hi - lo, flip, bits),
+                        ($w, true) => scan_width::<$w, true>(src, count, lo, hi - lo, flip, bits),
+                    )*
+                    _ => unreachable!("BitWidth is always 1..=32"),
+                }
+            };
+        }
+        dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+    }
+    if !count.is_multiple_of(8) {
+        bits[count / 8] &= (1u8 << (count % 8)) - 1;
+    }
+}
+
+/// Bit j of `bits[g]` = (element 8g + j − `lo` ≤ `span`, wrapping) XOR bit j of `flip`.
+fn scan_width<const W: usize, const BE: bool>(
+    src: &[u8],
+    count: usize,
+    lo: u32,
+    span: u32,
+    flip: u8,
+    bits: &mut [u8],
+) {
+    let byte = |values: [u32; 8]| {
+        let mut byte = 0u8;
+        for (j, &x) in values.iter().enumerate() {
+            byte |= u8::from(x.wrapping_sub(lo) <= span) << j;
+        }
+        byte ^ flip
+    };
+    let whole = count / 8;
+    unpack_groups::<W, BE>(src, whole, |g, values| bits[g] = byte(values));
+    if !count.is_multiple_of(8) {
+        bits[whole] = byte(padded_group::<W, BE>(src, whole));
+    }
+}
+
+/// The portable kernel of [`super::hybrid_to_le_bytes`] (same contract).
+pub(crate) fn hybrid_to_le_bytes<const AGGREGATE: bool>(
+    width: BitWidth,
+    data: &[u8],
+    mask: u32,
+    out: &mut [u8],
+) -> (usize, usize, MinMaxSum) {
+    super::runs::hybrid_walk::<AGGREGATE>(width.get(), data, mask, out, fill_le, |src, to| {
+        unpack_to_le_bytes(width, false, src, to, AGGREGATE)
+    })
+}
+
+/// Stores `len / 4` copies of `value` as little-endian bytes from the start of `to`, 32
+/// bytes a store: when `to` has room for the last store's whole 32 bytes, they are stored
+/// whole (up to 28 bytes of copies after the `len`), otherwise exactly `len` bytes. The
+/// fill of RLE runs ([`super::runs::hybrid_walk`], [`super::fill4`]).
 #[inline(always)]
+pub(crate) fn fill_le(value: u32, to: &mut [u8], len: usize) {
+    let element = value.to_le_bytes();
+    let pattern: [u8; 32] = std::array::from_fn(|i| element[i % 4]);
+    let whole = len.next_multiple_of(32);
+    if whole <= to.len() {
+        for chunk in to[..whole].as_chunks_mut::<32>().0 {
+            *chunk = pattern;
+        }
+    } else {
+        let (chunks, rest) = to[..len].as_chunks_mut::<32>();
+        for chunk in chunks {
+            *chunk = pattern;
+        }
+        for o in rest.chunks_exact_mut(4) {
+            o.copy_from_slice(&element);
+        }
+    }
+}
+
 fn encode_group<const W: usize, const BE: bool>(values: &[u32; 8], mask: u32, out: &mut [u8; W]) {
     // The group as one 8·W-bit integer in two 128-bit halves, element i at bit i·W (LSB
     // first) or (7 - i)·W (MSB first); the positions are constants once W is known, so the

@@ -2,6 +2,7 @@
 //! run headers, RLE run values and bit-packed groups, read one run at a time. The sources'
 //! hybrid decoder and the AVX-512 hybrid kernel both walk streams with it.
 
+use super::MinMaxSum;
 use crate::status::Status;
 
 /// The number of bytes of a Parquet RLE run value for a given bit width: ⌈width/8⌉.
@@ -123,8 +124,7 @@ pub(crate) enum Piece<'a> {
 /// reports the error. A cursor (not a callback) so that the SIMD kernel's loop holds the
 /// parsing and the writing with no call between; not an `Iterator`, whose `for` loops over
 /// `&mut runs` went through `<&mut I as Iterator>::next`, which LLVM left a call per run.
-/// (Only the AVX-512 kernel walks runs so.)
-#[cfg(target_arch = "x86_64")]
+/// ([`hybrid_walk`] and the AVX-512 kernel walk runs so.)
 pub(crate) struct HybridRuns<'a> {
     data: &'a [u8],
     width: u32,
@@ -133,7 +133,6 @@ pub(crate) struct HybridRuns<'a> {
     pos: usize,
 }
 
-#[cfg(target_arch = "x86_64")]
 impl<'a> HybridRuns<'a> {
     pub(crate) fn new(data: &'a [u8], width: u32, count: usize) -> HybridRuns<'a> {
         HybridRuns {
@@ -184,4 +183,60 @@ impl<'a> HybridRuns<'a> {
         }
         None
     }
+}
+
+/// Bytes a fill of [`hybrid_walk`] may store past its run (whole copies of the value, which
+/// the next runs overwrite): it stores whole vectors of this many bytes.
+pub(crate) const FILL_SPILL: usize = 32;
+
+/// The portable and AVX2 kernels of [`super::hybrid_to_le_bytes`] (same contract), with the
+/// tier's kernels as `fill` and `unpack`: one loop over the runs with no call between a
+/// run's header and its values. `fill(value, to, len)` stores `len / 4` copies of `value`
+/// (little-endian) from the start of `to` and may store whole copies after them up to
+/// [`FILL_SPILL`] − 1 bytes (it is handed that room when `out` has it, else exactly `len`
+/// bytes); `unpack(src, to, aggregate)` decodes the `to.len() / 4` values packed at the
+/// stream's width from the start of `src` as little-endian `u32`s into `to`, with their
+/// aggregates when `AGGREGATE`.
+#[inline(always)]
+pub(crate) fn hybrid_walk<const AGGREGATE: bool>(
+    width: u32,
+    data: &[u8],
+    mask: u32,
+    out: &mut [u8],
+    fill: impl Fn(u32, &mut [u8], usize),
+    unpack: impl Fn(&[u8], &mut [u8]) -> MinMaxSum,
+) -> (usize, usize, MinMaxSum) {
+    let mut aggregates = MinMaxSum::NONE;
+    let mut runs = HybridRuns::new(data, width, out.len() / 4);
+    loop {
+        // RLE runs with room for a fill's spill after them, the common case, first.
+        while let Some((done, value, count)) = runs.next_short_fill(FILL_SPILL / 4) {
+            let (start, len) = (4 * done, 4 * count);
+            let value = value & mask;
+            fill(value, &mut out[start..start + len + FILL_SPILL - 4], len);
+            if AGGREGATE {
+                aggregates = aggregates.merge(MinMaxSum::run(value, count as u64));
+            }
+        }
+        let Some((done, piece)) = runs.next_run() else {
+            break;
+        };
+        match piece {
+            Piece::Fill { value, count } => {
+                let (start, len) = (4 * done, 4 * count);
+                let value = value & mask;
+                let room = (start + len + FILL_SPILL - 4).min(out.len());
+                fill(value, &mut out[start..room], len);
+                if AGGREGATE {
+                    aggregates = aggregates.merge(MinMaxSum::run(value, count as u64));
+                }
+            }
+            Piece::Packed { src, count } => {
+                let run = unpack(src, &mut out[4 * done..4 * (done + count)]);
+                aggregates = aggregates.merge(run);
+            }
+        }
+    }
+    let (values, bytes) = runs.walked();
+    (values, bytes, aggregates)
 }

@@ -28,11 +28,9 @@ fn noise(len: usize, seed: u32) -> Vec<u8> {
         .collect()
 }
 
+/// Every tier: each has this kernel.
 #[test]
 fn simd_scans_match_a_plain_comparison_for_every_width_order_and_tail() {
-    if !has_avx2_kernels(kernels()) {
-        return;
-    }
     type Plain = fn(u32, u32, u32) -> bool;
     let cases: [(Compare, Plain); 8] = [
         (Compare::Eq, |x, l, _| x == l),
@@ -491,11 +489,9 @@ fn simd_fill_writes_the_pattern_at_every_alignment_and_nothing_else() {
     }
 }
 
+/// Every tier: each has this kernel.
 #[test]
 fn simd_unpacking_matches_the_portable_kernel_at_every_alignment_and_length() {
-    if !has_avx2_kernels(kernels()) {
-        return;
-    }
     let counts = [
         0usize, 1, 7, 8, 15, 16, 17, 33, 63, 64, 65, 79, 80, 81, 95, 127, 128, 129, 200, 1000, 1027,
     ];
@@ -542,11 +538,9 @@ fn simd_unpacking_matches_the_portable_kernel_at_every_alignment_and_length() {
     }
 }
 
+/// Every tier: each has this kernel.
 #[test]
 fn simd_hybrid_decoding_matches_the_checking_decoder() {
-    if !has_every_kernel(kernels()) {
-        return;
-    }
     // Runs of every kind: long and short repeats (RLE runs, or bit-packed when they do
     // not start a group), single values, a long bit-packed stretch.
     let mut mixed = vec![1usize, 8, 9, 3, 200, 7, 16, 1, 1, 1, 64, 130, 5, 8, 300, 2];
@@ -633,11 +627,9 @@ fn simd_hybrid_decoding_matches_the_checking_decoder() {
     }
 }
 
+/// Every tier: each has this kernel.
 #[test]
 fn simd_hybrid_fills_of_short_runs_stay_inside_out_at_every_end() {
-    if !has_every_kernel(kernels()) {
-        return;
-    }
     // RLE runs of 8..=12 values, whose fills reach furthest past them: `out` ending at
     // each of the last 120 values, and the stream at each of its last 60 bytes, puts
     // every run's fill next to an end.
@@ -680,11 +672,9 @@ fn simd_hybrid_fills_of_short_runs_stay_inside_out_at_every_end() {
     }
 }
 
+/// Every tier: each has this kernel.
 #[test]
 fn simd_fill_writes_whole_elements_and_nothing_else() {
-    if !has_every_kernel(kernels()) {
-        return;
-    }
     for count in [0usize, 1, 15, 16, 17, 100] {
         let mut out = vec![0xA5u8; 4 * count + 4];
         assert!(fill4(kernels(), [1, 2, 3, 4], &mut out[..4 * count]));
@@ -693,11 +683,9 @@ fn simd_fill_writes_whole_elements_and_nothing_else() {
     }
 }
 
+/// Every tier: each has this kernel.
 #[test]
 fn simd_unpack_to_bytes_writes_little_endian_values_and_nothing_else() {
-    if !has_avx2_kernels(kernels()) {
-        return;
-    }
     let src = noise(300, 3);
     for width in 1..=32u32 {
         for be in [false, true] {
