@@ -20,12 +20,14 @@
 //!
 //! Decoding keeps constant state: a chunk of 64 values at a time is unpacked with the
 //! crate's bit-unpacking kernels (widths 1..=32) or this module's own (33..=64), the min delta
-//! added and prefix-summed several values at a time (SSE2 lanes for INT32 on x86-64).
+//! added and prefix-summed several values at a time by the prefix-sum kernels of
+//! `kernels::encodings` (AVX2 vectors of 8 INT32 or 4 INT64 lanes, or portable lanes).
 
 use super::{
     read_uleb128, read_zigzag, write_uleb128, write_zigzag, ErrorKind, FixedWidth, ParquetError,
     ValueDecoder,
 };
+use crate::kernels::encodings::{prefix_sum_i32, prefix_sum_u32_i64, prefix_sum_u64_i64};
 use crate::unpack::BitWidth;
 
 const ENCODING: &str = "DELTA_BINARY_PACKED";
@@ -81,120 +83,6 @@ pub trait DeltaInt: FixedWidth + sealed::Sealed {}
 
 impl DeltaInt for i32 {}
 impl DeltaInt for i64 {}
-
-/// Prefix sums of `min + raw[i]` onto `acc`, written to `out` (as long as `raw`); returns the
-/// last sum. Lanes of 8 are scanned in three shift-and-add steps (Hillis–Steele) and then
-/// offset by the running sum, so the serial dependency is one add per 8 values instead of one
-/// per value: the portable INT32 kernel (x86-64 uses [`sse2`]'s).
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
-#[allow(clippy::needless_range_loop)]
-#[inline(always)]
-fn prefix_sum_u32_portable(raw: &[u32], min: u32, mut acc: u32, out: &mut [i32]) -> u32 {
-    let mut raws = raw.chunks_exact(8);
-    let mut outs = out.chunks_exact_mut(8);
-    for (r, o) in (&mut raws).zip(&mut outs) {
-        let mut x = [0u32; 8];
-        for i in 0..8 {
-            x[i] = r[i].wrapping_add(min);
-        }
-        let s = x;
-        for i in 1..8 {
-            x[i] = x[i].wrapping_add(s[i - 1]);
-        }
-        let s = x;
-        for i in 2..8 {
-            x[i] = x[i].wrapping_add(s[i - 2]);
-        }
-        let s = x;
-        for i in 4..8 {
-            x[i] = x[i].wrapping_add(s[i - 4]);
-        }
-        for i in 0..8 {
-            o[i] = x[i].wrapping_add(acc) as i32;
-        }
-        acc = acc.wrapping_add(x[7]);
-    }
-    for (r, o) in raws.remainder().iter().zip(outs.into_remainder()) {
-        acc = acc.wrapping_add(r.wrapping_add(min));
-        *o = acc as i32;
-    }
-    acc
-}
-
-/// The INT32 prefix sum: SSE2 on x86-64 (part of its baseline, so no run-time detection), the
-/// portable lanes elsewhere.
-#[inline(always)]
-fn prefix_sum_u32_i32(raw: &[u32], min: u32, acc: u32, out: &mut [i32]) -> u32 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    // SAFETY: this is compiled only where SSE2 is enabled for the whole target, so the CPU
-    // running it has SSE2.
-    return unsafe { sse2::prefix_sum_u32_i32(raw, min, acc, out) };
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    prefix_sum_u32_portable(raw, min, acc, out)
-}
-
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod sse2 {
-    use std::arch::x86_64::{
-        __m128i, _mm_add_epi32, _mm_cvtsi128_si32, _mm_set1_epi32, _mm_setr_epi32,
-        _mm_shuffle_epi32, _mm_slli_si128, _mm_storeu_si128,
-    };
-
-    /// [`super::prefix_sum_u32_portable`] 4 lanes at a time: two shift-and-add steps scan a
-    /// vector, a broadcast of its last lane carries the sum: 2 cycles of dependency per 4
-    /// values (measured 1.5× the portable lanes, 2× a serial loop, on the build machine).
-    #[target_feature(enable = "sse2")]
-    pub(super) fn prefix_sum_u32_i32(raw: &[u32], min: u32, acc: u32, out: &mut [i32]) -> u32 {
-        let min_v = _mm_set1_epi32(min as i32);
-        let mut acc_v = _mm_set1_epi32(acc as i32);
-        let mut raws = raw.chunks_exact(4);
-        let mut outs = out.chunks_exact_mut(4);
-        for (r, o) in (&mut raws).zip(&mut outs) {
-            let mut x: __m128i = _mm_setr_epi32(r[0] as i32, r[1] as i32, r[2] as i32, r[3] as i32);
-            x = _mm_add_epi32(x, min_v);
-            x = _mm_add_epi32(x, _mm_slli_si128::<4>(x));
-            x = _mm_add_epi32(x, _mm_slli_si128::<8>(x));
-            x = _mm_add_epi32(x, acc_v);
-            // SAFETY: `o` is a chunk of exactly 4 i32s, 16 writable bytes; the unaligned
-            // store has no alignment requirement.
-            unsafe { _mm_storeu_si128(o.as_mut_ptr().cast(), x) };
-            acc_v = _mm_shuffle_epi32::<0xFF>(x);
-        }
-        let mut acc = _mm_cvtsi128_si32(acc_v) as u32;
-        for (r, o) in raws.remainder().iter().zip(outs.into_remainder()) {
-            acc = acc.wrapping_add(r.wrapping_add(min));
-            *o = acc as i32;
-        }
-        acc
-    }
-}
-
-/// Prefix sums into INT64: two deltas are added off the dependency chain, then the running
-/// sum once per pair (the 8-lane scan did not beat this for 64-bit lanes).
-macro_rules! prefix_sum_pairs {
-    ($name:ident, $raw:ty) => {
-        #[inline(always)]
-        fn $name(raw: &[$raw], min: u64, mut acc: u64, out: &mut [i64]) -> u64 {
-            let mut raws = raw.chunks_exact(2);
-            let mut outs = out.chunks_exact_mut(2);
-            for (r, o) in (&mut raws).zip(&mut outs) {
-                let first = (r[0] as u64).wrapping_add(min);
-                let both = (r[1] as u64).wrapping_add(min).wrapping_add(first);
-                o[0] = acc.wrapping_add(first) as i64;
-                acc = acc.wrapping_add(both);
-                o[1] = acc as i64;
-            }
-            for (r, o) in raws.remainder().iter().zip(outs.into_remainder()) {
-                acc = acc.wrapping_add((*r as u64).wrapping_add(min));
-                *o = acc as i64;
-            }
-            acc
-        }
-    };
-}
-
-prefix_sum_pairs!(prefix_sum_u32_i64, u32);
-prefix_sum_pairs!(prefix_sum_u64_i64, u64);
 
 /// A miniblock of width 0: every delta is `min`, an arithmetic progression from `acc`.
 macro_rules! progression {
@@ -283,7 +171,7 @@ impl sealed::Sealed for i32 {
         let mut raw = [0u32; CHUNK];
         let groups = out.len().div_ceil(8) * 8;
         unpack_u32(width, src, &mut raw[..groups]);
-        prefix_sum_u32_i32(&raw[..out.len()], min as u32, last as u32, out) as i32
+        prefix_sum_i32(&raw[..out.len()], min as u32, last as u32, out) as i32
     }
 }
 
@@ -650,7 +538,10 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
             self.open_miniblock()?;
         }
         let n = self.miniblock_left.min(CHUNK);
-        let src = &self.data[self.cursor..self.pos];
+        // The chunk's bytes and every byte after them: the SIMD unpackers load 16 bytes at a
+        // time and fall back to a slower tail where a load would pass the slice's end, so a
+        // slice ending with the miniblock would send its last groups to that tail.
+        let src = &self.data[self.cursor..];
         let to_buffer = out.len() < n;
         let target = if to_buffer {
             &mut self.buffer[..n]
@@ -841,6 +732,7 @@ fn pack_miniblock(width: u32, values: &[u64; MINIBLOCK_VALUES], out: &mut Vec<u8
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::encodings::portable;
 
     #[test]
     fn prefix_sums_match_a_serial_reference() {
@@ -857,7 +749,7 @@ mod tests {
                 sum = sum.wrapping_add(r).wrapping_add(min);
                 expected.push(sum as i32);
             }
-            for kernel in [prefix_sum_u32_portable, prefix_sum_u32_i32] {
+            for kernel in [portable::prefix_sum_i32, prefix_sum_i32] {
                 let mut out = vec![0i32; len];
                 assert_eq!(kernel(&raw[..len], min, acc, &mut out), sum);
                 assert_eq!(out, expected, "length {len}");
@@ -869,9 +761,11 @@ mod tests {
                 sum = sum.wrapping_add(r).wrapping_add(min);
                 expected.push(sum as i64);
             }
-            let mut out = vec![0i64; len];
-            assert_eq!(prefix_sum_u64_i64(&wide[..len], min, acc, &mut out), sum);
-            assert_eq!(out, expected, "length {len}");
+            for kernel in [portable::prefix_sum_u64_i64, prefix_sum_u64_i64] {
+                let mut out = vec![0i64; len];
+                assert_eq!(kernel(&wide[..len], min, acc, &mut out), sum);
+                assert_eq!(out, expected, "length {len}");
+            }
         }
     }
 

@@ -1,0 +1,319 @@
+//! The inner loops of Parquet's encodings (`crate::parquet`): DELTA_BINARY_PACKED's prefix
+//! sums and dictionary gathers, each a portable kernel here and an AVX2 one in
+//! `avx2::encodings`, chosen by [`kernels`] (so `QPL_FALLBACK_KERNELS` decides, as for every
+//! other kernel). The AVX-512 tier runs the AVX2 kernels: every CPU with AVX-512 has AVX2.
+//!
+//! The codecs call only the functions of this module; the portable kernels are the reference
+//! the tests below hold the AVX2 ones to, for every length tail.
+
+#[cfg(target_arch = "x86_64")]
+use super::avx2;
+use super::{kernels, Kernels};
+
+/// Whether the chosen tier has the AVX2 encoding kernels.
+#[inline]
+fn avx2_kernels() -> bool {
+    match kernels() {
+        Kernels::Portable => false,
+        #[cfg(target_arch = "x86_64")]
+        Kernels::Avx2 | Kernels::Avx512Vbmi => true,
+    }
+}
+
+/// The portable kernels: plain Rust that LLVM vectorises where it can.
+pub(crate) mod portable {
+    /// Prefix sums of `min + raw[i]` onto `acc` into `out` (`min(raw.len(), out.len())`
+    /// values); returns the last sum. Lanes of 8 are scanned in three shift-and-add steps
+    /// (Hillis–Steele) and then offset by the running sum, so the serial dependency is one
+    /// add per 8 values instead of one per value.
+    #[allow(clippy::needless_range_loop)]
+    #[inline]
+    pub(crate) fn prefix_sum_i32(raw: &[u32], min: u32, mut acc: u32, out: &mut [i32]) -> u32 {
+        let mut raws = raw.chunks_exact(8);
+        let mut outs = out.chunks_exact_mut(8);
+        for (r, o) in (&mut raws).zip(&mut outs) {
+            let mut x = [0u32; 8];
+            for i in 0..8 {
+                x[i] = r[i].wrapping_add(min);
+            }
+            let s = x;
+            for i in 1..8 {
+                x[i] = x[i].wrapping_add(s[i - 1]);
+            }
+            let s = x;
+            for i in 2..8 {
+                x[i] = x[i].wrapping_add(s[i - 2]);
+            }
+            let s = x;
+            for i in 4..8 {
+                x[i] = x[i].wrapping_add(s[i - 4]);
+            }
+            for i in 0..8 {
+                o[i] = x[i].wrapping_add(acc) as i32;
+            }
+            acc = acc.wrapping_add(x[7]);
+        }
+        for (r, o) in raws.remainder().iter().zip(outs.into_remainder()) {
+            acc = acc.wrapping_add(r.wrapping_add(min));
+            *o = acc as i32;
+        }
+        acc
+    }
+
+    /// Prefix sums into INT64: two deltas are added off the dependency chain, then the
+    /// running sum once per pair (the 8-lane scan did not beat this for 64-bit lanes).
+    macro_rules! prefix_sum_pairs {
+        ($name:ident, $raw:ty) => {
+            /// Prefix sums of `min + raw[i]` (zero-extended) onto `acc` into `out`; returns
+            /// the last sum.
+            #[inline]
+            pub(crate) fn $name(raw: &[$raw], min: u64, mut acc: u64, out: &mut [i64]) -> u64 {
+                let mut raws = raw.chunks_exact(2);
+                let mut outs = out.chunks_exact_mut(2);
+                for (r, o) in (&mut raws).zip(&mut outs) {
+                    let first = (r[0] as u64).wrapping_add(min);
+                    let both = (r[1] as u64).wrapping_add(min).wrapping_add(first);
+                    o[0] = acc.wrapping_add(first) as i64;
+                    acc = acc.wrapping_add(both);
+                    o[1] = acc as i64;
+                }
+                for (r, o) in raws.remainder().iter().zip(outs.into_remainder()) {
+                    acc = acc.wrapping_add((*r as u64).wrapping_add(min));
+                    *o = acc as i64;
+                }
+                acc
+            }
+        };
+    }
+
+    prefix_sum_pairs!(prefix_sum_u32_i64, u32);
+    prefix_sum_pairs!(prefix_sum_u64_i64, u64);
+
+    /// `out[i] = dictionary[indices[i]]`, every index already checked below
+    /// `dictionary.len()` (an index past it is clamped to the last entry, never read out of
+    /// bounds); unrolled by 4 so that the loads of several values are in flight at once.
+    #[inline]
+    pub(crate) fn gather<T: Copy>(indices: &[u32], dictionary: &[T], out: &mut [T]) {
+        let Some(last) = dictionary.len().checked_sub(1) else {
+            return;
+        };
+        // The clamp changes nothing for checked indices but lets the compiler drop the
+        // bounds checks.
+        let at = |i: u32| (i as usize).min(last);
+        let mut ins = indices.chunks_exact(4);
+        let mut outs = out.chunks_exact_mut(4);
+        for (i, o) in (&mut ins).zip(&mut outs) {
+            o[0] = dictionary[at(i[0])];
+            o[1] = dictionary[at(i[1])];
+            o[2] = dictionary[at(i[2])];
+            o[3] = dictionary[at(i[3])];
+        }
+        for (&i, o) in ins.remainder().iter().zip(outs.into_remainder()) {
+            *o = dictionary[at(i)];
+        }
+    }
+}
+
+/// DELTA_BINARY_PACKED INT32: prefix sums of `min + raw[i]` onto `acc` into `out`
+/// (`min(raw.len(), out.len())` values), wrapping; returns the last sum.
+#[inline]
+pub(crate) fn prefix_sum_i32(raw: &[u32], min: u32, acc: u32, out: &mut [i32]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_kernels() {
+        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
+        return unsafe { avx2::encodings::prefix_sum_i32(raw, min, acc, out) };
+    }
+    portable::prefix_sum_i32(raw, min, acc, out)
+}
+
+/// DELTA_BINARY_PACKED INT64 with deltas of ≤ 32 bits: [`prefix_sum_i32`] in 64-bit lanes,
+/// the deltas zero-extended.
+#[inline]
+pub(crate) fn prefix_sum_u32_i64(raw: &[u32], min: u64, acc: u64, out: &mut [i64]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_kernels() {
+        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
+        return unsafe { avx2::encodings::prefix_sum_u32_i64(raw, min, acc, out) };
+    }
+    portable::prefix_sum_u32_i64(raw, min, acc, out)
+}
+
+/// DELTA_BINARY_PACKED INT64 with deltas of 33..=64 bits.
+#[inline]
+pub(crate) fn prefix_sum_u64_i64(raw: &[u64], min: u64, acc: u64, out: &mut [i64]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_kernels() {
+        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
+        return unsafe { avx2::encodings::prefix_sum_u64_i64(raw, min, acc, out) };
+    }
+    portable::prefix_sum_u64_i64(raw, min, acc, out)
+}
+
+/// Dictionary decoding of 4-byte values: `out[i] = dictionary[indices[i]]` for
+/// `min(indices.len(), out.len())` values. Every index must already be checked below
+/// `dictionary.len()` (one that is not yields some entry of the dictionary, never a read out
+/// of its bounds).
+#[inline]
+pub(crate) fn gather_u32(indices: &[u32], dictionary: &[u32], out: &mut [u32]) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_kernels() {
+        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
+        return unsafe { avx2::encodings::gather_u32(indices, dictionary, out) };
+    }
+    portable::gather(indices, dictionary, out)
+}
+
+/// [`gather_u32`] for 8-byte values.
+#[inline]
+pub(crate) fn gather_u64(indices: &[u32], dictionary: &[u64], out: &mut [u64]) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_kernels() {
+        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
+        return unsafe { avx2::encodings::gather_u64(indices, dictionary, out) };
+    }
+    portable::gather(indices, dictionary, out)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The dispatched kernels (whichever tier runs) and, on a CPU with AVX2, the AVX2 ones
+    //! directly, against the portable ones, at every length tail.
+
+    use super::*;
+
+    /// Deterministic pseudo-random words.
+    fn words(seed: u64, n: usize) -> Vec<u64> {
+        let mut x = seed | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            })
+            .collect()
+    }
+
+    /// Lengths around every vector and unroll boundary.
+    fn lengths() -> impl Iterator<Item = usize> {
+        (0..=40).chain([63, 64, 65, 127, 128, 129, 1000])
+    }
+
+    fn has_avx2() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+
+    /// Every implementation of a kernel: the dispatched one and (with AVX2) the AVX2 one.
+    fn implementations<F: Copy>(dispatched: F, _avx2: F) -> Vec<F> {
+        let mut all = vec![dispatched];
+        if has_avx2() {
+            all.push(_avx2);
+        }
+        all
+    }
+
+    #[test]
+    fn prefix_sum_i32_matches_portable() {
+        type F = fn(&[u32], u32, u32, &mut [i32]) -> u32;
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: called only when `has_avx2()` (see `implementations`).
+        let avx2: F = |r, m, a, o| unsafe { avx2::encodings::prefix_sum_i32(r, m, a, o) };
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2: F = portable::prefix_sum_i32;
+        for f in implementations::<F>(prefix_sum_i32, avx2) {
+            for n in lengths() {
+                for (seed, mask) in [(1, u32::MAX), (2, 0x3FF), (3, 0)] {
+                    let raw: Vec<u32> = words(seed, n).iter().map(|&w| w as u32 & mask).collect();
+                    let (min, acc) = (words(seed + 9, 1)[0] as u32, 0x8000_0001);
+                    let mut want = vec![0; n];
+                    let mut got = vec![7; n + 3];
+                    let last = portable::prefix_sum_i32(&raw, min, acc, &mut want);
+                    assert_eq!(f(&raw, min, acc, &mut got[..n]), last, "n {n}");
+                    assert_eq!(&got[..n], &want[..], "n {n}");
+                    assert_eq!(&got[n..], &[7; 3], "n {n}: wrote past the output");
+                    // A serial loop agrees with the portable lanes.
+                    let mut s = acc;
+                    for (r, w) in raw.iter().zip(&want) {
+                        s = s.wrapping_add(r.wrapping_add(min));
+                        assert_eq!(*w, s as i32);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn prefix_sums_i64_match_portable() {
+        type F32 = fn(&[u32], u64, u64, &mut [i64]) -> u64;
+        type F64 = fn(&[u64], u64, u64, &mut [i64]) -> u64;
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: called only when `has_avx2()`.
+        let (a32, a64): (F32, F64) = (
+            |r, m, a, o| unsafe { avx2::encodings::prefix_sum_u32_i64(r, m, a, o) },
+            |r, m, a, o| unsafe { avx2::encodings::prefix_sum_u64_i64(r, m, a, o) },
+        );
+        #[cfg(not(target_arch = "x86_64"))]
+        let (a32, a64): (F32, F64) = (portable::prefix_sum_u32_i64, portable::prefix_sum_u64_i64);
+        let (min, acc) = (0xFFFF_FFFF_0000_0003u64, u64::MAX - 5);
+        for n in lengths() {
+            let raw = words(4, n);
+            let raw32: Vec<u32> = raw.iter().map(|&w| w as u32).collect();
+            let mut want = vec![0; n];
+            let last = portable::prefix_sum_u64_i64(&raw, min, acc, &mut want);
+            for f in implementations::<F64>(prefix_sum_u64_i64, a64) {
+                let mut got = vec![7; n + 3];
+                assert_eq!(f(&raw, min, acc, &mut got[..n]), last, "n {n}");
+                assert_eq!(&got[..n], &want[..], "n {n}");
+                assert_eq!(&got[n..], &[7; 3]);
+            }
+            let last = portable::prefix_sum_u32_i64(&raw32, min, acc, &mut want);
+            for f in implementations::<F32>(prefix_sum_u32_i64, a32) {
+                let mut got = vec![7; n + 3];
+                assert_eq!(f(&raw32, min, acc, &mut got[..n]), last, "n {n}");
+                assert_eq!(&got[..n], &want[..], "n {n}");
+                assert_eq!(&got[n..], &[7; 3]);
+            }
+        }
+    }
+
+    #[test]
+    fn gathers_match_portable() {
+        type G32 = fn(&[u32], &[u32], &mut [u32]);
+        type G64 = fn(&[u32], &[u64], &mut [u64]);
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: called only when `has_avx2()`.
+        let (a32, a64): (G32, G64) = (
+            |i, d, o| unsafe { avx2::encodings::gather_u32(i, d, o) },
+            |i, d, o| unsafe { avx2::encodings::gather_u64(i, d, o) },
+        );
+        #[cfg(not(target_arch = "x86_64"))]
+        let (a32, a64): (G32, G64) = (portable::gather, portable::gather);
+        for dict_len in [1usize, 2, 1000, 70_000] {
+            let d64 = words(5, dict_len);
+            let d32: Vec<u32> = d64.iter().map(|&w| (w >> 7) as u32).collect();
+            for n in lengths() {
+                let indices: Vec<u32> = words(6 + n as u64, n)
+                    .iter()
+                    .map(|&w| (w % dict_len as u64) as u32)
+                    .collect();
+                let want32: Vec<u32> = indices.iter().map(|&i| d32[i as usize]).collect();
+                let want64: Vec<u64> = indices.iter().map(|&i| d64[i as usize]).collect();
+                for f in implementations::<G32>(gather_u32, a32) {
+                    let mut got = vec![9; n + 2];
+                    f(&indices, &d32, &mut got[..n]);
+                    assert_eq!(&got[..n], &want32[..], "n {n}, {dict_len} entries");
+                    assert_eq!(&got[n..], &[9; 2]);
+                }
+                for f in implementations::<G64>(gather_u64, a64) {
+                    let mut got = vec![9; n + 2];
+                    f(&indices, &d64, &mut got[..n]);
+                    assert_eq!(&got[..n], &want64[..], "n {n}, {dict_len} entries");
+                    assert_eq!(&got[n..], &[9; 2]);
+                }
+            }
+        }
+    }
+}
