@@ -1,5 +1,5 @@
-//! The inner loops of Parquet's encodings (`crate::parquet`): DELTA_BINARY_PACKED's prefix
-//! sums and dictionary gathers, each a portable kernel here and an AVX2 one in
+//! The inner loops of Parquet's encodings (`crate::parquet`): DELTA_BINARY_PACKED's
+//! miniblocks (unpacking fused with the prefix sum) and dictionary gathers, each a portable kernel here and an AVX2 one in
 //! `avx2::encodings`, chosen by [`kernels`] (so `QPL_FALLBACK_KERNELS` decides, as for every
 //! other kernel). The AVX-512 tier runs the AVX2 kernels: every CPU with AVX-512 has AVX2.
 //!
@@ -8,7 +8,7 @@
 
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
-use super::{kernels, Kernels};
+use super::{kernels, BitWidth, Kernels};
 
 /// Whether the chosen tier has the AVX2 encoding kernels.
 #[inline]
@@ -22,6 +22,48 @@ fn avx2_kernels() -> bool {
 
 /// The portable kernels: plain Rust that LLVM vectorises where it can.
 pub(crate) mod portable {
+    use super::BitWidth;
+
+    /// DELTA_BINARY_PACKED: `out.len()` deltas of `width` bits packed LSB-first from the
+    /// start of `src` (at least ⌈out.len()/8⌉·width bytes), unpacked 64 at a time and
+    /// prefix-summed by [`prefix_sum_i32`] onto `acc`; returns the last sum.
+    #[inline]
+    pub(crate) fn delta_i32(
+        width: BitWidth,
+        src: &[u8],
+        min: u32,
+        acc: u32,
+        out: &mut [i32],
+    ) -> u32 {
+        let mut acc = acc;
+        let mut raw = [0u32; 64];
+        for (k, chunk) in out.chunks_mut(64).enumerate() {
+            let from = src.get(k * 8 * width.get() as usize..).unwrap_or(&[]);
+            crate::kernels::portable::unpack(width, false, from, &mut raw[..chunk.len()]);
+            acc = prefix_sum_i32(&raw[..chunk.len()], min, acc, chunk);
+        }
+        acc
+    }
+
+    /// [`delta_i32`] for INT64 with deltas of ≤ 32 bits.
+    #[inline]
+    pub(crate) fn delta_u32_i64(
+        width: BitWidth,
+        src: &[u8],
+        min: u64,
+        acc: u64,
+        out: &mut [i64],
+    ) -> u64 {
+        let mut acc = acc;
+        let mut raw = [0u32; 64];
+        for (k, chunk) in out.chunks_mut(64).enumerate() {
+            let from = src.get(k * 8 * width.get() as usize..).unwrap_or(&[]);
+            crate::kernels::portable::unpack(width, false, from, &mut raw[..chunk.len()]);
+            acc = prefix_sum_u32_i64(&raw[..chunk.len()], min, acc, chunk);
+        }
+        acc
+    }
+
     /// Prefix sums of `min + raw[i]` onto `acc` into `out` (`min(raw.len(), out.len())`
     /// values); returns the last sum. Lanes of 8 are scanned in three shift-and-add steps
     /// (Hillis–Steele) and then offset by the running sum, so the serial dependency is one
@@ -114,28 +156,37 @@ pub(crate) mod portable {
     }
 }
 
-/// DELTA_BINARY_PACKED INT32: prefix sums of `min + raw[i]` onto `acc` into `out`
-/// (`min(raw.len(), out.len())` values), wrapping; returns the last sum.
+/// DELTA_BINARY_PACKED INT32, a miniblock (or part of one): `out.len()` deltas of `width`
+/// bits packed LSB-first from the start of `src`, each plus `min`, prefix-summed onto `acc`
+/// into `out` (wrapping); returns the last sum. `src` should hold ⌈out.len()/8⌉·width bytes
+/// (values past its end are unspecified, nothing is read outside it) and may hold more: the
+/// AVX2 kernel unpacks a group with 16-byte loads, so the bytes after the deltas let it
+/// decode the last groups in vectors too.
 #[inline]
-pub(crate) fn prefix_sum_i32(raw: &[u32], min: u32, acc: u32, out: &mut [i32]) -> u32 {
+pub(crate) fn delta_i32(width: BitWidth, src: &[u8], min: u32, acc: u32, out: &mut [i32]) -> u32 {
     #[cfg(target_arch = "x86_64")]
     if avx2_kernels() {
-        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
-        return unsafe { avx2::encodings::prefix_sum_i32(raw, min, acc, out) };
+        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2 and BMI2.
+        return unsafe { avx2::encodings::delta_i32(width, src, min, acc, out) };
     }
-    portable::prefix_sum_i32(raw, min, acc, out)
+    portable::delta_i32(width, src, min, acc, out)
 }
 
-/// DELTA_BINARY_PACKED INT64 with deltas of ≤ 32 bits: [`prefix_sum_i32`] in 64-bit lanes,
-/// the deltas zero-extended.
+/// [`delta_i32`] for INT64 with deltas of ≤ 32 bits, summed in 64 bits.
 #[inline]
-pub(crate) fn prefix_sum_u32_i64(raw: &[u32], min: u64, acc: u64, out: &mut [i64]) -> u64 {
+pub(crate) fn delta_u32_i64(
+    width: BitWidth,
+    src: &[u8],
+    min: u64,
+    acc: u64,
+    out: &mut [i64],
+) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if avx2_kernels() {
-        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
-        return unsafe { avx2::encodings::prefix_sum_u32_i64(raw, min, acc, out) };
+        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2 and BMI2.
+        return unsafe { avx2::encodings::delta_u32_i64(width, src, min, acc, out) };
     }
-    portable::prefix_sum_u32_i64(raw, min, acc, out)
+    portable::delta_u32_i64(width, src, min, acc, out)
 }
 
 /// DELTA_BINARY_PACKED INT64 with deltas of 33..=64 bits.
@@ -201,7 +252,7 @@ mod tests {
 
     fn has_avx2() -> bool {
         #[cfg(target_arch = "x86_64")]
-        return is_x86_feature_detected!("avx2");
+        return is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi2");
         #[cfg(not(target_arch = "x86_64"))]
         false
     }
@@ -216,29 +267,46 @@ mod tests {
     }
 
     #[test]
-    fn prefix_sum_i32_matches_portable() {
-        type F = fn(&[u32], u32, u32, &mut [i32]) -> u32;
+    fn fused_miniblocks_match_portable() {
+        type F32 = fn(BitWidth, &[u8], u32, u32, &mut [i32]) -> u32;
+        type F64 = fn(BitWidth, &[u8], u64, u64, &mut [i64]) -> u64;
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: called only when `has_avx2()` (see `implementations`).
-        let avx2: F = |r, m, a, o| unsafe { avx2::encodings::prefix_sum_i32(r, m, a, o) };
+        // SAFETY: called only when `has_avx2()` (AVX2 and BMI2).
+        let (a32, a64): (F32, F64) = (
+            |w, s, m, a, o| unsafe { avx2::encodings::delta_i32(w, s, m, a, o) },
+            |w, s, m, a, o| unsafe { avx2::encodings::delta_u32_i64(w, s, m, a, o) },
+        );
         #[cfg(not(target_arch = "x86_64"))]
-        let avx2: F = portable::prefix_sum_i32;
-        for f in implementations::<F>(prefix_sum_i32, avx2) {
-            for n in lengths() {
-                for (seed, mask) in [(1, u32::MAX), (2, 0x3FF), (3, 0)] {
-                    let raw: Vec<u32> = words(seed, n).iter().map(|&w| w as u32 & mask).collect();
-                    let (min, acc) = (words(seed + 9, 1)[0] as u32, 0x8000_0001);
+        let (a32, a64): (F32, F64) = (portable::delta_i32, portable::delta_u32_i64);
+        let bytes: Vec<u8> = words(8, 600).iter().map(|&w| w as u8).collect();
+        for bits in 1..=32 {
+            let width = BitWidth::new(bits).unwrap();
+            for n in lengths().filter(|&n| n <= 130) {
+                let need = (n.div_ceil(8) * bits as usize).min(bytes.len());
+                // The deltas alone, and followed by more bytes (the rest of a page).
+                for src in [&bytes[..need], &bytes[..need + 40]] {
                     let mut want = vec![0; n];
-                    let mut got = vec![7; n + 3];
-                    let last = portable::prefix_sum_i32(&raw, min, acc, &mut want);
-                    assert_eq!(f(&raw, min, acc, &mut got[..n]), last, "n {n}");
-                    assert_eq!(&got[..n], &want[..], "n {n}");
-                    assert_eq!(&got[n..], &[7; 3], "n {n}: wrote past the output");
-                    // A serial loop agrees with the portable lanes.
-                    let mut s = acc;
-                    for (r, w) in raw.iter().zip(&want) {
-                        s = s.wrapping_add(r.wrapping_add(min));
-                        assert_eq!(*w, s as i32);
+                    let last = portable::delta_i32(width, src, 0xFFFF_FFF0, 77, &mut want);
+                    let mut wide = vec![0; n];
+                    let last64 =
+                        portable::delta_u32_i64(width, src, u64::MAX - 3, 1 << 40, &mut wide);
+                    // The portable kernel against unpack-then-sum.
+                    let mut raw = vec![0u32; n];
+                    crate::kernels::portable::unpack(width, false, src, &mut raw);
+                    let mut check = vec![0; n];
+                    portable::prefix_sum_i32(&raw, 0xFFFF_FFF0, 77, &mut check);
+                    assert_eq!(want, check, "width {bits} n {n}");
+                    for f in implementations::<F32>(delta_i32, a32) {
+                        let mut got = vec![5; n + 2];
+                        assert_eq!(f(width, src, 0xFFFF_FFF0, 77, &mut got[..n]), last);
+                        assert_eq!(&got[..n], &want[..], "width {bits} n {n}");
+                        assert_eq!(&got[n..], &[5; 2]);
+                    }
+                    for f in implementations::<F64>(delta_u32_i64, a64) {
+                        let mut got = vec![5; n + 2];
+                        assert_eq!(f(width, src, u64::MAX - 3, 1 << 40, &mut got[..n]), last64);
+                        assert_eq!(&got[..n], &wide[..], "width {bits} n {n}");
+                        assert_eq!(&got[n..], &[5; 2]);
                     }
                 }
             }
@@ -246,33 +314,29 @@ mod tests {
     }
 
     #[test]
-    fn prefix_sums_i64_match_portable() {
-        type F32 = fn(&[u32], u64, u64, &mut [i64]) -> u64;
+    fn prefix_sum_i64_matches_portable() {
         type F64 = fn(&[u64], u64, u64, &mut [i64]) -> u64;
         #[cfg(target_arch = "x86_64")]
         // SAFETY: called only when `has_avx2()`.
-        let (a32, a64): (F32, F64) = (
-            |r, m, a, o| unsafe { avx2::encodings::prefix_sum_u32_i64(r, m, a, o) },
-            |r, m, a, o| unsafe { avx2::encodings::prefix_sum_u64_i64(r, m, a, o) },
-        );
+        let a64: F64 = |r, m, a, o| unsafe { avx2::encodings::prefix_sum_u64_i64(r, m, a, o) };
         #[cfg(not(target_arch = "x86_64"))]
-        let (a32, a64): (F32, F64) = (portable::prefix_sum_u32_i64, portable::prefix_sum_u64_i64);
+        let a64: F64 = portable::prefix_sum_u64_i64;
         let (min, acc) = (0xFFFF_FFFF_0000_0003u64, u64::MAX - 5);
         for n in lengths() {
             let raw = words(4, n);
-            let raw32: Vec<u32> = raw.iter().map(|&w| w as u32).collect();
             let mut want = vec![0; n];
             let last = portable::prefix_sum_u64_i64(&raw, min, acc, &mut want);
+            let mut s = acc;
+            for (r, w) in raw.iter().zip(&want) {
+                s = s.wrapping_add(r.wrapping_add(min));
+                assert_eq!(
+                    *w, s as i64,
+                    "n {n}: the portable kernel against a serial loop"
+                );
+            }
             for f in implementations::<F64>(prefix_sum_u64_i64, a64) {
                 let mut got = vec![7; n + 3];
                 assert_eq!(f(&raw, min, acc, &mut got[..n]), last, "n {n}");
-                assert_eq!(&got[..n], &want[..], "n {n}");
-                assert_eq!(&got[n..], &[7; 3]);
-            }
-            let last = portable::prefix_sum_u32_i64(&raw32, min, acc, &mut want);
-            for f in implementations::<F32>(prefix_sum_u32_i64, a32) {
-                let mut got = vec![7; n + 3];
-                assert_eq!(f(&raw32, min, acc, &mut got[..n]), last, "n {n}");
                 assert_eq!(&got[..n], &want[..], "n {n}");
                 assert_eq!(&got[n..], &[7; 3]);
             }

@@ -27,7 +27,7 @@ use super::{
     read_uleb128, read_zigzag, write_uleb128, write_zigzag, ErrorKind, FixedWidth, ParquetError,
     ValueDecoder,
 };
-use crate::kernels::encodings::{prefix_sum_i32, prefix_sum_u32_i64, prefix_sum_u64_i64};
+use crate::kernels::encodings::{delta_i32, delta_u32_i64, prefix_sum_u64_i64};
 use crate::unpack::BitWidth;
 
 const ENCODING: &str = "DELTA_BINARY_PACKED";
@@ -65,9 +65,10 @@ mod sealed {
         fn add_steps(self, step: Self, n: usize) -> Self;
         /// `self - min` as an unsigned number of the type's width, zero-extended.
         fn offset_from(self, min: Self) -> u64;
-        /// Decodes `out.len()` (≤ 64) deltas of `width` bits from `src` (which holds at least
-        /// `⌈out.len() / 8⌉ · width` bytes), adds `min_delta` and prefix-sums them onto `last`
-        /// into `out`; returns the new last value.
+        /// Decodes `out.len()` (at most a miniblock's) deltas of `width` bits from `src`
+        /// (which holds at least `⌈out.len() / 8⌉ · width` bytes, and may hold more: the
+        /// rest of the page), adds `min_delta` and prefix-sums them onto `last` into `out`;
+        /// returns the new last value.
         fn decode_chunk(
             width: u32,
             src: &[u8],
@@ -90,7 +91,7 @@ macro_rules! progression {
         #[inline(always)]
         fn $name(min: $acc, acc: $acc, out: &mut [$out]) -> $acc {
             for (i, o) in out.iter_mut().enumerate() {
-                // i < CHUNK, so the cast is exact.
+                // i < MAX_BLOCK_SIZE (a miniblock's values), so the cast is exact.
                 *o = acc.wrapping_add(min.wrapping_mul(i as $acc + 1)) as $out;
             }
             acc.wrapping_add(min.wrapping_mul(out.len() as $acc))
@@ -100,14 +101,6 @@ macro_rules! progression {
 
 progression!(progression_i32, u32, i32);
 progression!(progression_i64, u64, i64);
-
-/// Unpacks `out.len()` (a multiple of 8, ≤ [`CHUNK`]) values of 1..=32 bits.
-#[inline(always)]
-fn unpack_u32(width: u32, src: &[u8], out: &mut [u32]) {
-    if let Some(bits) = BitWidth::new(width) {
-        crate::unpack::unpack(bits, false, src, out);
-    }
-}
 
 /// Decodes groups of 8 values of `W` (33..=64) bits, LSB-first: `W` bytes per group.
 /// `out.len()` is a multiple of 8 and `src` holds `out.len() / 8 · W` bytes.
@@ -168,10 +161,10 @@ impl sealed::Sealed for i32 {
         if width == 0 {
             return progression_i32(min as u32, last as u32, out) as i32;
         }
-        let mut raw = [0u32; CHUNK];
-        let groups = out.len().div_ceil(8) * 8;
-        unpack_u32(width, src, &mut raw[..groups]);
-        prefix_sum_i32(&raw[..out.len()], min as u32, last as u32, out) as i32
+        match BitWidth::new(width) {
+            Some(width) => delta_i32(width, src, min as u32, last as u32, out) as i32,
+            None => last,
+        }
     }
 }
 
@@ -196,17 +189,21 @@ impl sealed::Sealed for i64 {
     #[inline]
     fn decode_chunk(width: u32, src: &[u8], min: i64, last: i64, out: &mut [i64]) -> i64 {
         let (min, last) = (min as u64, last as u64);
-        let groups = out.len().div_ceil(8) * 8;
         if width == 0 {
             progression_i64(min, last, out) as i64
-        } else if width <= 32 {
-            let mut raw = [0u32; CHUNK];
-            unpack_u32(width, src, &mut raw[..groups]);
-            prefix_sum_u32_i64(&raw[..out.len()], min, last, out) as i64
+        } else if let Some(width) = BitWidth::new(width) {
+            delta_u32_i64(width, src, min, last, out) as i64
         } else {
+            // 33..=64 bits, CHUNK values at a time.
+            let mut acc = last;
             let mut raw = [0u64; CHUNK];
-            unpack_u64(width, src, &mut raw[..groups]);
-            prefix_sum_u64_i64(&raw[..out.len()], min, last, out) as i64
+            for (k, chunk) in out.chunks_mut(CHUNK).enumerate() {
+                let groups = chunk.len().div_ceil(8) * 8;
+                let from = src.get(k * CHUNK / 8 * width as usize..).unwrap_or(&[]);
+                unpack_u64(width, from, &mut raw[..groups]);
+                acc = prefix_sum_u64_i64(&raw[..chunk.len()], min, acc, chunk);
+            }
+            acc as i64
         }
     }
 }
@@ -529,7 +526,7 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
         Ok(())
     }
 
-    /// Decodes the next chunk (at most [`CHUNK`] values, never across a miniblock) into the
+    /// Decodes the next chunk (the rest of the miniblock, or [`CHUNK`] values of it) into the
     /// front of `out` when it has room, else into the buffer. Returns the chunk's length and
     /// whether it went to the buffer.
     #[inline]
@@ -537,7 +534,13 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
         if self.miniblock_left == 0 {
             self.open_miniblock()?;
         }
-        let n = self.miniblock_left.min(CHUNK);
+        // The whole rest of the miniblock when `out` has room (one kernel call), else a
+        // chunk, which goes to the buffer if `out` is shorter still.
+        let n = if out.len() >= self.miniblock_left {
+            self.miniblock_left
+        } else {
+            self.miniblock_left.min(CHUNK)
+        };
         // The chunk's bytes and every byte after them: the SIMD unpackers load 16 bytes at a
         // time and fall back to a slower tail where a load would pass the slice's end, so a
         // slice ending with the miniblock would send its last groups to that tail.
@@ -749,11 +752,12 @@ mod tests {
                 sum = sum.wrapping_add(r).wrapping_add(min);
                 expected.push(sum as i32);
             }
-            for kernel in [portable::prefix_sum_i32, prefix_sum_i32] {
-                let mut out = vec![0i32; len];
-                assert_eq!(kernel(&raw[..len], min, acc, &mut out), sum);
-                assert_eq!(out, expected, "length {len}");
-            }
+            let mut out = vec![0i32; len];
+            assert_eq!(
+                portable::prefix_sum_i32(&raw[..len], min, acc, &mut out),
+                sum
+            );
+            assert_eq!(out, expected, "length {len}");
             let (min, acc) = (u64::MAX - 5, 1u64 << 63);
             let mut expected = Vec::new();
             let mut sum = acc;

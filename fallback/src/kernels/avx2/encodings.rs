@@ -5,51 +5,150 @@
 //!   in registers (shift-and-add inside each 128-bit half, then the low half's total added
 //!   to the high half), off the loop's dependency chain; the chain is one vector add per
 //!   vector (the running sum plus the vector's total, broadcast), not one add per value.
+//! - Miniblocks (DELTA_BINARY_PACKED with deltas of ≤ 32 bits): unpacking fused with the
+//!   prefix sum: each group of 8 deltas is unpacked into a register by the AVX2 unpacker's
+//!   `Decoder` (`avx2.rs`), scanned there and stored once, with no buffer in between.
 //! - Gathers (dictionaries): `vpgatherdd` / `vpgatherdq` of 8 / 4 entries per instruction,
 //!   each index clamped to the dictionary's last entry first, so no index reads outside it.
 
 use std::arch::x86_64::*;
 
-/// INT32 prefix sums of `min + raw[i]` onto `acc` into `out` (`min(raw.len(), out.len())`
-/// values), wrapping; returns the last sum.
+use super::{plan_and_groups, Decoder};
+use crate::kernels::{portable, BitWidth};
+
+/// Scans 8 32-bit lanes (each already `min + delta`) onto `acc_v` (the running sum in every
+/// lane): returns the sums and the new running sum.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn scan8_i32(mut x: __m256i, acc_v: __m256i) -> (__m256i, __m256i) {
+    x = _mm256_add_epi32(x, _mm256_slli_si256::<4>(x));
+    x = _mm256_add_epi32(x, _mm256_slli_si256::<8>(x));
+    // Lane 3 (the low half's total) broadcast in each half, then moved to the high half with
+    // the low half zeroed.
+    let low_total = _mm256_shuffle_epi32::<0xFF>(x);
+    x = _mm256_add_epi32(x, _mm256_permute2x128_si256::<0x08>(low_total, low_total));
+    let total = _mm256_permutevar8x32_epi32(x, _mm256_set1_epi32(7));
+    (_mm256_add_epi32(x, acc_v), _mm256_add_epi32(acc_v, total))
+}
+
+/// The values of a miniblock the fused kernels leave (the last groups, whose loads would
+/// pass the end of `src`, and a partial group): unpacked by the portable kernel 64 at a time
+/// and summed by `sum`.
+#[inline]
+fn tail<T>(
+    width: BitWidth,
+    src: &[u8],
+    done: usize,
+    out: &mut [T],
+    mut sum: impl FnMut(&[u32], &mut [T]),
+) {
+    let mut raw = [0u32; 64];
+    let mut done = done;
+    while done < out.len() {
+        let len = (out.len() - done).min(64);
+        let from = src.get(done / 8 * width.get() as usize..).unwrap_or(&[]);
+        portable::unpack(width, false, from, &mut raw[..len]);
+        sum(&raw[..len], &mut out[done..done + len]);
+        done += len;
+    }
+}
+
+/// One DELTA_BINARY_PACKED miniblock chunk of INT32: `out.len()` deltas of `width` bits
+/// packed LSB-first from the start of `src` (which should hold ⌈out.len()/8⌉·width bytes,
+/// and may hold more: the bytes after them let more groups take the vector path), `min`
+/// added to each and prefix-summed onto `acc` into `out`; returns the last sum.
 ///
 /// # Safety
-/// The CPU supports AVX2.
-#[target_feature(enable = "avx2")]
-pub(in crate::kernels) unsafe fn prefix_sum_i32(
-    raw: &[u32],
+/// The CPU supports AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(in crate::kernels) unsafe fn delta_i32(
+    width: BitWidth,
+    src: &[u8],
     min: u32,
     acc: u32,
     out: &mut [i32],
 ) -> u32 {
-    let n = raw.len().min(out.len());
+    let (p, groups) = plan_and_groups(width, false, src, out.len());
+    // SAFETY: AVX2 is available (the caller's guarantee).
+    let decoder = unsafe { Decoder::new(p) };
     let min_v = _mm256_set1_epi32(min as i32);
-    let last_lane = _mm256_set1_epi32(7);
     let mut acc_v = _mm256_set1_epi32(acc as i32);
-    let mut i = 0;
-    while i + 8 <= n {
-        // SAFETY: values i..i + 8 are inside `raw` and `out` (i + 8 ≤ n); unaligned loads and
-        // stores are allowed.
-        unsafe {
-            let mut x = _mm256_loadu_si256(raw.as_ptr().add(i).cast());
-            x = _mm256_add_epi32(x, min_v);
-            x = _mm256_add_epi32(x, _mm256_slli_si256::<4>(x));
-            x = _mm256_add_epi32(x, _mm256_slli_si256::<8>(x));
-            // Lane 3 (the low half's total) broadcast in each half, then moved to the high
-            // half with the low half zeroed.
-            let low_total = _mm256_shuffle_epi32::<0xFF>(x);
-            x = _mm256_add_epi32(x, _mm256_permute2x128_si256::<0x08>(low_total, low_total));
-            let total = _mm256_permutevar8x32_epi32(x, last_lane);
-            _mm256_storeu_si256(out.as_mut_ptr().add(i).cast(), _mm256_add_epi32(x, acc_v));
-            acc_v = _mm256_add_epi32(acc_v, total);
-        }
-        i += 8;
+    macro_rules! groups {
+        ($five:literal) => {
+            for g in 0..groups {
+                // SAFETY: `plan_and_groups` counted only groups whose loads stay inside
+                // `src`; group g writes values 8g..8g + 8 of `out`, inside its
+                // `out.len()` ≥ 8·groups.
+                unsafe {
+                    let deltas = decoder.group::<false, $five>(src.as_ptr().add(g * p.width));
+                    let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
+                    _mm256_storeu_si256(out.as_mut_ptr().add(8 * g).cast(), sums);
+                    acc_v = next;
+                }
+            }
+        };
+    }
+    if p.five {
+        groups!(true);
+    } else {
+        groups!(false);
     }
     let mut acc = _mm256_cvtsi256_si32(acc_v) as u32;
-    for (r, o) in raw[i..n].iter().zip(&mut out[i..n]) {
-        acc = acc.wrapping_add(r.wrapping_add(min));
-        *o = acc as i32;
+    tail(width, src, 8 * groups, out, |raw, out| {
+        for (r, o) in raw.iter().zip(out) {
+            acc = acc.wrapping_add(r.wrapping_add(min));
+            *o = acc as i32;
+        }
+    });
+    acc
+}
+
+/// [`delta_i32`] for INT64 with deltas of ≤ 32 bits (zero-extended, summed in 64 bits).
+///
+/// # Safety
+/// The CPU supports AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(in crate::kernels) unsafe fn delta_u32_i64(
+    width: BitWidth,
+    src: &[u8],
+    min: u64,
+    acc: u64,
+    out: &mut [i64],
+) -> u64 {
+    let (p, groups) = plan_and_groups(width, false, src, out.len());
+    // SAFETY: AVX2 is available (the caller's guarantee).
+    let decoder = unsafe { Decoder::new(p) };
+    let min_v = _mm256_set1_epi64x(min as i64);
+    let mut acc_v = _mm256_set1_epi64x(acc as i64);
+    macro_rules! groups {
+        ($five:literal) => {
+            for g in 0..groups {
+                // SAFETY: as in `delta_i32`; group g writes values 8g..8g + 8 of `out`.
+                unsafe {
+                    let deltas = decoder.group::<false, $five>(src.as_ptr().add(g * p.width));
+                    let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(deltas));
+                    let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(deltas));
+                    let (sums, next) = scan4_i64(_mm256_add_epi64(low, min_v), acc_v);
+                    _mm256_storeu_si256(out.as_mut_ptr().add(8 * g).cast(), sums);
+                    let (sums, next) = scan4_i64(_mm256_add_epi64(high, min_v), next);
+                    _mm256_storeu_si256(out.as_mut_ptr().add(8 * g + 4).cast(), sums);
+                    acc_v = next;
+                }
+            }
+        };
     }
+    if p.five {
+        groups!(true);
+    } else {
+        groups!(false);
+    }
+    let mut acc = _mm256_extract_epi64::<0>(acc_v) as u64;
+    tail(width, src, 8 * groups, out, |raw, out| {
+        for (r, o) in raw.iter().zip(out) {
+            acc = acc.wrapping_add(u64::from(*r).wrapping_add(min));
+            *o = acc as i64;
+        }
+    });
     acc
 }
 
@@ -66,41 +165,8 @@ fn scan4_i64(mut x: __m256i, acc_v: __m256i) -> (__m256i, __m256i) {
     (_mm256_add_epi64(x, acc_v), _mm256_add_epi64(acc_v, total))
 }
 
-/// INT64 prefix sums of `min + raw[i]` (zero-extended) onto `acc` into `out`; returns the
-/// last sum.
-///
-/// # Safety
-/// The CPU supports AVX2.
-#[target_feature(enable = "avx2")]
-pub(in crate::kernels) unsafe fn prefix_sum_u32_i64(
-    raw: &[u32],
-    min: u64,
-    acc: u64,
-    out: &mut [i64],
-) -> u64 {
-    let n = raw.len().min(out.len());
-    let min_v = _mm256_set1_epi64x(min as i64);
-    let mut acc_v = _mm256_set1_epi64x(acc as i64);
-    let mut i = 0;
-    while i + 4 <= n {
-        // SAFETY: values i..i + 4 are inside `raw` and `out`; unaligned access is allowed.
-        unsafe {
-            let deltas = _mm256_cvtepu32_epi64(_mm_loadu_si128(raw.as_ptr().add(i).cast()));
-            let (sums, next) = scan4_i64(_mm256_add_epi64(deltas, min_v), acc_v);
-            _mm256_storeu_si256(out.as_mut_ptr().add(i).cast(), sums);
-            acc_v = next;
-        }
-        i += 4;
-    }
-    let mut acc = _mm256_extract_epi64::<0>(acc_v) as u64;
-    for (r, o) in raw[i..n].iter().zip(&mut out[i..n]) {
-        acc = acc.wrapping_add(u64::from(*r).wrapping_add(min));
-        *o = acc as i64;
-    }
-    acc
-}
-
-/// [`prefix_sum_u32_i64`] with 64-bit deltas.
+/// INT64 prefix sums of `min + raw[i]` onto `acc` into `out` (`min(raw.len(), out.len())`
+/// values), wrapping; returns the last sum.
 ///
 /// # Safety
 /// The CPU supports AVX2.
