@@ -1,5 +1,6 @@
 //! The inner loops of Parquet's encodings (`crate::parquet`): DELTA_BINARY_PACKED's
-//! miniblocks (unpacking fused with the prefix sum) and dictionary gathers, each a portable kernel here and an AVX2 one in
+//! miniblocks (unpacking fused with the prefix sum), dictionary gathers and GroupVarInt's
+//! INT32 groups, each a portable kernel here and an AVX2 one in
 //! `avx2::encodings`, chosen by [`kernels`] (so `QPL_FALLBACK_KERNELS` decides, as for every
 //! other kernel). The AVX-512 tier runs the AVX2 kernels: every CPU with AVX-512 has AVX2.
 //!
@@ -223,6 +224,136 @@ pub(crate) fn gather_u64(indices: &[u32], dictionary: &[u64], out: &mut [u64]) {
         return unsafe { avx2::encodings::gather_u64(indices, dictionary, out) };
     }
     portable::gather(indices, dictionary, out)
+}
+
+/// GroupVarInt INT32's tables and fast path: whole groups decoded while each has a full
+/// 16-byte window after its control byte (the codec checks the groups near the data's end).
+pub(crate) mod group_varint {
+    #[cfg(target_arch = "x86_64")]
+    use super::avx2;
+    use super::avx2_kernels;
+
+    /// Bytes of the INT32 group with control byte `c`, control byte excluded (4..=16).
+    pub(crate) const GROUP_DATA_LEN_32: [u8; 256] = {
+        let mut table = [0u8; 256];
+        let mut c = 0;
+        while c < 256 {
+            table[c] = ((c & 3) + ((c >> 2) & 3) + ((c >> 4) & 3) + (c >> 6) + 4) as u8;
+            c += 1;
+        }
+        table
+    };
+
+    /// Byte offset (after the control byte) and length of each int of the INT32 group with
+    /// control byte `c`.
+    const fn int_layout_32(c: usize) -> ([usize; 4], [usize; 4]) {
+        let mut offsets = [0; 4];
+        let mut lengths = [0; 4];
+        let mut offset = 0;
+        let mut i = 0;
+        while i < 4 {
+            let len = ((c >> (6 - 2 * i)) & 3) + 1;
+            offsets[i] = offset;
+            lengths[i] = len;
+            offset += len;
+            i += 1;
+        }
+        (offsets, lengths)
+    }
+
+    /// The `pshufb` masks: lane byte `4i + b` takes window byte `offset_i + b` for `b < len_i`,
+    /// else zero (0x80).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) const SHUFFLE_32: [[u8; 16]; 256] = {
+        let mut table = [[0x80u8; 16]; 256];
+        let mut c = 0;
+        while c < 256 {
+            let (offsets, lengths) = int_layout_32(c);
+            let mut i = 0;
+            while i < 4 {
+                let mut b = 0;
+                while b < lengths[i] {
+                    table[c][4 * i + b] = (offsets[i] + b) as u8;
+                    b += 1;
+                }
+                i += 1;
+            }
+            c += 1;
+        }
+        table
+    };
+
+    /// Each int's offset in the window, for the portable path.
+    const OFFSETS_32: [[u8; 4]; 256] = {
+        let mut table = [[0u8; 4]; 256];
+        let mut c = 0;
+        while c < 256 {
+            let (offsets, _) = int_layout_32(c);
+            let mut i = 0;
+            while i < 4 {
+                table[c][i] = offsets[i] as u8;
+                i += 1;
+            }
+            c += 1;
+        }
+        table
+    };
+
+    /// The bytes a group may span (control byte included) for the fast paths' 16-byte window.
+    pub(crate) const WINDOW_32: usize = 17;
+
+    /// Byte length − 1 of the INT32 group's int `i` in control byte `control`.
+    #[inline(always)]
+    pub(crate) fn field_32(control: u8, i: usize) -> u32 {
+        u32::from(control >> (6 - 2 * i)) & 3
+    }
+
+    /// Decodes whole INT32 groups while each has a full 16-byte window after its control byte;
+    /// returns the byte after them and the values decoded.
+    pub(crate) fn decode_fast_portable_32(
+        data: &[u8],
+        mut pos: usize,
+        out: &mut [i32],
+    ) -> (usize, usize) {
+        let mut done = 0;
+        for group in out.chunks_exact_mut(4) {
+            let Some(window) = data.get(pos..pos + WINDOW_32) else {
+                break;
+            };
+            let control = window[0];
+            let offsets = OFFSETS_32[usize::from(control)];
+            for (i, value) in group.iter_mut().enumerate() {
+                let at = 1 + usize::from(offsets[i]);
+                let word = u32::from_le_bytes([
+                    window[at],
+                    window[at + 1],
+                    window[at + 2],
+                    window[at + 3],
+                ]);
+                // Keep the int's (field + 1) bytes: shifting the all-ones word right by
+                // 8 * (3 - field) bits.
+                let mask = u32::MAX >> (8 * (3 - field_32(control, i)));
+                *value = (word & mask) as i32;
+            }
+            pos += 1 + usize::from(GROUP_DATA_LEN_32[usize::from(control)]);
+            done += 4;
+        }
+        (pos, done)
+    }
+
+    /// Decodes whole INT32 groups from byte `pos` into `out` (`out.len() / 4` groups at
+    /// most) with the chosen tier's kernel while each group has [`WINDOW_32`] bytes from its
+    /// control byte on; returns the byte after them and the values decoded. Every kernel
+    /// stops at the same group.
+    #[inline]
+    pub(crate) fn decode_fast_32(data: &[u8], pos: usize, out: &mut [i32]) -> (usize, usize) {
+        #[cfg(target_arch = "x86_64")]
+        if avx2_kernels() {
+            // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
+            return unsafe { avx2::encodings::group_varint_32(data, pos, out) };
+        }
+        decode_fast_portable_32(data, pos, out)
+    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@
 //! - Miniblocks (DELTA_BINARY_PACKED with deltas of ≤ 32 bits): unpacking fused with the
 //!   prefix sum: each group of 8 deltas is unpacked into a register by the AVX2 unpacker's
 //!   `Decoder` (`avx2.rs`), scanned there and stored once, with no buffer in between.
+//! - GroupVarInt INT32 ([`group_varint`]): pairs of groups shuffled into place by one
+//!   `vpshufb`, their positions from sizes computed for 64 bytes at a time.
 //! - Gathers (dictionaries): `vpgatherdd` / `vpgatherdq` of 8 / 4 entries per instruction,
 //!   each index clamped to the dictionary's last entry first, so no index reads outside it.
 
@@ -199,6 +201,21 @@ pub(in crate::kernels) unsafe fn prefix_sum_u64_i64(
     acc
 }
 
+/// GroupVarInt INT32: [`group_varint::decode_32`].
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(in crate::kernels) unsafe fn group_varint_32(
+    data: &[u8],
+    pos: usize,
+    out: &mut [i32],
+) -> (usize, usize) {
+    // SAFETY: AVX2 is available (the caller's guarantee).
+    unsafe { group_varint::decode_32(data, pos, out) }
+}
+
 /// The dictionary's last index as a vector, or `None` for a dictionary the gathers cannot
 /// address (empty, or past `i32::MAX` entries: `vpgather` indices are signed 32-bit).
 #[inline]
@@ -260,4 +277,174 @@ pub(in crate::kernels) unsafe fn gather_u64(indices: &[u32], dictionary: &[u64],
         i += 4;
     }
     super::super::encodings::portable::gather(&indices[i..n], dictionary, &mut out[i..n]);
+}
+
+/// GroupVarInt INT32 (varint-GB, as in Lemire et al.): one `pshufb` mask per control byte
+/// moves a group's four ints into four 32-bit lanes; pairs of groups are decoded with one
+/// 256-bit shuffle and store.
+pub(in crate::kernels) mod group_varint {
+    use crate::kernels::encodings::group_varint::{GROUP_DATA_LEN_32, SHUFFLE_32, WINDOW_32};
+    use std::arch::x86_64::*;
+
+    /// Group starts a span covers: the sizes of groups starting there are computed together,
+    /// up front.
+    const SPAN: usize = 64;
+    /// Bytes whose group sizes a span computes: a pair's second group starts before
+    /// `SPAN + 17`.
+    const SIZED: usize = 96;
+    /// Bytes a span needs: the second group of a pair starts before `SPAN + 17` and spans up
+    /// to 17 bytes, and `SIZED` bytes are loaded.
+    const SPAN_BYTES: usize = 128;
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load(bytes: &[u8]) -> __m128i {
+        let bytes: &[u8; 16] = bytes[..16].try_into().unwrap();
+        // SAFETY: `bytes` is 16 readable bytes; unaligned loads are allowed.
+        unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
+    }
+
+    /// Decodes the group whose control byte is `bytes[0]` (`bytes` holds at least 17) into
+    /// `out` (4 values); returns the group's size.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn decode_group(bytes: &[u8], out: &mut [i32]) -> usize {
+        let control = usize::from(bytes[0]);
+        let window = load(&bytes[1..]);
+        let mask = load(&SHUFFLE_32[control]);
+        let values = _mm_shuffle_epi8(window, mask);
+        let out: &mut [i32; 4] = (&mut out[..4]).try_into().unwrap();
+        // SAFETY: `out` is 4 i32s, 16 writable bytes; x86 lanes are little endian, the
+        // ints' order in memory.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), values) };
+        1 + usize::from(GROUP_DATA_LEN_32[control])
+    }
+
+    /// The size (control byte included) of a group starting at each byte of `bytes`:
+    /// 5 + the sum of the byte's four 2-bit fields, summed per nibble with `pshufb`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn group_sizes(bytes: &[u8; SIZED]) -> [__m128i; SIZED / 16] {
+        // The sum of a nibble's two 2-bit fields.
+        let nibble_sums = _mm_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6);
+        let low_nibble = _mm_set1_epi8(0x0F);
+        let five = _mm_set1_epi8(5);
+        std::array::from_fn(|chunk| {
+            let c = load(&bytes[16 * chunk..]);
+            let lo = _mm_and_si128(c, low_nibble);
+            let hi = _mm_and_si128(_mm_srli_epi16(c, 4), low_nibble);
+            _mm_add_epi8(
+                _mm_add_epi8(
+                    _mm_shuffle_epi8(nibble_sums, lo),
+                    _mm_shuffle_epi8(nibble_sums, hi),
+                ),
+                five,
+            )
+        })
+    }
+
+    /// For each of the first `SPAN` bytes `q`: the size of the group starting at `q` plus
+    /// that of the group after it, `sizes[q] + sizes[q + sizes[q]]` (at most 34), looked up
+    /// with `pshufb` in the 16-byte chunk of `q` and the two after it (`q + sizes[q]` is at
+    /// most 15 + 17 = 32 lanes on).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn pair_sizes(sizes: &[__m128i; SIZED / 16]) -> [__m128i; SPAN / 16] {
+        let lanes = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let sixteen = _mm_set1_epi8(16);
+        let fifteen = _mm_set1_epi8(15);
+        let thirty_one = _mm_set1_epi8(31);
+        std::array::from_fn(|chunk| {
+            let size = sizes[chunk];
+            // The next group's lane, counted from this chunk's first: 5..=32.
+            let next = _mm_add_epi8(lanes, size);
+            // In this chunk when below 16: other lanes get bit 7 set, which pshufb reads as 0.
+            let in_this = _mm_or_si128(next, _mm_cmpgt_epi8(next, fifteen));
+            // In the next chunk when 16..=31: below 16 the difference is negative (bit 7 set);
+            // at 32 it is 16, masked by the comparison.
+            let minus_16 = _mm_sub_epi8(next, sixteen);
+            let in_next = _mm_or_si128(minus_16, _mm_cmpgt_epi8(next, thirty_one));
+            // In the chunk after when 32: the difference is 0 then, negative otherwise.
+            let in_after = _mm_sub_epi8(minus_16, sixteen);
+            let following = _mm_or_si128(
+                _mm_or_si128(
+                    _mm_shuffle_epi8(sizes[chunk], in_this),
+                    _mm_shuffle_epi8(sizes[chunk + 1], in_next),
+                ),
+                _mm_shuffle_epi8(sizes[chunk + 2], in_after),
+            );
+            _mm_add_epi8(size, following)
+        })
+    }
+
+    /// Stores vectors into a byte array, to be indexed by scalar loads.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn to_bytes<const N: usize, const B: usize>(vectors: [__m128i; N]) -> [u8; B] {
+        let mut bytes = [0u8; B];
+        for (dst, vector) in bytes.chunks_exact_mut(16).zip(vectors) {
+            let dst: &mut [u8; 16] = dst.try_into().unwrap();
+            // SAFETY: `dst` is 16 writable bytes; unaligned stores are allowed.
+            unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast::<__m128i>(), vector) };
+        }
+        bytes
+    }
+
+    /// `decode_fast_portable_32` (`kernels::encodings`) with one `vpshufb` per pair of
+    /// groups. Each group's position depends on the previous group's control byte, a chain
+    /// that would cost a load of the control byte, a load of its table entry and an add per
+    /// group. Here the sizes of groups that could start at each of the next 96 bytes are
+    /// computed together first (16 a `pshufb` pair), then the size of each such group plus
+    /// the next one's; groups are decoded in pairs (the two windows and the two masks each
+    /// loaded into the halves of one 256-bit vector) and the chain is one load from those
+    /// pair sizes and an add per two groups.
+    ///
+    /// # Safety
+    /// The CPU supports AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(in crate::kernels) unsafe fn decode_32(
+        data: &[u8],
+        mut pos: usize,
+        out: &mut [i32],
+    ) -> (usize, usize) {
+        let groups = out.len() / 4;
+        let mut group = 0;
+        while groups - group >= 2 && data.len().saturating_sub(pos) >= SPAN_BYTES {
+            let span: &[u8; SPAN_BYTES] = data[pos..pos + SPAN_BYTES].try_into().unwrap();
+            let size_vectors = group_sizes(span[..SIZED].try_into().unwrap());
+            let pairs: [u8; SPAN] = to_bytes(pair_sizes(&size_vectors));
+            let sizes: [u8; SIZED] = to_bytes(size_vectors);
+            let mut offset = 0;
+            while offset < SPAN && groups - group >= 2 {
+                let second = offset + usize::from(sizes[offset]);
+                let (first_control, second_control) = (span[offset], span[second]);
+                // SAFETY: `offset` < SPAN and `second` ≤ offset + 17 < SPAN + 17, so both
+                // 16-byte windows (from the byte after each control byte) end before
+                // SPAN + 34 ≤ SPAN_BYTES, inside `span`; the masks are 16-byte table rows;
+                // `group + 2 ≤ groups`, so values 4·group .. 4·group + 8 are inside `out`.
+                unsafe {
+                    let windows = _mm256_loadu2_m128i(
+                        span.as_ptr().add(second + 1).cast(),
+                        span.as_ptr().add(offset + 1).cast(),
+                    );
+                    let masks = _mm256_loadu2_m128i(
+                        SHUFFLE_32[usize::from(second_control)].as_ptr().cast(),
+                        SHUFFLE_32[usize::from(first_control)].as_ptr().cast(),
+                    );
+                    _mm256_storeu_si256(
+                        out.as_mut_ptr().add(4 * group).cast(),
+                        _mm256_shuffle_epi8(windows, masks),
+                    );
+                }
+                offset += usize::from(pairs[offset]);
+                group += 2;
+            }
+            pos += offset;
+        }
+        while group < groups && data.len().saturating_sub(pos) >= WINDOW_32 {
+            pos += decode_group(&data[pos..], &mut out[4 * group..]);
+            group += 1;
+        }
+        (pos, 4 * group)
+    }
 }
