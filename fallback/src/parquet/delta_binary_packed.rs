@@ -297,7 +297,9 @@ fn read_min_delta<T: DeltaInt>(
     pos: &mut usize,
     block: usize,
 ) -> Result<T, ParquetError> {
-    let min = read_signed_field(data, pos, &format!("block {block}'s min delta"))?;
+    // The field's name is formatted only on an error: this runs once per block.
+    let min = read_zigzag(data, pos, ENCODING)
+        .map_err(|e| name_field(e, &format!("block {block}'s min delta")))?;
     T::from_i64_checked(min).ok_or_else(|| {
         ParquetError::corrupt(
             ENCODING,

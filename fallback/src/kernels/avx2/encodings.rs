@@ -15,7 +15,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{plan_and_groups, Decoder};
+use super::{plan_and_groups, Decoder, Plan, PLANS};
 use crate::kernels::{portable, BitWidth};
 
 /// Scans 8 32-bit lanes (each already `min + delta`) onto `acc_v` (the running sum in every
@@ -44,6 +44,9 @@ fn tail<T>(
     out: &mut [T],
     mut sum: impl FnMut(&[u32], &mut [T]),
 ) {
+    if done >= out.len() {
+        return;
+    }
     let mut raw = [0u32; 64];
     let mut done = done;
     while done < out.len() {
@@ -53,6 +56,22 @@ fn tail<T>(
         sum(&raw[..len], &mut out[done..done + len]);
         done += len;
     }
+}
+
+/// The unpacker's plan for `width` (LSB-first) and how many of the `count` values' groups
+/// it may decode with loads inside `src`: all of them, without the division
+/// `plan_and_groups` needs, when `src` holds 32 bytes past them (a miniblock followed by
+/// the rest of its page, the usual case).
+#[inline]
+fn miniblock_plan(width: BitWidth, src: &[u8], count: usize) -> (&'static Plan, usize) {
+    let w = width.get() as usize;
+    let p = &PLANS[w - 1];
+    let all = count / 8;
+    // Group g reads bytes g·w .. g·w + high_offset + 16, and high_offset ≤ w/2.
+    if src.len() >= all * w + 32 {
+        return (p, all);
+    }
+    (p, plan_and_groups(width, false, src, count).1)
 }
 
 /// One DELTA_BINARY_PACKED miniblock chunk of INT32: `out.len()` deltas of `width` bits
@@ -70,7 +89,7 @@ pub(in crate::kernels) unsafe fn delta_i32(
     acc: u32,
     out: &mut [i32],
 ) -> u32 {
-    let (p, groups) = plan_and_groups(width, false, src, out.len());
+    let (p, groups) = miniblock_plan(width, src, out.len());
     // SAFETY: AVX2 is available (the caller's guarantee).
     let decoder = unsafe { Decoder::new(p) };
     let min_v = _mm256_set1_epi32(min as i32);
@@ -117,7 +136,7 @@ pub(in crate::kernels) unsafe fn delta_u32_i64(
     acc: u64,
     out: &mut [i64],
 ) -> u64 {
-    let (p, groups) = plan_and_groups(width, false, src, out.len());
+    let (p, groups) = miniblock_plan(width, src, out.len());
     // SAFETY: AVX2 is available (the caller's guarantee).
     let decoder = unsafe { Decoder::new(p) };
     let min_v = _mm256_set1_epi64x(min as i64);
