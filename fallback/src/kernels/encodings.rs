@@ -46,6 +46,39 @@ pub(crate) mod portable {
         acc
     }
 
+    /// [`super::delta_block_i32`]: [`delta_i32`] per miniblock.
+    #[inline]
+    pub(crate) fn delta_block_i32(
+        widths: &[u8],
+        per_miniblock: usize,
+        src: &[u8],
+        min: u32,
+        mut acc: u32,
+        out: &mut [i32],
+    ) -> u32 {
+        let mut at = 0;
+        for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
+            let body = src.get(at..).unwrap_or(&[]);
+            acc = match BitWidth::new(u32::from(width)) {
+                Some(width) => delta_i32(width, body, min, acc, chunk),
+                None => progression_i32(min, acc, chunk),
+            };
+            at += per_miniblock / 8 * usize::from(width);
+        }
+        acc
+    }
+
+    /// A width-0 miniblock: every delta is `min`, an arithmetic progression from `acc`.
+    #[inline]
+    pub(crate) fn progression_i32(min: u32, acc: u32, out: &mut [i32]) -> u32 {
+        let mut acc = acc;
+        for o in out.iter_mut() {
+            acc = acc.wrapping_add(min);
+            *o = acc as i32;
+        }
+        acc
+    }
+
     /// [`delta_i32`] for INT64 with deltas of ≤ 32 bits.
     #[inline]
     pub(crate) fn delta_u32_i64(
@@ -171,6 +204,30 @@ pub(crate) fn delta_i32(width: BitWidth, src: &[u8], min: u32, acc: u32, out: &m
         return unsafe { avx2::encodings::delta_i32(width, src, min, acc, out) };
     }
     portable::delta_i32(width, src, min, acc, out)
+}
+
+/// A whole DELTA_BINARY_PACKED INT32 block: miniblock k (`per_miniblock` values, a
+/// multiple of 8; the last one may be shorter) has width `widths[k]` (≤ 32; 0 is an
+/// arithmetic progression of `min`) and its body follows the previous one's from the start
+/// of `src`; `out.len()` deltas in all. Returns the last sum. [`delta_i32`] for each
+/// miniblock, in one call.
+#[inline]
+pub(crate) fn delta_block_i32(
+    widths: &[u8],
+    per_miniblock: usize,
+    src: &[u8],
+    min: u32,
+    acc: u32,
+    out: &mut [i32],
+) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_kernels() {
+        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2 and BMI2.
+        return unsafe {
+            avx2::encodings::delta_block_i32(widths, per_miniblock, src, min, acc, out)
+        };
+    }
+    portable::delta_block_i32(widths, per_miniblock, src, min, acc, out)
 }
 
 /// [`delta_i32`] for INT64 with deltas of ≤ 32 bits, summed in 64 bits.
@@ -438,6 +495,60 @@ mod tests {
                         assert_eq!(f(width, src, u64::MAX - 3, 1 << 40, &mut got[..n]), last64);
                         assert_eq!(&got[..n], &wide[..], "width {bits} n {n}");
                         assert_eq!(&got[n..], &[5; 2]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_match_miniblocks() {
+        type F = fn(&[u8], usize, &[u8], u32, u32, &mut [i32]) -> u32;
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: called only when `has_avx2()` (AVX2 and BMI2).
+        let avx2: F =
+            |w, p, s, m, a, o| unsafe { avx2::encodings::delta_block_i32(w, p, s, m, a, o) };
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2: F = portable::delta_block_i32;
+        let bytes: Vec<u8> = words(11, 2000).iter().map(|&w| w as u8).collect();
+        for widths in [
+            [0u8, 0, 0, 0],
+            [10, 10, 10, 10],
+            [32, 0, 1, 17],
+            [5, 31, 26, 3],
+        ] {
+            for per_miniblock in [8usize, 32, 64] {
+                for n in [0, 1, 8, 31, per_miniblock * 2 + 5, per_miniblock * 4] {
+                    let n = n.min(per_miniblock * 4);
+                    // The reference: one miniblock at a time.
+                    let mut want = vec![0; n];
+                    let (mut acc, mut at) = (3u32, 0);
+                    for (chunk, &w) in want.chunks_mut(per_miniblock).zip(&widths) {
+                        acc = match BitWidth::new(u32::from(w)) {
+                            Some(width) => {
+                                portable::delta_i32(width, &bytes[at..], 0xFFFF_FF00, acc, chunk)
+                            }
+                            None => portable::progression_i32(0xFFFF_FF00, acc, chunk),
+                        };
+                        at += per_miniblock / 8 * usize::from(w);
+                    }
+                    for f in implementations::<F>(delta_block_i32, avx2) {
+                        let mut got = vec![1; n + 1];
+                        let last = f(
+                            &widths,
+                            per_miniblock,
+                            &bytes,
+                            0xFFFF_FF00,
+                            3,
+                            &mut got[..n],
+                        );
+                        assert_eq!(last, acc, "widths {widths:?} per {per_miniblock} n {n}");
+                        assert_eq!(
+                            &got[..n],
+                            &want[..],
+                            "widths {widths:?} per {per_miniblock} n {n}"
+                        );
+                        assert_eq!(got[n], 1);
                     }
                 }
             }

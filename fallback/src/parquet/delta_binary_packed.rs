@@ -27,7 +27,7 @@ use super::{
     read_uleb128, read_zigzag, write_uleb128, write_zigzag, ErrorKind, FixedWidth, ParquetError,
     ValueDecoder,
 };
-use crate::kernels::encodings::{delta_i32, delta_u32_i64, prefix_sum_u64_i64};
+use crate::kernels::encodings::{delta_block_i32, delta_i32, delta_u32_i64, prefix_sum_u64_i64};
 use crate::unpack::BitWidth;
 
 const ENCODING: &str = "DELTA_BINARY_PACKED";
@@ -76,6 +76,27 @@ mod sealed {
             last: Self,
             out: &mut [Self],
         ) -> Self;
+        /// Decodes a whole block's `out.len()` deltas: miniblock k (of `per_miniblock`
+        /// values, the last one possibly shorter) has width `widths[k]` (each checked ≤
+        /// `BITS`) and its body follows the previous one's from the start of `src` (which
+        /// holds every body, and may hold more). Returns the new last value.
+        #[inline]
+        fn decode_block(
+            widths: &[u8],
+            per_miniblock: usize,
+            src: &[u8],
+            min_delta: Self,
+            mut last: Self,
+            out: &mut [Self],
+        ) -> Self {
+            let mut at = 0;
+            for (chunk, &width) in out.chunks_mut(per_miniblock).zip(widths) {
+                let body = src.get(at..).unwrap_or(&[]);
+                last = Self::decode_chunk(u32::from(width), body, min_delta, last, chunk);
+                at += per_miniblock / 8 * usize::from(width);
+            }
+            last
+        }
     }
 }
 
@@ -165,6 +186,17 @@ impl sealed::Sealed for i32 {
             Some(width) => delta_i32(width, src, min as u32, last as u32, out) as i32,
             None => last,
         }
+    }
+    #[inline]
+    fn decode_block(
+        widths: &[u8],
+        per_miniblock: usize,
+        src: &[u8],
+        min: i32,
+        last: i32,
+        out: &mut [i32],
+    ) -> i32 {
+        delta_block_i32(widths, per_miniblock, src, min as u32, last as u32, out) as i32
     }
 }
 
@@ -528,6 +560,42 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
         Ok(())
     }
 
+    /// Opens the next block and decodes all of it into `out` (exactly its deltas), after
+    /// checking every needed miniblock's width and body as [`Self::open_miniblock`] does.
+    fn decode_block(&mut self, out: &mut [T]) -> Result<(), ParquetError> {
+        self.open_block()?;
+        let needed = out.len().div_ceil(self.values_per_miniblock);
+        let mut end = self.pos;
+        for miniblock in 0..needed {
+            let width =
+                check_width::<T>(self.data[self.widths_at + miniblock], self.block, miniblock)?;
+            end = end.saturating_add(self.values_per_miniblock / 8 * width as usize);
+            if end > self.data.len() {
+                return Err(truncated_at(
+                    format!("block {} miniblock {miniblock} (width {width})", self.block),
+                    end,
+                    self.data.len(),
+                ));
+            }
+        }
+        let widths = &self.data[self.widths_at..self.widths_at + needed];
+        self.last = T::decode_block(
+            widths,
+            self.values_per_miniblock,
+            &self.data[self.pos..],
+            self.min_delta,
+            self.last,
+            out,
+        );
+        self.pos = end;
+        self.cursor = end;
+        self.next_miniblock = needed;
+        self.block_deltas_left = 0;
+        self.miniblock_left = 0;
+        self.block += 1;
+        Ok(())
+    }
+
     /// Decodes the next chunk (the rest of the miniblock, or [`CHUNK`] values of it) into the
     /// front of `out` when it has room, else into the buffer. Returns the chunk's length and
     /// whether it went to the buffer.
@@ -586,6 +654,15 @@ impl<T: DeltaInt> ValueDecoder for DeltaBinaryPackedDecoder<'_, T> {
         self.buffer_pos += from_buffer;
         done += from_buffer;
         while done < want {
+            // Whole blocks straight into `out`, in one kernel call each.
+            if self.miniblock_left == 0 && self.block_deltas_left == 0 && self.deltas_left > 0 {
+                let in_block = self.deltas_left.min(self.block_size);
+                if want - done >= in_block {
+                    self.decode_block(&mut out[done..done + in_block])?;
+                    done += in_block;
+                    continue;
+                }
+            }
             let (n, buffered) = self.decode_next_chunk(&mut out[done..want])?;
             if buffered {
                 let take = want - done;

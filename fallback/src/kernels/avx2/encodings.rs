@@ -16,6 +16,7 @@
 use std::arch::x86_64::*;
 
 use super::{plan_and_groups, Decoder, Plan, PLANS};
+use crate::kernels::encodings::portable as portable_encodings;
 use crate::kernels::{portable, BitWidth};
 
 /// Scans 8 32-bit lanes (each already `min + delta`) onto `acc_v` (the running sum in every
@@ -81,6 +82,7 @@ fn miniblock_plan(width: BitWidth, src: &[u8], count: usize) -> (&'static Plan, 
 ///
 /// # Safety
 /// The CPU supports AVX2 and BMI2.
+#[inline]
 #[target_feature(enable = "avx2,bmi2")]
 pub(in crate::kernels) unsafe fn delta_i32(
     width: BitWidth,
@@ -121,6 +123,33 @@ pub(in crate::kernels) unsafe fn delta_i32(
             *o = acc as i32;
         }
     });
+    acc
+}
+
+/// A whole DELTA_BINARY_PACKED INT32 block (`kernels::encodings::delta_block_i32`):
+/// [`delta_i32`] per miniblock, inlined into one loop.
+///
+/// # Safety
+/// The CPU supports AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(in crate::kernels) unsafe fn delta_block_i32(
+    widths: &[u8],
+    per_miniblock: usize,
+    src: &[u8],
+    min: u32,
+    mut acc: u32,
+    out: &mut [i32],
+) -> u32 {
+    let mut at = 0;
+    for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
+        let body = src.get(at..).unwrap_or(&[]);
+        acc = match BitWidth::new(u32::from(width)) {
+            // SAFETY: AVX2 and BMI2 are available (the caller's guarantee).
+            Some(width) => unsafe { delta_i32(width, body, min, acc, chunk) },
+            None => portable_encodings::progression_i32(min, acc, chunk),
+        };
+        at += per_miniblock / 8 * usize::from(width);
+    }
     acc
 }
 
@@ -253,7 +282,7 @@ fn last_index(len: usize) -> Option<__m256i> {
 pub(in crate::kernels) unsafe fn gather_u32(indices: &[u32], dictionary: &[u32], out: &mut [u32]) {
     let n = indices.len().min(out.len());
     let Some(last) = last_index(dictionary.len()) else {
-        return super::super::encodings::portable::gather(&indices[..n], dictionary, out);
+        return portable_encodings::gather(&indices[..n], dictionary, out);
     };
     let base = dictionary.as_ptr().cast::<i32>();
     let mut i = 0;
@@ -268,7 +297,7 @@ pub(in crate::kernels) unsafe fn gather_u32(indices: &[u32], dictionary: &[u32],
         }
         i += 8;
     }
-    super::super::encodings::portable::gather(&indices[i..n], dictionary, &mut out[i..n]);
+    portable_encodings::gather(&indices[i..n], dictionary, &mut out[i..n]);
 }
 
 /// [`gather_u32`] for 8-byte entries, 4 per `vpgatherdq`.
@@ -279,7 +308,7 @@ pub(in crate::kernels) unsafe fn gather_u32(indices: &[u32], dictionary: &[u32],
 pub(in crate::kernels) unsafe fn gather_u64(indices: &[u32], dictionary: &[u64], out: &mut [u64]) {
     let n = indices.len().min(out.len());
     let Some(last) = last_index(dictionary.len()) else {
-        return super::super::encodings::portable::gather(&indices[..n], dictionary, out);
+        return portable_encodings::gather(&indices[..n], dictionary, out);
     };
     let last = _mm256_castsi256_si128(last);
     let base = dictionary.as_ptr().cast::<i64>();
@@ -295,7 +324,7 @@ pub(in crate::kernels) unsafe fn gather_u64(indices: &[u32], dictionary: &[u64],
         }
         i += 4;
     }
-    super::super::encodings::portable::gather(&indices[i..n], dictionary, &mut out[i..n]);
+    portable_encodings::gather(&indices[i..n], dictionary, &mut out[i..n]);
 }
 
 /// GroupVarInt INT32 (varint-GB, as in Lemire et al.): one `pshufb` mask per control byte
