@@ -36,8 +36,20 @@ pub(crate) mod portable {
         acc: u32,
         out: &mut [i32],
     ) -> u32 {
+        delta_i32_with(&mut [0; 64], width, src, min, acc, out)
+    }
+
+    /// [`delta_i32`] with the caller's buffer for the unpacked deltas.
+    #[inline]
+    fn delta_i32_with(
+        raw: &mut [u32; 64],
+        width: BitWidth,
+        src: &[u8],
+        min: u32,
+        acc: u32,
+        out: &mut [i32],
+    ) -> u32 {
         let mut acc = acc;
-        let mut raw = [0u32; 64];
         for (k, chunk) in out.chunks_mut(64).enumerate() {
             let from = src.get(k * 8 * width.get() as usize..).unwrap_or(&[]);
             crate::kernels::portable::unpack(width, false, from, &mut raw[..chunk.len()]);
@@ -57,10 +69,11 @@ pub(crate) mod portable {
         out: &mut [i32],
     ) -> u32 {
         let mut at = 0;
+        let mut raw = [0; 64];
         for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
             let body = src.get(at..).unwrap_or(&[]);
             acc = match BitWidth::new(u32::from(width)) {
-                Some(width) => delta_i32(width, body, min, acc, chunk),
+                Some(width) => delta_i32_with(&mut raw, width, body, min, acc, chunk),
                 None => progression_i32(min, acc, chunk),
             };
             at += per_miniblock / 8 * usize::from(width);
@@ -99,35 +112,33 @@ pub(crate) mod portable {
     }
 
     /// Prefix sums of `min + raw[i]` onto `acc` into `out` (`min(raw.len(), out.len())`
-    /// values); returns the last sum. Lanes of 8 are scanned in three shift-and-add steps
-    /// (Hillis–Steele) and then offset by the running sum, so the serial dependency is one
-    /// add per 8 values instead of one per value.
-    #[allow(clippy::needless_range_loop)]
+    /// values); returns the last sum. Lanes of 4 (one 128-bit vector on SSE2 or NEON, where
+    /// a lane shift is one instruction) are scanned in two shift-and-add steps
+    /// (Hillis–Steele); the running sum is added to the lanes and advanced by their total, so
+    /// the serial dependency is one add per 4 values instead of one per value.
     #[inline]
     pub(crate) fn prefix_sum_i32(raw: &[u32], min: u32, mut acc: u32, out: &mut [i32]) -> u32 {
-        let mut raws = raw.chunks_exact(8);
-        let mut outs = out.chunks_exact_mut(8);
+        let mut raws = raw.chunks_exact(4);
+        let mut outs = out.chunks_exact_mut(4);
         for (r, o) in (&mut raws).zip(&mut outs) {
-            let mut x = [0u32; 8];
-            for i in 0..8 {
-                x[i] = r[i].wrapping_add(min);
-            }
-            let s = x;
-            for i in 1..8 {
-                x[i] = x[i].wrapping_add(s[i - 1]);
-            }
-            let s = x;
-            for i in 2..8 {
-                x[i] = x[i].wrapping_add(s[i - 2]);
-            }
-            let s = x;
-            for i in 4..8 {
-                x[i] = x[i].wrapping_add(s[i - 4]);
-            }
-            for i in 0..8 {
-                o[i] = x[i].wrapping_add(acc) as i32;
-            }
-            acc = acc.wrapping_add(x[7]);
+            let x = [
+                r[0].wrapping_add(min),
+                r[1].wrapping_add(min),
+                r[2].wrapping_add(min),
+                r[3].wrapping_add(min),
+            ];
+            let x = [
+                x[0],
+                x[1].wrapping_add(x[0]),
+                x[2].wrapping_add(x[1]),
+                x[3].wrapping_add(x[2]),
+            ];
+            let x = [x[0], x[1], x[2].wrapping_add(x[0]), x[3].wrapping_add(x[1])];
+            o[0] = x[0].wrapping_add(acc) as i32;
+            o[1] = x[1].wrapping_add(acc) as i32;
+            o[2] = x[2].wrapping_add(acc) as i32;
+            o[3] = x[3].wrapping_add(acc) as i32;
+            acc = acc.wrapping_add(x[3]);
         }
         for (r, o) in raws.remainder().iter().zip(outs.into_remainder()) {
             acc = acc.wrapping_add(r.wrapping_add(min));
