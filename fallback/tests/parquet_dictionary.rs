@@ -411,3 +411,51 @@ fn the_first_error_in_the_stream_wins_whatever_the_batch_size() {
         }
     }
 }
+
+/// Byte-array gathers copy short entries with a fixed-size over-copy: entries of every length
+/// around that size (0..=80 bytes), the last entries of the dictionary (whose over-copy would
+/// pass its end) and long ones, appended after existing values, match a plain copy.
+#[test]
+fn byte_array_gathers_of_every_entry_length() {
+    let entries: Vec<Vec<u8>> = (0..=80u8)
+        .map(|n| (0..n).map(|b| b.wrapping_mul(31) ^ n).collect())
+        .collect();
+    let dict: ByteArrays = entries.iter().map(|e| &e[..]).collect();
+    let mut x = 0x2545_F491u32;
+    let indices: Vec<u32> = (0..3000)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            // Every entry in order first, then random ones, the last entries often.
+            if i < entries.len() {
+                i as u32
+            } else if i % 5 == 0 {
+                80 - x % 3
+            } else {
+                x % 81
+            }
+        })
+        .collect();
+    let mut out = ByteArrays::new();
+    out.push(b"kept").unwrap();
+    gather_byte_arrays(&indices, &dict, &mut out).unwrap();
+    let expected: Vec<&[u8]> = std::iter::once(&b"kept"[..])
+        .chain(indices.iter().map(|&i| &entries[i as usize][..]))
+        .collect();
+    assert!(out.iter().eq(expected.iter().copied()));
+    assert_eq!(
+        out.values.len(),
+        expected.iter().map(|e| e.len()).sum::<usize>()
+    );
+
+    // The same through the page decoder, in batches.
+    let mut data = Vec::new();
+    encode_indices(&indices, dict.len(), &mut data).unwrap();
+    let mut decoded = ByteArrays::new();
+    let mut d = DictionaryByteArrayDecoder::new(&data, &dict, indices.len()).unwrap();
+    while d.remaining() > 0 {
+        d.next_batch(&mut decoded, 777).unwrap();
+    }
+    assert!(decoded.iter().eq(expected[1..].iter().copied()));
+}

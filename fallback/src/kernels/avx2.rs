@@ -17,6 +17,8 @@
 
 use std::arch::x86_64::*;
 
+pub(super) mod encodings;
+
 use super::{portable, runs, BitWidth, Compare, MinMaxSum};
 
 /// Shuffles and shift counts that decode one group of 8 elements of one width and order

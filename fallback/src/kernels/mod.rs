@@ -25,6 +25,7 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+pub(crate) mod encodings;
 pub(crate) mod lanes;
 pub(crate) mod portable;
 pub(crate) mod runs;

@@ -20,12 +20,14 @@
 //!
 //! Decoding keeps constant state: a chunk of 64 values at a time is unpacked with the
 //! crate's bit-unpacking kernels (widths 1..=32) or this module's own (33..=64), the min delta
-//! added and prefix-summed several values at a time (SSE2 lanes for INT32 on x86-64).
+//! added and prefix-summed several values at a time by the prefix-sum kernels of
+//! `kernels::encodings` (AVX2 vectors of 8 INT32 or 4 INT64 lanes, or portable lanes).
 
 use super::{
     read_uleb128, read_zigzag, write_uleb128, write_zigzag, ErrorKind, FixedWidth, ParquetError,
     ValueDecoder,
 };
+use crate::kernels::encodings::{delta_block_i32, delta_i32, delta_u32_i64, prefix_sum_u64_i64};
 use crate::unpack::BitWidth;
 
 const ENCODING: &str = "DELTA_BINARY_PACKED";
@@ -63,9 +65,10 @@ mod sealed {
         fn add_steps(self, step: Self, n: usize) -> Self;
         /// `self - min` as an unsigned number of the type's width, zero-extended.
         fn offset_from(self, min: Self) -> u64;
-        /// Decodes `out.len()` (≤ 64) deltas of `width` bits from `src` (which holds at least
-        /// `⌈out.len() / 8⌉ · width` bytes), adds `min_delta` and prefix-sums them onto `last`
-        /// into `out`; returns the new last value.
+        /// Decodes `out.len()` (at most a miniblock's) deltas of `width` bits from `src`
+        /// (which holds at least `⌈out.len() / 8⌉ · width` bytes, and may hold more: the
+        /// rest of the page), adds `min_delta` and prefix-sums them onto `last` into `out`;
+        /// returns the new last value.
         fn decode_chunk(
             width: u32,
             src: &[u8],
@@ -73,6 +76,27 @@ mod sealed {
             last: Self,
             out: &mut [Self],
         ) -> Self;
+        /// Decodes a whole block's `out.len()` deltas: miniblock k (of `per_miniblock`
+        /// values, the last one possibly shorter) has width `widths[k]` (each checked ≤
+        /// `BITS`) and its body follows the previous one's from the start of `src` (which
+        /// holds every body, and may hold more). Returns the new last value.
+        #[inline]
+        fn decode_block(
+            widths: &[u8],
+            per_miniblock: usize,
+            src: &[u8],
+            min_delta: Self,
+            mut last: Self,
+            out: &mut [Self],
+        ) -> Self {
+            let mut at = 0;
+            for (chunk, &width) in out.chunks_mut(per_miniblock).zip(widths) {
+                let body = src.get(at..).unwrap_or(&[]);
+                last = Self::decode_chunk(u32::from(width), body, min_delta, last, chunk);
+                at += per_miniblock / 8 * usize::from(width);
+            }
+            last
+        }
     }
 }
 
@@ -82,127 +106,13 @@ pub trait DeltaInt: FixedWidth + sealed::Sealed {}
 impl DeltaInt for i32 {}
 impl DeltaInt for i64 {}
 
-/// Prefix sums of `min + raw[i]` onto `acc`, written to `out` (as long as `raw`); returns the
-/// last sum. Lanes of 8 are scanned in three shift-and-add steps (Hillis–Steele) and then
-/// offset by the running sum, so the serial dependency is one add per 8 values instead of one
-/// per value: the portable INT32 kernel (x86-64 uses [`sse2`]'s).
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
-#[allow(clippy::needless_range_loop)]
-#[inline(always)]
-fn prefix_sum_u32_portable(raw: &[u32], min: u32, mut acc: u32, out: &mut [i32]) -> u32 {
-    let mut raws = raw.chunks_exact(8);
-    let mut outs = out.chunks_exact_mut(8);
-    for (r, o) in (&mut raws).zip(&mut outs) {
-        let mut x = [0u32; 8];
-        for i in 0..8 {
-            x[i] = r[i].wrapping_add(min);
-        }
-        let s = x;
-        for i in 1..8 {
-            x[i] = x[i].wrapping_add(s[i - 1]);
-        }
-        let s = x;
-        for i in 2..8 {
-            x[i] = x[i].wrapping_add(s[i - 2]);
-        }
-        let s = x;
-        for i in 4..8 {
-            x[i] = x[i].wrapping_add(s[i - 4]);
-        }
-        for i in 0..8 {
-            o[i] = x[i].wrapping_add(acc) as i32;
-        }
-        acc = acc.wrapping_add(x[7]);
-    }
-    for (r, o) in raws.remainder().iter().zip(outs.into_remainder()) {
-        acc = acc.wrapping_add(r.wrapping_add(min));
-        *o = acc as i32;
-    }
-    acc
-}
-
-/// The INT32 prefix sum: SSE2 on x86-64 (part of its baseline, so no run-time detection), the
-/// portable lanes elsewhere.
-#[inline(always)]
-fn prefix_sum_u32_i32(raw: &[u32], min: u32, acc: u32, out: &mut [i32]) -> u32 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    // SAFETY: this is compiled only where SSE2 is enabled for the whole target, so the CPU
-    // running it has SSE2.
-    return unsafe { sse2::prefix_sum_u32_i32(raw, min, acc, out) };
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    prefix_sum_u32_portable(raw, min, acc, out)
-}
-
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod sse2 {
-    use std::arch::x86_64::{
-        __m128i, _mm_add_epi32, _mm_cvtsi128_si32, _mm_set1_epi32, _mm_setr_epi32,
-        _mm_shuffle_epi32, _mm_slli_si128, _mm_storeu_si128,
-    };
-
-    /// [`super::prefix_sum_u32_portable`] 4 lanes at a time: two shift-and-add steps scan a
-    /// vector, a broadcast of its last lane carries the sum: 2 cycles of dependency per 4
-    /// values (measured 1.5× the portable lanes, 2× a serial loop, on the build machine).
-    #[target_feature(enable = "sse2")]
-    pub(super) fn prefix_sum_u32_i32(raw: &[u32], min: u32, acc: u32, out: &mut [i32]) -> u32 {
-        let min_v = _mm_set1_epi32(min as i32);
-        let mut acc_v = _mm_set1_epi32(acc as i32);
-        let mut raws = raw.chunks_exact(4);
-        let mut outs = out.chunks_exact_mut(4);
-        for (r, o) in (&mut raws).zip(&mut outs) {
-            let mut x: __m128i = _mm_setr_epi32(r[0] as i32, r[1] as i32, r[2] as i32, r[3] as i32);
-            x = _mm_add_epi32(x, min_v);
-            x = _mm_add_epi32(x, _mm_slli_si128::<4>(x));
-            x = _mm_add_epi32(x, _mm_slli_si128::<8>(x));
-            x = _mm_add_epi32(x, acc_v);
-            // SAFETY: `o` is a chunk of exactly 4 i32s, 16 writable bytes; the unaligned
-            // store has no alignment requirement.
-            unsafe { _mm_storeu_si128(o.as_mut_ptr().cast(), x) };
-            acc_v = _mm_shuffle_epi32::<0xFF>(x);
-        }
-        let mut acc = _mm_cvtsi128_si32(acc_v) as u32;
-        for (r, o) in raws.remainder().iter().zip(outs.into_remainder()) {
-            acc = acc.wrapping_add(r.wrapping_add(min));
-            *o = acc as i32;
-        }
-        acc
-    }
-}
-
-/// Prefix sums into INT64: two deltas are added off the dependency chain, then the running
-/// sum once per pair (the 8-lane scan did not beat this for 64-bit lanes).
-macro_rules! prefix_sum_pairs {
-    ($name:ident, $raw:ty) => {
-        #[inline(always)]
-        fn $name(raw: &[$raw], min: u64, mut acc: u64, out: &mut [i64]) -> u64 {
-            let mut raws = raw.chunks_exact(2);
-            let mut outs = out.chunks_exact_mut(2);
-            for (r, o) in (&mut raws).zip(&mut outs) {
-                let first = (r[0] as u64).wrapping_add(min);
-                let both = (r[1] as u64).wrapping_add(min).wrapping_add(first);
-                o[0] = acc.wrapping_add(first) as i64;
-                acc = acc.wrapping_add(both);
-                o[1] = acc as i64;
-            }
-            for (r, o) in raws.remainder().iter().zip(outs.into_remainder()) {
-                acc = acc.wrapping_add((*r as u64).wrapping_add(min));
-                *o = acc as i64;
-            }
-            acc
-        }
-    };
-}
-
-prefix_sum_pairs!(prefix_sum_u32_i64, u32);
-prefix_sum_pairs!(prefix_sum_u64_i64, u64);
-
 /// A miniblock of width 0: every delta is `min`, an arithmetic progression from `acc`.
 macro_rules! progression {
     ($name:ident, $acc:ty, $out:ty) => {
         #[inline(always)]
         fn $name(min: $acc, acc: $acc, out: &mut [$out]) -> $acc {
             for (i, o) in out.iter_mut().enumerate() {
-                // i < CHUNK, so the cast is exact.
+                // i < MAX_BLOCK_SIZE (a miniblock's values), so the cast is exact.
                 *o = acc.wrapping_add(min.wrapping_mul(i as $acc + 1)) as $out;
             }
             acc.wrapping_add(min.wrapping_mul(out.len() as $acc))
@@ -212,14 +122,6 @@ macro_rules! progression {
 
 progression!(progression_i32, u32, i32);
 progression!(progression_i64, u64, i64);
-
-/// Unpacks `out.len()` (a multiple of 8, ≤ [`CHUNK`]) values of 1..=32 bits.
-#[inline(always)]
-fn unpack_u32(width: u32, src: &[u8], out: &mut [u32]) {
-    if let Some(bits) = BitWidth::new(width) {
-        crate::unpack::unpack(bits, false, src, out);
-    }
-}
 
 /// Decodes groups of 8 values of `W` (33..=64) bits, LSB-first: `W` bytes per group.
 /// `out.len()` is a multiple of 8 and `src` holds `out.len() / 8 · W` bytes.
@@ -280,10 +182,21 @@ impl sealed::Sealed for i32 {
         if width == 0 {
             return progression_i32(min as u32, last as u32, out) as i32;
         }
-        let mut raw = [0u32; CHUNK];
-        let groups = out.len().div_ceil(8) * 8;
-        unpack_u32(width, src, &mut raw[..groups]);
-        prefix_sum_u32_i32(&raw[..out.len()], min as u32, last as u32, out) as i32
+        match BitWidth::new(width) {
+            Some(width) => delta_i32(width, src, min as u32, last as u32, out) as i32,
+            None => last,
+        }
+    }
+    #[inline]
+    fn decode_block(
+        widths: &[u8],
+        per_miniblock: usize,
+        src: &[u8],
+        min: i32,
+        last: i32,
+        out: &mut [i32],
+    ) -> i32 {
+        delta_block_i32(widths, per_miniblock, src, min as u32, last as u32, out) as i32
     }
 }
 
@@ -308,17 +221,21 @@ impl sealed::Sealed for i64 {
     #[inline]
     fn decode_chunk(width: u32, src: &[u8], min: i64, last: i64, out: &mut [i64]) -> i64 {
         let (min, last) = (min as u64, last as u64);
-        let groups = out.len().div_ceil(8) * 8;
         if width == 0 {
             progression_i64(min, last, out) as i64
-        } else if width <= 32 {
-            let mut raw = [0u32; CHUNK];
-            unpack_u32(width, src, &mut raw[..groups]);
-            prefix_sum_u32_i64(&raw[..out.len()], min, last, out) as i64
+        } else if let Some(width) = BitWidth::new(width) {
+            delta_u32_i64(width, src, min, last, out) as i64
         } else {
+            // 33..=64 bits, CHUNK values at a time.
+            let mut acc = last;
             let mut raw = [0u64; CHUNK];
-            unpack_u64(width, src, &mut raw[..groups]);
-            prefix_sum_u64_i64(&raw[..out.len()], min, last, out) as i64
+            for (k, chunk) in out.chunks_mut(CHUNK).enumerate() {
+                let groups = chunk.len().div_ceil(8) * 8;
+                let from = src.get(k * CHUNK / 8 * width as usize..).unwrap_or(&[]);
+                unpack_u64(width, from, &mut raw[..groups]);
+                acc = prefix_sum_u64_i64(&raw[..chunk.len()], min, acc, chunk);
+            }
+            acc as i64
         }
     }
 }
@@ -412,7 +329,9 @@ fn read_min_delta<T: DeltaInt>(
     pos: &mut usize,
     block: usize,
 ) -> Result<T, ParquetError> {
-    let min = read_signed_field(data, pos, &format!("block {block}'s min delta"))?;
+    // The field's name is formatted only on an error: this runs once per block.
+    let min = read_zigzag(data, pos, ENCODING)
+        .map_err(|e| name_field(e, &format!("block {block}'s min delta")))?;
     T::from_i64_checked(min).ok_or_else(|| {
         ParquetError::corrupt(
             ENCODING,
@@ -641,7 +560,43 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
         Ok(())
     }
 
-    /// Decodes the next chunk (at most [`CHUNK`] values, never across a miniblock) into the
+    /// Opens the next block and decodes all of it into `out` (exactly its deltas), after
+    /// checking every needed miniblock's width and body as [`Self::open_miniblock`] does.
+    fn decode_block(&mut self, out: &mut [T]) -> Result<(), ParquetError> {
+        self.open_block()?;
+        let needed = out.len().div_ceil(self.values_per_miniblock);
+        let mut end = self.pos;
+        for miniblock in 0..needed {
+            let width =
+                check_width::<T>(self.data[self.widths_at + miniblock], self.block, miniblock)?;
+            end = end.saturating_add(self.values_per_miniblock / 8 * width as usize);
+            if end > self.data.len() {
+                return Err(truncated_at(
+                    format!("block {} miniblock {miniblock} (width {width})", self.block),
+                    end,
+                    self.data.len(),
+                ));
+            }
+        }
+        let widths = &self.data[self.widths_at..self.widths_at + needed];
+        self.last = T::decode_block(
+            widths,
+            self.values_per_miniblock,
+            &self.data[self.pos..],
+            self.min_delta,
+            self.last,
+            out,
+        );
+        self.pos = end;
+        self.cursor = end;
+        self.next_miniblock = needed;
+        self.block_deltas_left = 0;
+        self.miniblock_left = 0;
+        self.block += 1;
+        Ok(())
+    }
+
+    /// Decodes the next chunk (the rest of the miniblock, or [`CHUNK`] values of it) into the
     /// front of `out` when it has room, else into the buffer. Returns the chunk's length and
     /// whether it went to the buffer.
     #[inline]
@@ -649,8 +604,17 @@ impl<'a, T: DeltaInt> DeltaBinaryPackedDecoder<'a, T> {
         if self.miniblock_left == 0 {
             self.open_miniblock()?;
         }
-        let n = self.miniblock_left.min(CHUNK);
-        let src = &self.data[self.cursor..self.pos];
+        // The whole rest of the miniblock when `out` has room (one kernel call), else a
+        // chunk, which goes to the buffer if `out` is shorter still.
+        let n = if out.len() >= self.miniblock_left {
+            self.miniblock_left
+        } else {
+            self.miniblock_left.min(CHUNK)
+        };
+        // The chunk's bytes and every byte after them: the SIMD unpackers load 16 bytes at a
+        // time and fall back to a slower tail where a load would pass the slice's end, so a
+        // slice ending with the miniblock would send its last groups to that tail.
+        let src = &self.data[self.cursor..];
         let to_buffer = out.len() < n;
         let target = if to_buffer {
             &mut self.buffer[..n]
@@ -690,6 +654,15 @@ impl<T: DeltaInt> ValueDecoder for DeltaBinaryPackedDecoder<'_, T> {
         self.buffer_pos += from_buffer;
         done += from_buffer;
         while done < want {
+            // Whole blocks straight into `out`, in one kernel call each.
+            if self.miniblock_left == 0 && self.block_deltas_left == 0 && self.deltas_left > 0 {
+                let in_block = self.deltas_left.min(self.block_size);
+                if want - done >= in_block {
+                    self.decode_block(&mut out[done..done + in_block])?;
+                    done += in_block;
+                    continue;
+                }
+            }
             let (n, buffered) = self.decode_next_chunk(&mut out[done..want])?;
             if buffered {
                 let take = want - done;
@@ -841,6 +814,7 @@ fn pack_miniblock(width: u32, values: &[u64; MINIBLOCK_VALUES], out: &mut Vec<u8
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::encodings::portable;
 
     #[test]
     fn prefix_sums_match_a_serial_reference() {
@@ -857,11 +831,12 @@ mod tests {
                 sum = sum.wrapping_add(r).wrapping_add(min);
                 expected.push(sum as i32);
             }
-            for kernel in [prefix_sum_u32_portable, prefix_sum_u32_i32] {
-                let mut out = vec![0i32; len];
-                assert_eq!(kernel(&raw[..len], min, acc, &mut out), sum);
-                assert_eq!(out, expected, "length {len}");
-            }
+            let mut out = vec![0i32; len];
+            assert_eq!(
+                portable::prefix_sum_i32(&raw[..len], min, acc, &mut out),
+                sum
+            );
+            assert_eq!(out, expected, "length {len}");
             let (min, acc) = (u64::MAX - 5, 1u64 << 63);
             let mut expected = Vec::new();
             let mut sum = acc;
@@ -869,9 +844,11 @@ mod tests {
                 sum = sum.wrapping_add(r).wrapping_add(min);
                 expected.push(sum as i64);
             }
-            let mut out = vec![0i64; len];
-            assert_eq!(prefix_sum_u64_i64(&wide[..len], min, acc, &mut out), sum);
-            assert_eq!(out, expected, "length {len}");
+            for kernel in [portable::prefix_sum_u64_i64, prefix_sum_u64_i64] {
+                let mut out = vec![0i64; len];
+                assert_eq!(kernel(&wide[..len], min, acc, &mut out), sum);
+                assert_eq!(out, expected, "length {len}");
+            }
         }
     }
 

@@ -4,14 +4,17 @@
 //!
 //! Decoding is fused with the gather: indices are unpacked 256 at a time
 //! into a stack buffer, checked against the dictionary's length with one comparison of their
-//! maximum, and gathered; an RLE run is one check and a fill of its entry. An index at or past
+//! maximum, and gathered (AVX2 `vpgatherdd`/`vpgatherdq` for 4- and 8-byte values on the AVX2
+//! and AVX-512 tiers, see `kernels::encodings`); an RLE run is one check and a fill of its entry. An index at or past
 //! the dictionary's length is [`ErrorKind::IndexOutOfRange`]; the values before it in the
 //! batch may have been written.
 
 use std::collections::HashMap;
 
 use super::hybrid::{unpack_chunks, HybridDecoder, Sink, CHUNK};
+use super::util::{arrow_offset, as_words, as_words_mut};
 use super::{ByteArrayDecoder, ByteArrays, ErrorKind, FixedWidth, ParquetError, ValueDecoder};
+use crate::kernels::encodings::{gather_u32, gather_u64, portable};
 use crate::unpack::BitWidth;
 
 const ENCODING: &str = "RLE_DICTIONARY";
@@ -37,7 +40,7 @@ fn first_out_of_range(indices: &[u32], len: usize, base: usize) -> ParquetError 
 /// Gathers `dictionary[indices[i]]` into `out[i]` after one check of the indices' maximum:
 /// the first index past the dictionary is an error (positions from `base`), nothing written.
 #[inline]
-fn gather_checked<T: Copy>(
+fn gather_checked<T: FixedWidth>(
     indices: &[u32],
     dictionary: &[T],
     out: &mut [T],
@@ -51,13 +54,24 @@ fn gather_checked<T: Copy>(
     if max as usize >= len {
         return Err(first_out_of_range(indices, len, base));
     }
-    // `len >= 1` here. The clamp changes nothing (every index is below `len`) but lets the
-    // compiler drop the per-value bounds check and vectorise the gather, without `unsafe`.
-    let last = len - 1;
-    for (o, &i) in out.iter_mut().zip(indices) {
-        *o = dictionary[(i as usize).min(last)];
-    }
+    gather_values(indices, dictionary, out);
     Ok(())
+}
+
+/// `out[i] = dictionary[indices[i]]`, every index checked: 4- and 8-byte primitives as words
+/// through the gather kernels of the chosen tier, other types by the portable loop.
+#[inline]
+fn gather_values<T: FixedWidth>(indices: &[u32], dictionary: &[T], out: &mut [T]) {
+    if T::SIZE == 4 {
+        if let (Some(d), Some(o)) = (as_words::<T, u32>(dictionary), as_words_mut(out)) {
+            return gather_u32(indices, d, o);
+        }
+    } else if T::SIZE == 8 {
+        if let (Some(d), Some(o)) = (as_words::<T, u64>(dictionary), as_words_mut(out)) {
+            return gather_u64(indices, d, o);
+        }
+    }
+    portable::gather(indices, dictionary, out);
 }
 
 /// Gathers a whole stream's values: positions are the page's (`base` plus the batch's).
@@ -222,12 +236,49 @@ fn gather_byte_arrays_from(
     base: usize,
 ) -> Result<(), ParquetError> {
     let len = dictionary.len();
-    for (i, &index) in indices.iter().enumerate() {
-        if index as usize >= len {
-            return Err(out_of_range(index, base + i, len));
-        }
-        out.push(dictionary.get(index as usize))?;
+    let max = indices.iter().fold(0u32, |m, &x| m.max(x));
+    if indices.is_empty() {
+        return Ok(());
     }
+    if max as usize >= len {
+        return Err(first_out_of_range(indices, len, base));
+    }
+    let offsets = &dictionary.offsets;
+    let bytes = &dictionary.values;
+    let entry = |index: u32| {
+        let i = index as usize;
+        (offsets[i] as usize, offsets[i + 1] as usize)
+    };
+    // The batch's bytes, checked once against Arrow's 32-bit offsets.
+    let total: usize = indices
+        .iter()
+        .map(|&index| {
+            let (start, end) = entry(index);
+            end.saturating_sub(start)
+        })
+        .sum();
+    let start = out.values.len();
+    arrow_offset(start.saturating_add(total))?;
+    // Entries of up to COPY bytes are copied as COPY bytes (a fixed-size copy, two vector
+    // moves, instead of a `memcpy` call per value), into COPY bytes of slack cut off at the
+    // end; longer ones, and those within COPY bytes of the dictionary's end, exactly.
+    const COPY: usize = 32;
+    out.values.resize(start + total + COPY, 0);
+    out.offsets.reserve(indices.len());
+    let mut at = start;
+    for &index in indices {
+        let (from, to) = entry(index);
+        let n = to.saturating_sub(from);
+        if n <= COPY && from + COPY <= bytes.len() {
+            out.values[at..at + COPY].copy_from_slice(&bytes[from..from + COPY]);
+        } else {
+            out.values[at..at + n].copy_from_slice(&bytes[from..to]);
+        }
+        at += n;
+        // `at` ≤ start + total, checked above to fit an i32.
+        out.offsets.push(at as i32);
+    }
+    out.values.truncate(start + total);
     Ok(())
 }
 

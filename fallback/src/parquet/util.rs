@@ -50,6 +50,40 @@ pub(crate) fn as_bytes<T: FixedWidth>(values: &[T]) -> Option<&[u8]> {
     })
 }
 
+/// An unsigned integer type that the primitive [`FixedWidth`] types of its size may be viewed
+/// as: `u32` (for `i32`, `u32`, `f32`) and `u64` (for `i64`, `u64`, `f64`).
+pub(crate) trait Word: Copy + 'static {}
+impl Word for u32 {}
+impl Word for u64 {}
+
+/// The values' memory as words of `W` when `T` is a primitive integer or float of `W`'s size
+/// (every bit pattern of either type valid as the other): the dictionary gathers then move
+/// entries as plain words, whatever the type.
+pub(crate) fn as_words<T: FixedWidth, W: Word>(values: &[T]) -> Option<&[W]> {
+    if !is_primitive::<T>()
+        || std::mem::size_of::<T>() != std::mem::size_of::<W>()
+        || values.as_ptr().align_offset(std::mem::align_of::<W>()) != 0
+    {
+        return None;
+    }
+    // SAFETY: `T` is a primitive of `W`'s size without padding (checked above), the pointer
+    // is aligned for `W`, and every bit pattern is a valid `W`.
+    Some(unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<W>(), values.len()) })
+}
+
+/// [`as_words`] for writing: every bit pattern written as a `W` is a valid `T`.
+pub(crate) fn as_words_mut<T: FixedWidth, W: Word>(values: &mut [T]) -> Option<&mut [W]> {
+    if !is_primitive::<T>()
+        || std::mem::size_of::<T>() != std::mem::size_of::<W>()
+        || values.as_ptr().align_offset(std::mem::align_of::<W>()) != 0
+    {
+        return None;
+    }
+    // SAFETY: as in `as_words`; `T` is a primitive integer or float, so any `W` written is
+    // a valid `T`, and the borrow is exclusive for its lifetime.
+    Some(unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<W>(), values.len()) })
+}
+
 fn is_primitive<T: FixedWidth>() -> bool {
     use std::any::TypeId;
     let id = TypeId::of::<T>();

@@ -1,0 +1,498 @@
+//! The AVX2 kernels of Parquet's encodings, dispatched by `kernels::encodings` (which holds
+//! the portable kernels these are tested against).
+//!
+//! - Prefix sums (DELTA_BINARY_PACKED): a vector of 8 (INT32) or 4 (INT64) deltas is scanned
+//!   in registers (shift-and-add inside each 128-bit half, then the low half's total added
+//!   to the high half), off the loop's dependency chain; the chain is one vector add per
+//!   vector (the running sum plus the vector's total, broadcast), not one add per value.
+//! - Miniblocks (DELTA_BINARY_PACKED with deltas of ≤ 32 bits): unpacking fused with the
+//!   prefix sum: each group of 8 deltas is unpacked into a register by the AVX2 unpacker's
+//!   `Decoder` (`avx2.rs`), scanned there and stored once, with no buffer in between.
+//! - GroupVarInt INT32 ([`group_varint`]): pairs of groups shuffled into place by one
+//!   `vpshufb`, their positions from sizes computed for 64 bytes at a time.
+//! - Gathers (dictionaries): `vpgatherdd` / `vpgatherdq` of 8 / 4 entries per instruction,
+//!   each index clamped to the dictionary's last entry first, so no index reads outside it.
+
+use std::arch::x86_64::*;
+
+use super::{plan_and_groups, Decoder, Plan, PLANS};
+use crate::kernels::encodings::portable as portable_encodings;
+use crate::kernels::{portable, BitWidth};
+
+/// Scans 8 32-bit lanes (each already `min + delta`) onto `acc_v` (the running sum in every
+/// lane): returns the sums and the new running sum.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn scan8_i32(mut x: __m256i, acc_v: __m256i) -> (__m256i, __m256i) {
+    x = _mm256_add_epi32(x, _mm256_slli_si256::<4>(x));
+    x = _mm256_add_epi32(x, _mm256_slli_si256::<8>(x));
+    // Lane 3 (the low half's total) broadcast in each half, then moved to the high half with
+    // the low half zeroed.
+    let low_total = _mm256_shuffle_epi32::<0xFF>(x);
+    x = _mm256_add_epi32(x, _mm256_permute2x128_si256::<0x08>(low_total, low_total));
+    let total = _mm256_permutevar8x32_epi32(x, _mm256_set1_epi32(7));
+    (_mm256_add_epi32(x, acc_v), _mm256_add_epi32(acc_v, total))
+}
+
+/// The values of a miniblock the fused kernels leave (the last groups, whose loads would
+/// pass the end of `src`, and a partial group): unpacked by the portable kernel 64 at a time
+/// and summed by `sum`.
+#[inline]
+fn tail<T>(
+    width: BitWidth,
+    src: &[u8],
+    done: usize,
+    out: &mut [T],
+    mut sum: impl FnMut(&[u32], &mut [T]),
+) {
+    if done >= out.len() {
+        return;
+    }
+    let mut raw = [0u32; 64];
+    let mut done = done;
+    while done < out.len() {
+        let len = (out.len() - done).min(64);
+        let from = src.get(done / 8 * width.get() as usize..).unwrap_or(&[]);
+        portable::unpack(width, false, from, &mut raw[..len]);
+        sum(&raw[..len], &mut out[done..done + len]);
+        done += len;
+    }
+}
+
+/// The unpacker's plan for `width` (LSB-first) and how many of the `count` values' groups
+/// it may decode with loads inside `src`: all of them, without the division
+/// `plan_and_groups` needs, when `src` holds 32 bytes past them (a miniblock followed by
+/// the rest of its page, the usual case).
+#[inline]
+fn miniblock_plan(width: BitWidth, src: &[u8], count: usize) -> (&'static Plan, usize) {
+    let w = width.get() as usize;
+    let p = &PLANS[w - 1];
+    let all = count / 8;
+    // Group g reads bytes g·w .. g·w + high_offset + 16, and high_offset ≤ w/2.
+    if src.len() >= all * w + 32 {
+        return (p, all);
+    }
+    (p, plan_and_groups(width, false, src, count).1)
+}
+
+/// One DELTA_BINARY_PACKED miniblock chunk of INT32: `out.len()` deltas of `width` bits
+/// packed LSB-first from the start of `src` (which should hold ⌈out.len()/8⌉·width bytes,
+/// and may hold more: the bytes after them let more groups take the vector path), `min`
+/// added to each and prefix-summed onto `acc` into `out`; returns the last sum.
+///
+/// # Safety
+/// The CPU supports AVX2 and BMI2.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+pub(in crate::kernels) unsafe fn delta_i32(
+    width: BitWidth,
+    src: &[u8],
+    min: u32,
+    acc: u32,
+    out: &mut [i32],
+) -> u32 {
+    let (p, groups) = miniblock_plan(width, src, out.len());
+    // SAFETY: AVX2 is available (the caller's guarantee).
+    let decoder = unsafe { Decoder::new(p) };
+    let min_v = _mm256_set1_epi32(min as i32);
+    let mut acc_v = _mm256_set1_epi32(acc as i32);
+    macro_rules! groups {
+        ($five:literal) => {
+            for g in 0..groups {
+                // SAFETY: `plan_and_groups` counted only groups whose loads stay inside
+                // `src`; group g writes values 8g..8g + 8 of `out`, inside its
+                // `out.len()` ≥ 8·groups.
+                unsafe {
+                    let deltas = decoder.group::<false, $five>(src.as_ptr().add(g * p.width));
+                    let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
+                    _mm256_storeu_si256(out.as_mut_ptr().add(8 * g).cast(), sums);
+                    acc_v = next;
+                }
+            }
+        };
+    }
+    if p.five {
+        groups!(true);
+    } else {
+        groups!(false);
+    }
+    let mut acc = _mm256_cvtsi256_si32(acc_v) as u32;
+    tail(width, src, 8 * groups, out, |raw, out| {
+        for (r, o) in raw.iter().zip(out) {
+            acc = acc.wrapping_add(r.wrapping_add(min));
+            *o = acc as i32;
+        }
+    });
+    acc
+}
+
+/// A whole DELTA_BINARY_PACKED INT32 block (`kernels::encodings::delta_block_i32`):
+/// [`delta_i32`] per miniblock, inlined into one loop.
+///
+/// # Safety
+/// The CPU supports AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(in crate::kernels) unsafe fn delta_block_i32(
+    widths: &[u8],
+    per_miniblock: usize,
+    src: &[u8],
+    min: u32,
+    mut acc: u32,
+    out: &mut [i32],
+) -> u32 {
+    let mut at = 0;
+    for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
+        let body = src.get(at..).unwrap_or(&[]);
+        acc = match BitWidth::new(u32::from(width)) {
+            // SAFETY: AVX2 and BMI2 are available (the caller's guarantee).
+            Some(width) => unsafe { delta_i32(width, body, min, acc, chunk) },
+            None => portable_encodings::progression_i32(min, acc, chunk),
+        };
+        at += per_miniblock / 8 * usize::from(width);
+    }
+    acc
+}
+
+/// [`delta_i32`] for INT64 with deltas of ≤ 32 bits (zero-extended, summed in 64 bits).
+///
+/// # Safety
+/// The CPU supports AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(in crate::kernels) unsafe fn delta_u32_i64(
+    width: BitWidth,
+    src: &[u8],
+    min: u64,
+    acc: u64,
+    out: &mut [i64],
+) -> u64 {
+    let (p, groups) = miniblock_plan(width, src, out.len());
+    // SAFETY: AVX2 is available (the caller's guarantee).
+    let decoder = unsafe { Decoder::new(p) };
+    let min_v = _mm256_set1_epi64x(min as i64);
+    let mut acc_v = _mm256_set1_epi64x(acc as i64);
+    macro_rules! groups {
+        ($five:literal) => {
+            for g in 0..groups {
+                // SAFETY: as in `delta_i32`; group g writes values 8g..8g + 8 of `out`.
+                unsafe {
+                    let deltas = decoder.group::<false, $five>(src.as_ptr().add(g * p.width));
+                    let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(deltas));
+                    let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(deltas));
+                    let (sums, next) = scan4_i64(_mm256_add_epi64(low, min_v), acc_v);
+                    _mm256_storeu_si256(out.as_mut_ptr().add(8 * g).cast(), sums);
+                    let (sums, next) = scan4_i64(_mm256_add_epi64(high, min_v), next);
+                    _mm256_storeu_si256(out.as_mut_ptr().add(8 * g + 4).cast(), sums);
+                    acc_v = next;
+                }
+            }
+        };
+    }
+    if p.five {
+        groups!(true);
+    } else {
+        groups!(false);
+    }
+    let mut acc = _mm256_extract_epi64::<0>(acc_v) as u64;
+    tail(width, src, 8 * groups, out, |raw, out| {
+        for (r, o) in raw.iter().zip(out) {
+            acc = acc.wrapping_add(u64::from(*r).wrapping_add(min));
+            *o = acc as i64;
+        }
+    });
+    acc
+}
+
+/// Scans 4 64-bit lanes (each already `min + delta`) onto `acc_v` (the running sum in every
+/// lane): returns the sums and the new running sum.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn scan4_i64(mut x: __m256i, acc_v: __m256i) -> (__m256i, __m256i) {
+    x = _mm256_add_epi64(x, _mm256_slli_si256::<8>(x));
+    // Lane 1 (the low half's total) into the high half, the low half zeroed.
+    let low_total = _mm256_shuffle_epi32::<0xEE>(x);
+    x = _mm256_add_epi64(x, _mm256_permute2x128_si256::<0x08>(low_total, low_total));
+    let total = _mm256_permute4x64_epi64::<0xFF>(x);
+    (_mm256_add_epi64(x, acc_v), _mm256_add_epi64(acc_v, total))
+}
+
+/// INT64 prefix sums of `min + raw[i]` onto `acc` into `out` (`min(raw.len(), out.len())`
+/// values), wrapping; returns the last sum.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[target_feature(enable = "avx2")]
+pub(in crate::kernels) unsafe fn prefix_sum_u64_i64(
+    raw: &[u64],
+    min: u64,
+    acc: u64,
+    out: &mut [i64],
+) -> u64 {
+    let n = raw.len().min(out.len());
+    let min_v = _mm256_set1_epi64x(min as i64);
+    let mut acc_v = _mm256_set1_epi64x(acc as i64);
+    let mut i = 0;
+    while i + 4 <= n {
+        // SAFETY: values i..i + 4 are inside `raw` and `out`; unaligned access is allowed.
+        unsafe {
+            let deltas = _mm256_loadu_si256(raw.as_ptr().add(i).cast());
+            let (sums, next) = scan4_i64(_mm256_add_epi64(deltas, min_v), acc_v);
+            _mm256_storeu_si256(out.as_mut_ptr().add(i).cast(), sums);
+            acc_v = next;
+        }
+        i += 4;
+    }
+    let mut acc = _mm256_extract_epi64::<0>(acc_v) as u64;
+    for (r, o) in raw[i..n].iter().zip(&mut out[i..n]) {
+        acc = acc.wrapping_add(r.wrapping_add(min));
+        *o = acc as i64;
+    }
+    acc
+}
+
+/// GroupVarInt INT32: [`group_varint::decode_32`].
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(in crate::kernels) unsafe fn group_varint_32(
+    data: &[u8],
+    pos: usize,
+    out: &mut [i32],
+) -> (usize, usize) {
+    // SAFETY: AVX2 is available (the caller's guarantee).
+    unsafe { group_varint::decode_32(data, pos, out) }
+}
+
+/// The dictionary's last index as a vector, or `None` for a dictionary the gathers cannot
+/// address (empty, or past `i32::MAX` entries: `vpgather` indices are signed 32-bit).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn last_index(len: usize) -> Option<__m256i> {
+    let last = i32::try_from(len.checked_sub(1)?).ok()?;
+    Some(_mm256_set1_epi32(last))
+}
+
+/// `out[i] = dictionary[min(indices[i], len − 1)]` for `min(indices.len(), out.len())`
+/// values, 8 per `vpgatherdd`.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[target_feature(enable = "avx2")]
+pub(in crate::kernels) unsafe fn gather_u32(indices: &[u32], dictionary: &[u32], out: &mut [u32]) {
+    let n = indices.len().min(out.len());
+    let Some(last) = last_index(dictionary.len()) else {
+        return portable_encodings::gather(&indices[..n], dictionary, out);
+    };
+    let base = dictionary.as_ptr().cast::<i32>();
+    let mut i = 0;
+    while i + 8 <= n {
+        // SAFETY: values i..i + 8 are inside `indices` and `out`; every index is clamped to
+        // `len − 1` (unsigned), so each gathered 4-byte entry is inside `dictionary`.
+        unsafe {
+            let idx = _mm256_loadu_si256(indices.as_ptr().add(i).cast());
+            let idx = _mm256_min_epu32(idx, last);
+            let values = _mm256_i32gather_epi32::<4>(base, idx);
+            _mm256_storeu_si256(out.as_mut_ptr().add(i).cast(), values);
+        }
+        i += 8;
+    }
+    portable_encodings::gather(&indices[i..n], dictionary, &mut out[i..n]);
+}
+
+/// [`gather_u32`] for 8-byte entries, 4 per `vpgatherdq`.
+///
+/// # Safety
+/// The CPU supports AVX2.
+#[target_feature(enable = "avx2")]
+pub(in crate::kernels) unsafe fn gather_u64(indices: &[u32], dictionary: &[u64], out: &mut [u64]) {
+    let n = indices.len().min(out.len());
+    let Some(last) = last_index(dictionary.len()) else {
+        return portable_encodings::gather(&indices[..n], dictionary, out);
+    };
+    let last = _mm256_castsi256_si128(last);
+    let base = dictionary.as_ptr().cast::<i64>();
+    let mut i = 0;
+    while i + 4 <= n {
+        // SAFETY: values i..i + 4 are inside `indices` and `out`; every index is clamped to
+        // `len − 1` (unsigned), so each gathered 8-byte entry is inside `dictionary`.
+        unsafe {
+            let idx = _mm_loadu_si128(indices.as_ptr().add(i).cast());
+            let idx = _mm_min_epu32(idx, last);
+            let values = _mm256_i32gather_epi64::<8>(base, idx);
+            _mm256_storeu_si256(out.as_mut_ptr().add(i).cast(), values);
+        }
+        i += 4;
+    }
+    portable_encodings::gather(&indices[i..n], dictionary, &mut out[i..n]);
+}
+
+/// GroupVarInt INT32 (varint-GB, as in Lemire et al.): one `pshufb` mask per control byte
+/// moves a group's four ints into four 32-bit lanes; pairs of groups are decoded with one
+/// 256-bit shuffle and store.
+pub(in crate::kernels) mod group_varint {
+    use crate::kernels::encodings::group_varint::{GROUP_DATA_LEN_32, SHUFFLE_32, WINDOW_32};
+    use std::arch::x86_64::*;
+
+    /// Group starts a span covers: the sizes of groups starting there are computed together,
+    /// up front.
+    const SPAN: usize = 64;
+    /// Bytes whose group sizes a span computes: a pair's second group starts before
+    /// `SPAN + 17`.
+    const SIZED: usize = 96;
+    /// Bytes a span needs: the second group of a pair starts before `SPAN + 17` and spans up
+    /// to 17 bytes, and `SIZED` bytes are loaded.
+    const SPAN_BYTES: usize = 128;
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load(bytes: &[u8]) -> __m128i {
+        let bytes: &[u8; 16] = bytes[..16].try_into().unwrap();
+        // SAFETY: `bytes` is 16 readable bytes; unaligned loads are allowed.
+        unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
+    }
+
+    /// Decodes the group whose control byte is `bytes[0]` (`bytes` holds at least 17) into
+    /// `out` (4 values); returns the group's size.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn decode_group(bytes: &[u8], out: &mut [i32]) -> usize {
+        let control = usize::from(bytes[0]);
+        let window = load(&bytes[1..]);
+        let mask = load(&SHUFFLE_32[control]);
+        let values = _mm_shuffle_epi8(window, mask);
+        let out: &mut [i32; 4] = (&mut out[..4]).try_into().unwrap();
+        // SAFETY: `out` is 4 i32s, 16 writable bytes; x86 lanes are little endian, the
+        // ints' order in memory.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), values) };
+        1 + usize::from(GROUP_DATA_LEN_32[control])
+    }
+
+    /// The size (control byte included) of a group starting at each byte of `bytes`:
+    /// 5 + the sum of the byte's four 2-bit fields, summed per nibble with `pshufb`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn group_sizes(bytes: &[u8; SIZED]) -> [__m128i; SIZED / 16] {
+        // The sum of a nibble's two 2-bit fields.
+        let nibble_sums = _mm_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6);
+        let low_nibble = _mm_set1_epi8(0x0F);
+        let five = _mm_set1_epi8(5);
+        std::array::from_fn(|chunk| {
+            let c = load(&bytes[16 * chunk..]);
+            let lo = _mm_and_si128(c, low_nibble);
+            let hi = _mm_and_si128(_mm_srli_epi16(c, 4), low_nibble);
+            _mm_add_epi8(
+                _mm_add_epi8(
+                    _mm_shuffle_epi8(nibble_sums, lo),
+                    _mm_shuffle_epi8(nibble_sums, hi),
+                ),
+                five,
+            )
+        })
+    }
+
+    /// For each of the first `SPAN` bytes `q`: the size of the group starting at `q` plus
+    /// that of the group after it, `sizes[q] + sizes[q + sizes[q]]` (at most 34), looked up
+    /// with `pshufb` in the 16-byte chunk of `q` and the two after it (`q + sizes[q]` is at
+    /// most 15 + 17 = 32 lanes on).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn pair_sizes(sizes: &[__m128i; SIZED / 16]) -> [__m128i; SPAN / 16] {
+        let lanes = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let sixteen = _mm_set1_epi8(16);
+        let fifteen = _mm_set1_epi8(15);
+        let thirty_one = _mm_set1_epi8(31);
+        std::array::from_fn(|chunk| {
+            let size = sizes[chunk];
+            // The next group's lane, counted from this chunk's first: 5..=32.
+            let next = _mm_add_epi8(lanes, size);
+            // In this chunk when below 16: other lanes get bit 7 set, which pshufb reads as 0.
+            let in_this = _mm_or_si128(next, _mm_cmpgt_epi8(next, fifteen));
+            // In the next chunk when 16..=31: below 16 the difference is negative (bit 7 set);
+            // at 32 it is 16, masked by the comparison.
+            let minus_16 = _mm_sub_epi8(next, sixteen);
+            let in_next = _mm_or_si128(minus_16, _mm_cmpgt_epi8(next, thirty_one));
+            // In the chunk after when 32: the difference is 0 then, negative otherwise.
+            let in_after = _mm_sub_epi8(minus_16, sixteen);
+            let following = _mm_or_si128(
+                _mm_or_si128(
+                    _mm_shuffle_epi8(sizes[chunk], in_this),
+                    _mm_shuffle_epi8(sizes[chunk + 1], in_next),
+                ),
+                _mm_shuffle_epi8(sizes[chunk + 2], in_after),
+            );
+            _mm_add_epi8(size, following)
+        })
+    }
+
+    /// Stores vectors into a byte array, to be indexed by scalar loads.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn to_bytes<const N: usize, const B: usize>(vectors: [__m128i; N]) -> [u8; B] {
+        let mut bytes = [0u8; B];
+        for (dst, vector) in bytes.chunks_exact_mut(16).zip(vectors) {
+            let dst: &mut [u8; 16] = dst.try_into().unwrap();
+            // SAFETY: `dst` is 16 writable bytes; unaligned stores are allowed.
+            unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast::<__m128i>(), vector) };
+        }
+        bytes
+    }
+
+    /// `decode_fast_portable_32` (`kernels::encodings`) with one `vpshufb` per pair of
+    /// groups. Each group's position depends on the previous group's control byte, a chain
+    /// that would cost a load of the control byte, a load of its table entry and an add per
+    /// group. Here the sizes of groups that could start at each of the next 96 bytes are
+    /// computed together first (16 a `pshufb` pair), then the size of each such group plus
+    /// the next one's; groups are decoded in pairs (the two windows and the two masks each
+    /// loaded into the halves of one 256-bit vector) and the chain is one load from those
+    /// pair sizes and an add per two groups.
+    ///
+    /// # Safety
+    /// The CPU supports AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(in crate::kernels) unsafe fn decode_32(
+        data: &[u8],
+        mut pos: usize,
+        out: &mut [i32],
+    ) -> (usize, usize) {
+        let groups = out.len() / 4;
+        let mut group = 0;
+        while groups - group >= 2 && data.len().saturating_sub(pos) >= SPAN_BYTES {
+            let span: &[u8; SPAN_BYTES] = data[pos..pos + SPAN_BYTES].try_into().unwrap();
+            let size_vectors = group_sizes(span[..SIZED].try_into().unwrap());
+            let pairs: [u8; SPAN] = to_bytes(pair_sizes(&size_vectors));
+            let sizes: [u8; SIZED] = to_bytes(size_vectors);
+            let mut offset = 0;
+            while offset < SPAN && groups - group >= 2 {
+                let second = offset + usize::from(sizes[offset]);
+                let (first_control, second_control) = (span[offset], span[second]);
+                // SAFETY: `offset` < SPAN and `second` ≤ offset + 17 < SPAN + 17, so both
+                // 16-byte windows (from the byte after each control byte) end before
+                // SPAN + 34 ≤ SPAN_BYTES, inside `span`; the masks are 16-byte table rows;
+                // `group + 2 ≤ groups`, so values 4·group .. 4·group + 8 are inside `out`.
+                unsafe {
+                    let windows = _mm256_loadu2_m128i(
+                        span.as_ptr().add(second + 1).cast(),
+                        span.as_ptr().add(offset + 1).cast(),
+                    );
+                    let masks = _mm256_loadu2_m128i(
+                        SHUFFLE_32[usize::from(second_control)].as_ptr().cast(),
+                        SHUFFLE_32[usize::from(first_control)].as_ptr().cast(),
+                    );
+                    _mm256_storeu_si256(
+                        out.as_mut_ptr().add(4 * group).cast(),
+                        _mm256_shuffle_epi8(windows, masks),
+                    );
+                }
+                offset += usize::from(pairs[offset]);
+                group += 2;
+            }
+            pos += offset;
+        }
+        while group < groups && data.len().saturating_sub(pos) >= WINDOW_32 {
+            pos += decode_group(&data[pos..], &mut out[4 * group..]);
+            group += 1;
+        }
+        (pos, 4 * group)
+    }
+}
