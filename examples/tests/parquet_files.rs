@@ -28,10 +28,7 @@ fn test_files() -> &'static [PathBuf] {
 
 /// The paths that run here.
 fn paths() -> Vec<Path> {
-    [Path::Auto, Path::Fallback, Path::Software, Path::Hardware]
-        .into_iter()
-        .filter(|p| p.availability().is_ok())
-        .collect()
+    Path::available()
 }
 
 fn file_name(path: &FilePath) -> &str {

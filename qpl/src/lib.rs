@@ -76,6 +76,19 @@ pub enum Path {
 }
 
 impl Path {
+    /// Every path, in the order `Auto`, `Fallback`, `Software`, `Hardware`.
+    pub const ALL: [Path; 4] = [Path::Auto, Path::Fallback, Path::Software, Path::Hardware];
+
+    /// The paths that can run on this machine ([`Path::availability`]), in [`Path::ALL`]'s
+    /// order: `Auto` and `Fallback` always, `Software` where QPL is linked, `Hardware` where a
+    /// device is usable.
+    pub fn available() -> Vec<Path> {
+        Path::ALL
+            .into_iter()
+            .filter(|p| p.availability().is_ok())
+            .collect()
+    }
+
     /// `hardware`, `software`, `fallback` or `auto`.
     pub fn name(self) -> &'static str {
         match self {
@@ -88,9 +101,7 @@ impl Path {
 
     /// The path called `name` (see [`Path::name`]).
     pub fn from_name(name: &str) -> Option<Path> {
-        [Path::Hardware, Path::Software, Path::Fallback, Path::Auto]
-            .into_iter()
-            .find(|p| p.name() == name)
+        Path::ALL.into_iter().find(|p| p.name() == name)
     }
 
     /// Whether this path can run here, and if not, why.

@@ -275,10 +275,7 @@ mod tests {
 
     /// Every path that can run here.
     fn paths() -> Vec<Path> {
-        [Path::Auto, Path::Fallback, Path::Software, Path::Hardware]
-            .into_iter()
-            .filter(|p| p.availability().is_ok())
-            .collect()
+        Path::available()
     }
 
     fn values(n: usize, width: u32, seed: u32) -> Vec<u32> {

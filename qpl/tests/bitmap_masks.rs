@@ -3,14 +3,13 @@
 
 use qpl_rs::{
     encode_parquet_rle, expand_bitmap, pack_le, scan_bitmap, select_bitmap, Bitmap, Comparison,
-    Path, Stream, QPL_LINKED,
+    Path, Stream,
 };
 
+/// Every path that can run here (QPL's software path where QPL is linked).
 fn paths() -> Vec<Path> {
-    let mut paths = vec![Path::Auto, Path::Fallback];
-    if QPL_LINKED {
-        paths.push(Path::Software);
-    }
+    let paths = Path::available();
+    assert_eq!(paths.contains(&Path::Software), qpl_rs::QPL_LINKED);
     paths
 }
 

@@ -6,17 +6,13 @@
 use qpl_rs::{
     decode, decode_into, encode_parquet_rle, expand, expand_bitmap, pack_be, pack_le, scan,
     scan_bitmap, scan_indices, select, select_bitmap, Bitmap, Comparison, Executor, Job, Operation,
-    Output, Path, Status, Stream, QPL_LINKED,
+    Output, Path, Status, Stream,
 };
 
-/// Every path that can run here (QPL's software path when linked; with `QPL_DISABLE=1` only
-/// the fallback, directly and through `Auto`).
+/// Every path that can run here (QPL's software path where QPL is linked).
 fn paths() -> Vec<Path> {
-    let paths: Vec<Path> = [Path::Auto, Path::Fallback, Path::Software, Path::Hardware]
-        .into_iter()
-        .filter(|p| p.availability().is_ok())
-        .collect();
-    assert_eq!(paths.contains(&Path::Software), QPL_LINKED);
+    let paths = Path::available();
+    assert_eq!(paths.contains(&Path::Software), qpl_rs::QPL_LINKED);
     paths
 }
 

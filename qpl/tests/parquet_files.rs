@@ -20,16 +20,10 @@ use qpl_rs::{
     Path, Stream,
 };
 
-/// The paths that run here: always `Auto` and `Fallback`; QPL's software path when QPL is
-/// linked; the accelerator when it is usable (`Auto` then also runs on it for the jobs it takes).
+/// Every path that can run here (QPL's software path where QPL is linked).
 fn paths() -> Vec<Path> {
-    let mut paths = vec![Path::Auto, Path::Fallback];
-    if qpl_rs::QPL_LINKED {
-        paths.push(Path::Software);
-    }
-    if Path::Hardware.availability().is_ok() {
-        paths.push(Path::Hardware);
-    }
+    let paths = Path::available();
+    assert_eq!(paths.contains(&Path::Software), qpl_rs::QPL_LINKED);
     paths
 }
 

@@ -9,13 +9,12 @@ use qpl_rs::parquet::query::{
     filter, gather, ColumnChunk, Filtered, Predicate, QueryErrorKind, Scalar,
 };
 use qpl_rs::parquet::{Column, ColumnData, Encoding, Page, PhysicalType, Values};
-use qpl_rs::{encode_hybrid, encode_parquet_rle, Bitmap, Executor, Path, QPL_LINKED};
+use qpl_rs::{encode_hybrid, encode_parquet_rle, Bitmap, Executor, Path};
 
+/// Every path that can run here (QPL's software path where QPL is linked).
 fn paths() -> Vec<Path> {
-    let mut paths = vec![Path::Auto, Path::Fallback];
-    if QPL_LINKED {
-        paths.push(Path::Software);
-    }
+    let paths = Path::available();
+    assert_eq!(paths.contains(&Path::Software), qpl_rs::QPL_LINKED);
     paths
 }
 

@@ -6,14 +6,12 @@
 
 use qpl_rs::parquet::query::{filter, gather, ColumnChunk, Predicate, QueryErrorKind, Scalar};
 use qpl_rs::parquet::{Column, Encoding, Page, PhysicalType};
-use qpl_rs::{encode_hybrid, encode_parquet_rle, Bitmap, Executor, Path, QPL_LINKED};
+use qpl_rs::{encode_hybrid, encode_parquet_rle, Bitmap, Executor, Path};
 
+/// Every path that can run here (QPL's software path where QPL is linked).
 fn paths() -> Vec<Path> {
-    let paths: Vec<Path> = [Path::Auto, Path::Fallback, Path::Software, Path::Hardware]
-        .into_iter()
-        .filter(|p| p.availability().is_ok())
-        .collect();
-    assert_eq!(paths.contains(&Path::Software), QPL_LINKED);
+    let paths = Path::available();
+    assert_eq!(paths.contains(&Path::Software), qpl_rs::QPL_LINKED);
     paths
 }
 
