@@ -81,16 +81,24 @@ pub(crate) mod portable {
         acc
     }
 
-    /// A width-0 miniblock: every delta is `min`, an arithmetic progression from `acc`.
-    #[inline]
-    pub(crate) fn progression_i32(min: u32, acc: u32, out: &mut [i32]) -> u32 {
-        let mut acc = acc;
-        for o in out.iter_mut() {
-            acc = acc.wrapping_add(min);
-            *o = acc as i32;
-        }
-        acc
+    /// A width-0 miniblock: every delta is `min`, an arithmetic progression from `acc`;
+    /// returns the last value. Each value is computed from its index (no serial dependency,
+    /// so LLVM vectorises it).
+    macro_rules! progression {
+        ($name:ident, $acc:ty, $out:ty) => {
+            #[inline(always)]
+            pub(crate) fn $name(min: $acc, acc: $acc, out: &mut [$out]) -> $acc {
+                for (i, o) in out.iter_mut().enumerate() {
+                    // i < a miniblock's values (at most 2^20), so the cast is exact.
+                    *o = acc.wrapping_add(min.wrapping_mul(i as $acc + 1)) as $out;
+                }
+                acc.wrapping_add(min.wrapping_mul(out.len() as $acc))
+            }
+        };
     }
+
+    progression!(progression_i32, u32, i32);
+    progression!(progression_i64, u64, i64);
 
     /// [`delta_i32`] for INT64 with deltas of ≤ 32 bits.
     #[inline]

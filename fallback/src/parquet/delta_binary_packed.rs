@@ -27,6 +27,7 @@ use super::{
     read_uleb128, read_zigzag, write_uleb128, write_zigzag, ErrorKind, FixedWidth, ParquetError,
     ValueDecoder,
 };
+use crate::kernels::encodings::portable::{progression_i32, progression_i64};
 use crate::kernels::encodings::{delta_block_i32, delta_i32, delta_u32_i64, prefix_sum_u64_i64};
 use crate::unpack::BitWidth;
 
@@ -105,23 +106,6 @@ pub trait DeltaInt: FixedWidth + sealed::Sealed {}
 
 impl DeltaInt for i32 {}
 impl DeltaInt for i64 {}
-
-/// A miniblock of width 0: every delta is `min`, an arithmetic progression from `acc`.
-macro_rules! progression {
-    ($name:ident, $acc:ty, $out:ty) => {
-        #[inline(always)]
-        fn $name(min: $acc, acc: $acc, out: &mut [$out]) -> $acc {
-            for (i, o) in out.iter_mut().enumerate() {
-                // i < MAX_BLOCK_SIZE (a miniblock's values), so the cast is exact.
-                *o = acc.wrapping_add(min.wrapping_mul(i as $acc + 1)) as $out;
-            }
-            acc.wrapping_add(min.wrapping_mul(out.len() as $acc))
-        }
-    };
-}
-
-progression!(progression_i32, u32, i32);
-progression!(progression_i64, u64, i64);
 
 /// Decodes groups of 8 values of `W` (33..=64) bits, LSB-first: `W` bytes per group.
 /// `out.len()` is a multiple of 8 and `src` holds `out.len() / 8 · W` bytes.
