@@ -614,6 +614,16 @@ fn five_byte_header(job: &Job, src1: &[u8], src2: Option<&[u8]>) -> bool {
     runs.iter().any(|r| r.header_len >= 5 && r.start < needed)
 }
 
+/// A destination with room for the output of every value before the stream's first run
+/// header of 5 or more bytes (D4), at 4 bytes per value (the widest output element), when
+/// that is small enough to try (64 MiB).
+fn room_before_long_header(job: &Job, src1: &[u8]) -> Option<usize> {
+    let (runs, _) = parquet_runs(job, src1);
+    let values = runs.iter().find(|r| r.header_len >= 5)?.start;
+    let room = values.checked_mul(4)?.checked_add(4096)?;
+    usize::try_from(room).ok().filter(|&room| room <= 64 << 20)
+}
+
 /// D8 (§4.3.2): a bit-packed run header decoded at the start of a QPL step with fewer than
 /// 8 values still wanted: QPL 225. Step starts are 0 and, in jobs of more than one step,
 /// positions QPL's variable Parquet steps may reach.
@@ -845,6 +855,17 @@ pub fn known_divergence(
             // A 5-byte header further on (D4), behind the full destination.
             if big.result == Err(Status::PRLE_FORMAT_ERR) && five_byte_header(job, src1, src2) {
                 return Some("D4");
+            }
+            // The same, behind more output than the larger destination holds: QPL reads the
+            // long header as 5 bytes (D4) and runs out of stream (232); the fallback, given
+            // room for every value before that header, stops at it (220).
+            if big.result == Err(Status::DST_IS_SHORT_ERR) && five_byte_header(job, src1, src2) {
+                if let Some(room) = room_before_long_header(job, src1) {
+                    let up_to_header = run_fallback(job, src1, src2, room);
+                    if up_to_header.result == Err(Status::PRLE_FORMAT_ERR) {
+                        return Some("D4");
+                    }
+                }
             }
             // A false Parquet decoder error of QPL (D7/D8) on a job whose destination is
             // also too small for the fallback, and whose stream holds the values the job

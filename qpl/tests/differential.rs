@@ -551,6 +551,55 @@ mod linked {
         );
     }
 
+    /// Found by a 12-minute ASan run of the `differential` fuzz target (seed 20261124): a
+    /// scan to a 32-bit index list, 64-byte destination, over a width-3 Parquet stream of an
+    /// RLE run of 23 (an over-wide value 0x88), an RLE run of 16 035 zeros, an empty run, then
+    /// a run header of 17 bytes. QPL reads that header as 5 bytes (D4) and runs out of stream
+    /// (232); the fallback fills the destination first (225), and with room for the 16 058
+    /// values before the long header stops there (220). The larger destination of
+    /// `ORDER 225/232` (8 × 64 + 4096 bytes) holds too few indices to show it.
+    #[test]
+    fn fuzz_finding_long_header_behind_a_full_destination_is_d4() {
+        let text = concat!(
+            "032e88c6fa010000ffffffffffffffffffffffffffffffff00000010ffffffffffffffff3535353535",
+            "ffffffffffffffffffffffffffffffffffffff8bd236ae240247060000000113005d59190004020602",
+            "001f0000001323f1fbfd839a0d2c000000000010612108f7f76ffa5ae5d2ff",
+        );
+        let src1: Vec<u8> = (0..text.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+            .collect();
+        let found = Case {
+            job: Job {
+                parser: Parser::PARQUET_RLE,
+                src1_bit_width: 16_777_212,
+                src2_bit_width: 16_777_217,
+                num_input_elements: 2_281_897_984,
+                param_low: 293_447_239,
+                param_high: 537_002_125,
+                flags: Flags::OMIT_AGGREGATES,
+                out_bit_width: OutBitWidth::W32,
+                ..Job::new(Operation::ScanLe)
+            },
+            src1,
+            src2: Some(vec![0xA6]),
+            dst_len: 64,
+        };
+        assert_excused(
+            "fuzz finding",
+            &found,
+            "D4",
+            Some(Status::SRC_IS_SHORT_ERR),
+            Some(Status::DST_IS_SHORT_ERR),
+        );
+        let roomy = Case {
+            dst_len: 16_058 * 4,
+            ..found
+        };
+        let fallback = run_fallback(&roomy.job, &roomy.src1, None, roomy.dst_len);
+        assert_eq!(fallback.result.err(), Some(Status::PRLE_FORMAT_ERR));
+    }
+
     /// Found by a local run of the `differential` fuzz target: extract of elements
     /// 0..=32191 of 32728 1-bit elements (LE), one element set, to a 32-bit index list.
     /// QPL's 64-multiple step bug (D16, §7.3) moves last_index_max_value to 16448, the
