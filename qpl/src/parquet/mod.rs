@@ -57,7 +57,10 @@
 use std::fmt;
 
 use crate::{Error, Executor, Operation, Path, Route, Stage, StatusKind, Stream};
+use compressed::Section;
+pub use compressed::{Codec, CompressedPage, InflateRoute, PageCompression};
 
+pub mod compressed;
 pub mod query;
 #[cfg(test)]
 mod tests;
@@ -387,6 +390,9 @@ pub struct PageReport {
     /// DELTA_*, BYTE_STREAM_SPLIT, a dictionary page: the CPU codecs decode them) or there are
     /// none.
     pub values_path: Option<Path>,
+    /// For a compressed page ([`ChunkDecoder::decode_compressed_page`]): where it was
+    /// inflated (in the values' job, or on the CPU first); `None` for an uncompressed page.
+    pub inflate: Option<InflateRoute>,
 }
 
 impl PageReport {
@@ -551,6 +557,8 @@ pub struct ChunkDecoder {
     stream: Vec<u8>,
     /// Levels, indices or booleans as the codecs produce them, one batch at a time.
     scratch: Vec<u32>,
+    /// GZIP pages: decode in one decompress-enabled job where the encoding allows it.
+    one_job: bool,
 }
 
 impl ChunkDecoder {
@@ -574,6 +582,7 @@ impl ChunkDecoder {
             dictionary_max_len: 0,
             stream: Vec::new(),
             scratch: Vec::new(),
+            one_job: true,
         }
     }
 
@@ -675,7 +684,8 @@ impl ChunkDecoder {
                     def_level_encoding,
                     num_values,
                 )?;
-                self.decode_data_page(rep, def, rest, num_values, None, encoding, out)
+                let values = Section::Plain(rest);
+                self.decode_data_page(rep, def, values, num_values, None, encoding, out)
             }
             Page::V2 {
                 buf,
@@ -684,37 +694,63 @@ impl ChunkDecoder {
                 encoding,
                 def_levels_byte_len,
                 rep_levels_byte_len,
-            } => {
-                let rep_len = rep_levels_byte_len as usize;
-                let def_len = def_levels_byte_len as usize;
-                if rep_len.saturating_add(def_len) > buf.len() {
-                    return Err(PageError::invalid(
-                        PagePart::Page,
-                        None,
-                        format!(
-                            "rep_levels_byte_len {rep_len} + def_levels_byte_len {def_len} \
-                             pass the page's {} bytes",
-                            buf.len()
-                        ),
-                    ));
-                }
-                let (rep, rest) = buf.split_at(rep_len);
-                let (def, values) = rest.split_at(def_len);
-                let rep = v2_levels(
-                    PagePart::RepLevels,
-                    rep,
-                    self.column.max_rep_level,
-                    "rep_levels_byte_len",
-                )?;
-                let def = v2_levels(
-                    PagePart::DefLevels,
-                    def,
-                    self.column.max_def_level,
-                    "def_levels_byte_len",
-                )?;
-                self.decode_data_page(rep, def, values, num_values, Some(num_nulls), encoding, out)
-            }
+            } => self.decode_v2(
+                buf,
+                num_values,
+                num_nulls,
+                encoding,
+                (def_levels_byte_len, rep_levels_byte_len),
+                None,
+                out,
+            ),
         }
+    }
+
+    /// A v2 page: its levels, then its values section, uncompressed (`gzip` `None`) or a
+    /// gzip stream (`Some(expected inflated size)`).
+    #[allow(clippy::too_many_arguments)]
+    fn decode_v2(
+        &mut self,
+        buf: &[u8],
+        num_values: u32,
+        num_nulls: u32,
+        encoding: Encoding,
+        (def_levels_byte_len, rep_levels_byte_len): (u32, u32),
+        gzip: Option<Option<u32>>,
+        out: &mut ColumnData,
+    ) -> Result<PageReport, PageError> {
+        let rep_len = rep_levels_byte_len as usize;
+        let def_len = def_levels_byte_len as usize;
+        if rep_len.saturating_add(def_len) > buf.len() {
+            return Err(PageError::invalid(
+                PagePart::Page,
+                None,
+                format!(
+                    "rep_levels_byte_len {rep_len} + def_levels_byte_len {def_len} \
+                     pass the page's {} bytes",
+                    buf.len()
+                ),
+            ));
+        }
+        let (rep, rest) = buf.split_at(rep_len);
+        let (def, values) = rest.split_at(def_len);
+        let rep = v2_levels(
+            PagePart::RepLevels,
+            rep,
+            self.column.max_rep_level,
+            "rep_levels_byte_len",
+        )?;
+        let def = v2_levels(
+            PagePart::DefLevels,
+            def,
+            self.column.max_def_level,
+            "def_levels_byte_len",
+        )?;
+        let values = match gzip {
+            None => Section::Plain(values),
+            Some(expected) => Section::Gzip(values, expected),
+        };
+        self.decode_data_page(rep, def, values, num_values, Some(num_nulls), encoding, out)
     }
 
     fn check_column(&self, out: &ColumnData) -> Result<(), PageError> {
@@ -824,7 +860,7 @@ impl ChunkDecoder {
         &mut self,
         rep: Option<(Encoding, &[u8])>,
         def: Option<(Encoding, &[u8])>,
-        values: &[u8],
+        values: Section<'_>,
         num_values: u32,
         num_nulls: Option<u32>,
         encoding: Encoding,
@@ -892,13 +928,15 @@ impl ChunkDecoder {
                 ));
             }
         }
-        let values_path = values::decode_values(self, encoding, values, present, &mut out.values)?;
+        let (values_path, inflate) =
+            self.decode_section(encoding, values, present, &mut out.values)?;
         Ok(PageReport {
             levels: n,
             values: present,
             def_levels_path,
             rep_levels_path,
             values_path,
+            inflate,
         })
     }
 
@@ -992,6 +1030,7 @@ impl ChunkDecoder {
             def_levels_path: None,
             rep_levels_path: None,
             values_path: None,
+            inflate: None,
         })
     }
 }
