@@ -306,6 +306,36 @@ fn cpu_decides(error: &Error) -> bool {
 /// over the gzip stream `data`, giving `T` values.
 fn extract_job<T: crate::Element>(
     executor: &Executor,
+    source: (&[u8], Option<u32>),
+    parser: Parser,
+    bit_width: u32,
+    n: u32,
+) -> Result<(Vec<T>, Output), Error> {
+    match extract_once::<T>(executor, source, parser, bit_width, n) {
+        Err(e) if needs_whole_groups(&e, parser, n) => {
+            // D8 (`docs/semantics.md`): QPL's 225 on a bit-packed run met with fewer than 8
+            // values wanted; the same job over whole groups, cut back to `n` values.
+            let (mut values, output) =
+                extract_once::<T>(executor, source, parser, bit_width, n.next_multiple_of(8))
+                    .map_err(|_| e)?;
+            values.truncate(n as usize);
+            Ok((values, output))
+        }
+        other => other,
+    }
+}
+
+/// Whether a Parquet job failed with QPL's 225 on a valid stream (D8), which a job over `n`
+/// rounded up to a multiple of 8 avoids.
+fn needs_whole_groups(error: &Error, parser: Parser, n: u32) -> bool {
+    parser == Parser::PARQUET_RLE
+        && error.status == crate::Status::DST_IS_SHORT_ERR
+        && !n.is_multiple_of(8)
+        && n < u32::MAX - 7
+}
+
+fn extract_once<T: crate::Element>(
+    executor: &Executor,
     (data, expected): (&[u8], Option<u32>),
     parser: Parser,
     bit_width: u32,
@@ -345,6 +375,26 @@ fn extract_job<T: crate::Element>(
 /// Runs a decompress-enabled scan of the first `n` indices of the gzip-compressed indices
 /// stream `data` (whose inflated bit-width byte is `width`): one bit per index.
 pub(super) fn scan_job(
+    executor: &Executor,
+    data: &[u8],
+    width: u32,
+    n: u32,
+    comparison: Comparison,
+) -> Result<(Bitmap, Output), Error> {
+    match scan_once(executor, data, width, n, comparison) {
+        Err(e) if needs_whole_groups(&e, Parser::PARQUET_RLE, n) => {
+            // D8, as for `extract_job`: whole groups, cut back to `n` bits.
+            let (bits, output) =
+                scan_once(executor, data, width, n.next_multiple_of(8), comparison)
+                    .map_err(|_| e)?;
+            let bits: Bitmap = bits.iter().take(n as usize).collect();
+            Ok((bits, output))
+        }
+        other => other,
+    }
+}
+
+fn scan_once(
     executor: &Executor,
     data: &[u8],
     width: u32,
