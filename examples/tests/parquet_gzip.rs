@@ -163,11 +163,19 @@ fn dictionary_and_boolean_pages_run_in_one_job_others_inflate_first() {
                     (dictionary_column || column_name == "plain_boolean") && (v2 || required);
                 if expected_one_job {
                     assert!(!data_pages.is_empty() || v2, "{name} {column_name}");
-                    assert_eq!(
-                        in_job,
-                        data_pages.len(),
-                        "{name} {column_name} on {path}: every data page in one job"
-                    );
+                    // QPL's software path refuses some valid streams with a false inflate
+                    // error (DZ13): those pages take the CPU route. On the CPU, every page.
+                    let on_cpu = path == Path::Fallback
+                        || (path == Path::Auto && Path::Hardware.availability().is_err());
+                    if on_cpu {
+                        assert_eq!(
+                            in_job,
+                            data_pages.len(),
+                            "{name} {column_name} on {path}: every data page in one job"
+                        );
+                    } else {
+                        assert!(in_job <= data_pages.len(), "{name} {column_name} on {path}");
+                    }
                 } else if !column_name.contains("fallback") {
                     assert_eq!(in_job, 0, "{name} {column_name} on {path}");
                 }
@@ -213,8 +221,16 @@ fn gzip_chunks_filter_like_their_decompressed_pages() {
                     || (path == Path::Auto && Path::Hardware.availability().is_err());
                 let expected =
                     query::filter(&plain.chunk().unwrap(), &predicate, &executor).unwrap();
-                let got = query::filter(&stored.chunk().unwrap(), &predicate, &executor)
-                    .unwrap_or_else(|e| panic!("{name} {column} on {path}: {e}"));
+                let stored_chunk = stored.chunk().unwrap();
+                // Scanned in decompress-enabled jobs, or inflated first (the default on the
+                // CPU paths): the same rows.
+                let cpu_route =
+                    query::filter_with_one_job(&stored_chunk, &predicate, &executor, Some(false))
+                        .unwrap();
+                assert_eq!(cpu_route.rows, expected.rows, "{name} {column} on {path}");
+                let got =
+                    query::filter_with_one_job(&stored_chunk, &predicate, &executor, Some(true))
+                        .unwrap_or_else(|e| panic!("{name} {column} on {path}: {e}"));
                 assert_eq!(got.rows, expected.rows, "{name} {column} on {path}");
                 // On the CPU every page the decompressed chunk answers from its indices is
                 // answered so; QPL's software path refuses some valid streams with a false

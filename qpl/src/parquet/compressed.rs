@@ -302,8 +302,8 @@ fn cpu_decides(error: &Error) -> bool {
     ) && error.stage != crate::Stage::Route
 }
 
-/// Runs a decompress-enabled extract of `n` values of `parser` (width `bit_width` for packed)
-/// over the gzip stream `data`, giving `T` values.
+/// Runs a decompress-enabled extract of `n` values of `parser` (width `bit_width`: for Parquet
+/// the stream's own width byte) over the gzip stream `data`, giving `T` values.
 fn extract_job<T: crate::Element>(
     executor: &Executor,
     source: (&[u8], Option<u32>),
@@ -342,15 +342,27 @@ fn extract_once<T: crate::Element>(
     n: u32,
 ) -> Result<(Vec<T>, Output), Error> {
     let size = std::mem::size_of::<T>();
+    let one_bit = bit_width == 1;
     let job = Job {
         parser,
-        src1_bit_width: bit_width,
+        // A Parquet stream carries its width (`bit_width` is the peeked width byte).
+        src1_bit_width: if parser == Parser::PARQUET_RLE {
+            0
+        } else {
+            bit_width
+        },
         src2_bit_width: 1,
         num_input_elements: n,
         param_low: 0,
         param_high: n - 1,
         out_bit_width: T::OUT_BIT_WIDTH,
-        flags: gzip_flags() | Flags::FORCE_ARRAY_OUTPUT,
+        // Values, also from a 1-bit stream (whose widened output would be an index list);
+        // only there: QPL's software path refuses the flag (D15), and runs without it.
+        flags: if one_bit {
+            gzip_flags() | Flags::FORCE_ARRAY_OUTPUT
+        } else {
+            gzip_flags()
+        },
         ..Job::new(Operation::Extract)
     };
     let mut bytes = vec![0u8; n as usize * size];
@@ -571,9 +583,11 @@ impl ChunkDecoder {
         }
     }
 
-    /// Chooses how GZIP pages are decoded: `true` (the default) in one decompress-enabled job
-    /// where the encoding allows it, `false` always inflated on the CPU first (the
-    /// inflate-then-decode side of a comparison, as `qpl-parquet bench` measures it).
+    /// Chooses how GZIP pages are decoded: `true` in one decompress-enabled job where the
+    /// encoding allows it, `false` always inflated on the CPU first. The default is `true`
+    /// where the executor's jobs run on the accelerator, `false` on the CPU paths, where the
+    /// CPU route measured faster (`docs/decompress.md`, DZP7); `qpl-parquet bench` measures
+    /// both.
     pub fn with_one_job(mut self, one_job: bool) -> ChunkDecoder {
         self.one_job = one_job;
         self
@@ -616,7 +630,7 @@ impl ChunkDecoder {
                 &self.executor,
                 (data, expected),
                 Parser::PARQUET_RLE,
-                0,
+                width,
                 n32,
             ) {
                 Ok(done) => done,
@@ -1160,6 +1174,48 @@ mod tests {
                     .unwrap_err();
                 assert!(e.to_string().contains("GZIP"), "{path}: {e}");
             }
+        }
+    }
+
+    #[test]
+    fn the_worked_example_of_docs_decompress_md() {
+        let mut dict = Vec::new();
+        plain::encode(&[7i32, 42], &mut dict);
+        let mut levels = Vec::new();
+        hybrid::encode(&[1, 0, 1], 1, &mut levels).unwrap();
+        assert_eq!(levels, [0x03, 0x05]);
+        let section = indices_section(&[1, 0], 1);
+        assert_eq!(section, [0x01, 0x03, 0x01]);
+        let mut body = levels.clone();
+        let member = gzip(&section, 6);
+        assert_eq!(member.len(), 23);
+        body.extend_from_slice(&member);
+        let col = column(PhysicalType::Int32, 1);
+        for path in Path::available() {
+            let mut decoder = ChunkDecoder::new(col, path).with_one_job(true);
+            let mut data = ColumnData::new(&col);
+            let dictionary = Page::Dictionary {
+                buf: &dict,
+                num_values: 2,
+                encoding: Encoding::Plain,
+            };
+            decoder.decode_page(&dictionary, &mut data).unwrap();
+            let page = CompressedPage {
+                page: Page::V2 {
+                    buf: &body,
+                    num_values: 3,
+                    num_nulls: 1,
+                    encoding: Encoding::RleDictionary,
+                    def_levels_byte_len: 2,
+                    rep_levels_byte_len: 0,
+                },
+                compression: GZIP,
+            };
+            let report = decoder.decode_compressed_page(&page, &mut data).unwrap();
+            assert_eq!((report.levels, report.values), (3, 2));
+            assert_eq!(report.inflate, Some(InflateRoute::InJob), "{path}");
+            assert_eq!(data.def_levels, [1, 0, 1]);
+            assert_eq!(data.values, Values::Int32(vec![42, 7]));
         }
     }
 }

@@ -557,7 +557,8 @@ pub struct ChunkDecoder {
     stream: Vec<u8>,
     /// Levels, indices or booleans as the codecs produce them, one batch at a time.
     scratch: Vec<u32>,
-    /// GZIP pages: decode in one decompress-enabled job where the encoding allows it.
+    /// GZIP pages: decode in one decompress-enabled job where the encoding allows it (by
+    /// default where jobs run on the accelerator; see [`ChunkDecoder::with_one_job`]).
     one_job: bool,
 }
 
@@ -573,7 +574,12 @@ impl ChunkDecoder {
     pub fn with_executor(column: Column, executor: Executor) -> ChunkDecoder {
         // A route that fails (a path not available here) is a job route: the first page then
         // reports the executor's error, which says why.
-        let use_jobs = !matches!(executor.route(Operation::Extract), Ok(Route::Fallback));
+        let route = executor.route(Operation::Extract);
+        let use_jobs = !matches!(route, Ok(Route::Fallback));
+        // Inflate-and-decode in one job is the accelerator's strength; on the CPU (the fallback,
+        // and QPL's software path, which runs the fallback first, DZ10) inflating first and
+        // decoding with the fused codecs is faster (docs/decompress.md, DZP7).
+        let one_job = matches!(route, Ok(Route::Hardware));
         ChunkDecoder {
             column,
             executor,
@@ -582,7 +588,7 @@ impl ChunkDecoder {
             dictionary_max_len: 0,
             stream: Vec::new(),
             scratch: Vec::new(),
-            one_job: true,
+            one_job,
         }
     }
 

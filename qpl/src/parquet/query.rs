@@ -585,10 +585,24 @@ fn value_mask(rows: BitmapRef<'_>, levels: &[i16], max_def: i16) -> Bitmap {
 }
 
 /// Evaluates `predicate` on `chunk` (see the module docs): one bit per row of the chunk.
+/// GZIP pages are scanned in decompress-enabled jobs where the executor's jobs run on the
+/// accelerator, else inflated on the CPU first (as [`ChunkDecoder::with_one_job`] decides);
+/// [`filter_with_one_job`] chooses.
 pub fn filter(
     chunk: &ColumnChunk<'_>,
     predicate: &Predicate,
     executor: &Executor,
+) -> Result<Filtered, QueryError> {
+    filter_with_one_job(chunk, predicate, executor, None)
+}
+
+/// [`filter`], with GZIP dictionary pages scanned in decompress-enabled jobs (`Some(true)`),
+/// inflated on the CPU first (`Some(false)`), or as [`filter`] decides (`None`).
+pub fn filter_with_one_job(
+    chunk: &ColumnChunk<'_>,
+    predicate: &Predicate,
+    executor: &Executor,
+    one_job: Option<bool>,
 ) -> Result<Filtered, QueryError> {
     chunk.check_flat()?;
     let Some(expected) = scalar_type(chunk.column.physical_type) else {
@@ -614,6 +628,10 @@ pub fn filter(
     let column = chunk.column;
     let max_def = column.max_def_level;
     let mut decoder = ChunkDecoder::with_executor(column, executor.clone());
+    if let Some(one_job) = one_job {
+        decoder = decoder.with_one_job(one_job);
+    }
+    let one_job = decoder.one_job;
     let mut data = ColumnData::new(&column);
     let mut levels = Vec::new();
     // The plan for the chunk's dictionary ids, and the dictionary's length.
@@ -632,13 +650,13 @@ pub fn filter(
         let page_error = |e| chunk.error(Some(i), QueryErrorKind::Page(e));
         let mut stored = chunk.stored(i);
         // A GZIP data page whose values section is the whole compressed stream (v2; v1 of a
-        // required column) is scanned in one decompress job; a v1 page with levels in front
-        // is inflated here, then answered as an uncompressed page.
+        // required column) is scanned in one decompress job (`one_job`); a v1 page with levels
+        // in front, or any page when not `one_job`, is inflated here, then answered as an
+        // uncompressed page.
         let inflated;
         let page = if stored.compression.codec == Codec::Gzip
             && page.encoding().is_dictionary()
-            && matches!(page, Page::V1 { .. })
-            && max_def > 0
+            && (!one_job || (matches!(page, Page::V1 { .. }) && max_def > 0))
         {
             inflated = stored
                 .inflate(limit)
