@@ -23,6 +23,12 @@
 //! does not read past, DZ5) is decoded by the inflate-then-decode route instead, whose error is
 //! the one reported: the same on every path. [`PageReport::inflate`] says which route ran.
 //!
+//! The one-job route is the default where the executor's jobs run on the accelerator; on the
+//! CPU paths inflating first and decoding with the fused codecs measured faster
+//! (`docs/decompress.md`, DZP7), so that is their default ([`ChunkDecoder::with_one_job`]
+//! chooses). The one-job route checks the job's CRC-32 (checksums on, DZ4) against the gzip
+//! trailer, so a damaged page is never decoded silently (DZP2).
+//!
 //! Memory: the one-job route allocates only the decoded values (checked against
 //! [`crate::Config::max_output_bytes`] first, as for an uncompressed page). The CPU route
 //! inflates into a buffer bounded by the header's `uncompressed_page_size` when the caller
