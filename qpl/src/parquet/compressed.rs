@@ -1224,4 +1224,52 @@ mod tests {
             assert_eq!(data.values, Values::Int32(vec![42, 7]));
         }
     }
+
+    /// A bit flipped inside stored (level 0) deflate data still inflates; only the gzip
+    /// trailer's CRC-32 shows the damage (DZP2): decoding and filtering refuse the page on
+    /// every path and route, never giving other values.
+    #[test]
+    fn a_flipped_literal_bit_is_caught_by_the_trailer_crc() {
+        let ids = indices(2000, 4);
+        let section = indices_section(&ids, 2);
+        let mut gz = gzip(&section, 0);
+        // The gzip header is 10 bytes, the stored block's header 5: flip a bit of an index.
+        gz[10 + 5 + 100] ^= 0x04;
+        for (name, e) in data_page_errors(&gz, ids.len() as u32, None) {
+            assert!(e.to_string().contains("GZIP"), "{name}: {e}");
+        }
+        let mut dict = Vec::new();
+        plain::encode(&[5i32, 6, 7, 8], &mut dict);
+        let pages = vec![
+            Page::Dictionary {
+                buf: &dict,
+                num_values: 4,
+                encoding: Encoding::Plain,
+            },
+            Page::V1 {
+                buf: &gz,
+                num_values: ids.len() as u32,
+                encoding: Encoding::RleDictionary,
+                def_level_encoding: Encoding::Rle,
+                rep_level_encoding: Encoding::Rle,
+            },
+        ];
+        let chunk =
+            super::super::query::ColumnChunk::new("c", column(PhysicalType::Int32, 0), pages)
+                .with_compression(vec![PageCompression::NONE, GZIP]);
+        let predicate = super::super::query::Predicate::Eq(super::super::query::Scalar::Int32(6));
+        for path in Path::available() {
+            for one_job in [Some(true), Some(false), None] {
+                let executor = Executor::new(path);
+                let error = super::super::query::filter_with_one_job(
+                    &chunk, &predicate, &executor, one_job,
+                )
+                .expect_err("a damaged page");
+                assert!(
+                    error.to_string().contains("GZIP"),
+                    "{path} {one_job:?}: {error}"
+                );
+            }
+        }
+    }
 }
