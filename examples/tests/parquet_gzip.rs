@@ -258,3 +258,92 @@ fn gzip_chunks_filter_like_their_decompressed_pages() {
         }
     }
 }
+
+/// GZIP files written by Arrow C++ (pyarrow, zlib), pages v1 and v2, small pages (so that
+/// QPL's software path takes them whole, DZ10): `None` (after saying so) without pyarrow.
+fn pyarrow_gzip_files() -> Option<Vec<(String, Bytes)>> {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pyarrow_gzip");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = r#"
+import sys, random
+import pyarrow as pa, pyarrow.parquet as pq
+random.seed(19)
+n = 20000
+ids = [int(random.paretovariate(1.3)) % 150 for _ in range(n)]
+schema = pa.schema([
+    pa.field('req_dict', pa.int32(), False),
+    pa.field('opt_dict', pa.string(), True),
+    pa.field('req_bool', pa.bool_(), False),
+    pa.field('opt_bool', pa.bool_(), True),
+    pa.field('req_plain', pa.float64(), False),
+])
+table = pa.table({
+    'req_dict': pa.array(ids, pa.int32()),
+    'opt_dict': pa.array([None if i % 9 == 0 else 'v%d' % (i % 40) for i in ids]),
+    'req_bool': pa.array([i % 3 == 0 for i in ids]),
+    'opt_bool': pa.array([None if i % 5 == 0 else i % 2 == 0 for i in ids]),
+    'req_plain': pa.array([i * 0.5 for i in ids], pa.float64()),
+}, schema=schema)
+for version in ['1.0', '2.0']:
+    path = '%s/pyarrow_gzip_v%s.parquet' % (sys.argv[1], version[0])
+    pq.write_table(table, path, compression='gzip', data_page_version=version,
+                   use_dictionary=['req_dict', 'opt_dict'], data_page_size=2000)
+    print(path)
+"#;
+    let output = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(&dir)
+        .output();
+    let output = match output {
+        Ok(o) if o.status.success() => o,
+        _ => {
+            println!("skipped: pyarrow not installed (pip install pyarrow)");
+            return None;
+        }
+    };
+    Some(
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(|path| (path.to_string(), Bytes::from(std::fs::read(path).unwrap())))
+            .collect(),
+    )
+}
+
+#[test]
+fn pyarrow_gzip_files_verify_in_one_job_and_not() {
+    let Some(files) = pyarrow_gzip_files() else {
+        return;
+    };
+    assert_eq!(files.len(), 2);
+    for (name, bytes) in &files {
+        let reader = SerializedFileReader::new(bytes.clone()).unwrap();
+        let schema = reader.metadata().file_metadata().schema_descr_ptr();
+        let mut in_job = 0;
+        for path in Path::available() {
+            for one_job in [true, false] {
+                let lines = verify::verify_source(name, bytes.clone(), |column| {
+                    ChunkDecoder::new(column, path).with_one_job(one_job)
+                });
+                let failures: Vec<String> = lines
+                    .iter()
+                    .filter(|l| l.result != Outcome::Ok)
+                    .map(|l| format!("{:?}: {}", l.column, l.detail))
+                    .collect();
+                assert!(
+                    failures.is_empty(),
+                    "{name} on {path} (one_job {one_job}): {failures:#?}"
+                );
+            }
+            for index in 0..schema.num_columns() {
+                let (_, reports) = decode_stored(bytes, 0, index, path, true);
+                in_job += reports
+                    .iter()
+                    .filter(|(r, _, _)| r.inflate == Some(InflateRoute::InJob))
+                    .count();
+            }
+        }
+        assert!(in_job > 10, "{name}: {in_job} pages in one job");
+    }
+}
