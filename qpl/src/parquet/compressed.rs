@@ -493,7 +493,7 @@ impl ChunkDecoder {
                 && one_job_encoding(self.column.physical_type, encoding) =>
             {
                 // The whole body is the values section: one job takes it.
-                self.check_column(out)?;
+                self.check_page_prelude(out)?;
                 let before = out.values.len();
                 let result = self.decode_data_page(
                     None,
@@ -518,7 +518,7 @@ impl ChunkDecoder {
                 rep_levels_byte_len,
             } => {
                 // Levels uncompressed, the values section compressed.
-                self.check_column(out)?;
+                self.check_page_prelude(out)?;
                 let levels_len = u64::from(rep_levels_byte_len) + u64::from(def_levels_byte_len);
                 let values_expected = match expected {
                     Some(size) => Some(u64::from(size).checked_sub(levels_len).ok_or_else(|| {
@@ -682,6 +682,9 @@ impl ChunkDecoder {
             Section::Plain(data) => {
                 super::values::decode_values(self, encoding, data, n, out).map(|p| (p, None))
             }
+            // No values (an all-null page): nothing to inflate; writers may leave the section
+            // empty (the `parquet` crate does not decompress it either).
+            Section::Gzip(_, _) if n == 0 => Ok((None, None)),
             Section::Gzip(data, expected) => {
                 // The values' size is checked before any job or inflation (as uncompressed).
                 super::values::check_values_size(self, encoding, n)?;
@@ -758,8 +761,13 @@ impl<'a> CompressedPage<'a> {
                     None => None,
                 };
                 let limit = limit.saturating_sub(levels.len() as u64);
-                let inflated = inflate_gzip(values, expected, limit)
-                    .map_err(|m| gzip(PagePart::Values, Some(encoding), m))?;
+                // An empty section (a page of nulls only, as some writers leave it) is empty.
+                let inflated = if values.is_empty() && expected.unwrap_or(0) == 0 {
+                    Vec::new()
+                } else {
+                    inflate_gzip(values, expected, limit)
+                        .map_err(|m| gzip(PagePart::Values, Some(encoding), m))?
+                };
                 let mut body = Vec::with_capacity(levels.len() + inflated.len());
                 body.extend_from_slice(levels);
                 body.extend_from_slice(&inflated);
@@ -1271,5 +1279,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A v2 page of nulls only whose values section is empty (not a gzip member: writers may
+    /// leave it so, and the `parquet` crate does not decompress it) decodes on both routes.
+    #[test]
+    fn an_all_null_v2_page_with_an_empty_values_section() {
+        let mut levels = Vec::new();
+        hybrid::encode(&[0; 10], 1, &mut levels).unwrap();
+        let col = column(PhysicalType::Int64, 1);
+        let page = CompressedPage {
+            page: Page::V2 {
+                buf: &levels,
+                num_values: 10,
+                num_nulls: 10,
+                encoding: Encoding::Plain,
+                def_levels_byte_len: levels.len() as u32,
+                rep_levels_byte_len: 0,
+            },
+            compression: GZIP,
+        };
+        for (name, mut decoder) in decoders(col) {
+            let (data, _) =
+                decode_all(&mut decoder, &[page]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(data.def_levels, [0; 10], "{name}");
+            assert!(data.values.is_empty(), "{name}");
+        }
+        assert_eq!(page.inflate(1 << 20).unwrap(), Some(levels.clone()));
     }
 }

@@ -629,6 +629,19 @@ impl ChunkDecoder {
         page: &Page<'_>,
         out: &mut ColumnData,
     ) -> Result<PageReport, PageError> {
+        self.check_page_prelude(out)?;
+        let before = (out.def_levels.len(), out.rep_levels.len(), out.values.len());
+        let result = self.decode_page_parts(page, out);
+        if result.is_err() {
+            out.def_levels.truncate(before.0);
+            out.rep_levels.truncate(before.1);
+            out.values.truncate(before.2);
+        }
+        result
+    }
+
+    /// The checks before any page: the output fits the column, and the kernel tier can run.
+    fn check_page_prelude(&self, out: &ColumnData) -> Result<(), PageError> {
         self.check_column(out)?;
         // The codecs run this process's kernel tier; one forced by QPL_FALLBACK_KERNELS that
         // cannot run here fails every page, as it fails every job, instead of the page being
@@ -647,14 +660,7 @@ impl ChunkDecoder {
                 }),
             });
         }
-        let before = (out.def_levels.len(), out.rep_levels.len(), out.values.len());
-        let result = self.decode_page_parts(page, out);
-        if result.is_err() {
-            out.def_levels.truncate(before.0);
-            out.rep_levels.truncate(before.1);
-            out.values.truncate(before.2);
-        }
-        result
+        Ok(())
     }
 
     fn decode_page_parts(
