@@ -41,6 +41,16 @@ A summary goes to stderr.
 Exit status: 0 when every chunk is ok, 1 when any is a mismatch, 2 when any is an error (or the \
 path cannot run here).";
 
+const BENCH_ABOUT: &str = "\
+Throughput of qpl-rs's decoding of FILE against the parquet crate's: one table, per column \
+chunk, of both decoders on the same decompressed pages in memory (best of a few runs).
+
+For a file with GZIP column chunks, a second table follows: per GZIP chunk, its pages as \
+stored (compressed) decoded by qpl-rs in one decompress-enabled job per page where the \
+encoding allows it (dictionary indices, PLAIN booleans) and, for comparison, inflated on the \
+CPU then decoded. Columns: one-job pages (pages decoded in one job / data pages), one-job ms, \
+inflate+decode ms, gain (inflate+decode time / one-job time), ran on; then a total line.";
+
 /// Command line of `qpl-parquet`.
 #[derive(clap::Parser)]
 #[command(
@@ -66,6 +76,7 @@ enum Command {
         files: Vec<PathBuf>,
     },
     /// Throughput of qpl-rs's decoding of FILE against the parquet crate's.
+    #[command(long_about = BENCH_ABOUT)]
     Bench {
         /// Where qpl-rs's levels, dictionary indices and RLE booleans are decoded.
         #[arg(long, value_enum, default_value_t = ExecPath::Auto)]

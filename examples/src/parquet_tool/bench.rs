@@ -8,6 +8,13 @@
 //! timed is level and value decoding. The parquet crate reads them through [`MemoryPages`], a
 //! [`PageReader`] over those pages, and its column reader's `read_records` (levels and values
 //! into its buffers, as a Parquet reader's inner loop does).
+//!
+//! GZIP files get a second table (after the first, which is unchanged): per GZIP column chunk,
+//! the pages as stored (compressed, read once into memory) decoded by qpl-rs twice — in one
+//! decompress-enabled job per page where the encoding allows it (dictionary indices, PLAIN
+//! booleans: `ChunkDecoder::decode_compressed_page`), and inflated on the CPU first, then
+//! decoded (`with_one_job(false)`) — with the pages that ran in one job, both times and the
+//! gain (inflate-then-decode time / one-job time).
 
 use std::fs::File;
 use std::path::Path as FilePath;
@@ -22,10 +29,15 @@ use parquet::data_type::{
 };
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::ColumnDescPtr;
-use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Page, PhysicalType};
+use qpl_rs::parquet::query::{compression_of, stored_page_reader};
+use qpl_rs::parquet::{
+    ChunkDecoder, Codec, Column, ColumnData, CompressedPage, InflateRoute, Page, PageCompression,
+    PhysicalType,
+};
 use qpl_rs::Path;
+use std::sync::Arc;
 
-use super::verify::column_of;
+use super::verify::{column_of, Shared};
 
 /// `println!` that ignores a closed stdout (`qpl-parquet bench FILE | head` must not panic).
 macro_rules! say {
@@ -145,11 +157,167 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
             ratio(theirs_total, ours_total)
         );
     }
+    match catch(|| gzip_table(file, &chunks, path)) {
+        Ok(()) => {}
+        Err(e) => {
+            failed = true;
+            say!("GZIP chunks: {e}");
+        }
+    }
     if failed {
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The GZIP table (see the module docs); nothing when the file has no GZIP chunk.
+fn gzip_table(file: &FilePath, chunks: &[ChunkPages], path: Path) -> Result<(), String> {
+    let source = Shared::new(File::open(file).map_err(|e| e.to_string())?);
+    let reader = SerializedFileReader::new(source.clone()).map_err(|e| e.to_string())?;
+    let metadata = reader.metadata();
+    let mut rows = vec![[
+        "rg",
+        "column",
+        "type",
+        "encodings",
+        "values",
+        "one-job pages",
+        "one-job ms",
+        "inflate+decode ms",
+        "gain",
+        "ran on",
+    ]
+    .map(str::to_string)
+    .to_vec()];
+    let (mut one_total, mut two_total) = (Duration::ZERO, Duration::ZERO);
+    for chunk in chunks {
+        let (mut pages_reader, codec) = stored_page_reader(
+            Arc::new(source.clone()),
+            metadata,
+            chunk.row_group,
+            chunk.column_index,
+        )?;
+        if codec != Codec::Gzip {
+            continue;
+        }
+        let mut pages = Vec::new();
+        let mut compression = Vec::new();
+        while let Some(page) = pages_reader.get_next_page().map_err(|e| e.to_string())? {
+            compression.push(compression_of(&page, codec));
+            pages.push(page);
+        }
+        let stored = StoredChunk {
+            column: chunk.column,
+            pages: &pages,
+            compression: &compression,
+        };
+        let mut row = vec![
+            chunk.row_group.to_string(),
+            chunk.name.clone(),
+            chunk.type_name(),
+            chunk.encodings(),
+            chunk.levels().to_string(),
+        ];
+        let one = time_stored(&stored, path, true)
+            .map_err(|e| format!("{} (row group {}): {e}", chunk.name, chunk.row_group))?;
+        let two = time_stored(&stored, path, false)
+            .map_err(|e| format!("{} (row group {}): {e}", chunk.name, chunk.row_group))?;
+        one_total += one.time;
+        two_total += two.time;
+        row.extend([
+            format!("{}/{}", one.in_job, one.data_pages),
+            millis(one.time),
+            millis(two.time),
+            ratio(two.time, one.time),
+            one.ran_on.map_or("cpu codecs", Path::name).to_string(),
+        ]);
+        rows.push(row);
+    }
+    if rows.len() == 1 {
+        return Ok(());
+    }
+    say!(
+        "GZIP chunks, pages as stored: qpl-rs in one decompress-enabled job per page where the \
+         encoding allows it (one-job pages: pages so decoded / data pages) vs inflated on the \
+         CPU then decoded; gain = inflate+decode time / one-job time; best of up to {RUNS} runs"
+    );
+    print_table(&rows);
+    say!(
+        "total (GZIP chunks): one job {} ms, inflate+decode {} ms, gain {}",
+        millis(one_total),
+        millis(two_total),
+        ratio(two_total, one_total)
+    );
+    Ok(())
+}
+
+/// A GZIP chunk's pages as stored.
+struct StoredChunk<'a> {
+    column: Column,
+    pages: &'a [CratePage],
+    compression: &'a [PageCompression],
+}
+
+/// What [`time_stored`] measured.
+struct StoredTime {
+    time: Duration,
+    /// Data pages decoded in one job (on the last run).
+    in_job: usize,
+    data_pages: usize,
+    ran_on: Option<Path>,
+}
+
+/// Best time of qpl-rs decoding a chunk's stored pages on `path`, in one job per page where it
+/// can (`one_job`) or inflating every page on the CPU first.
+fn time_stored(chunk: &StoredChunk<'_>, path: Path, one_job: bool) -> Result<StoredTime, String> {
+    let pages = chunk
+        .pages
+        .iter()
+        .zip(chunk.compression)
+        .enumerate()
+        .map(|(i, (page, &compression))| {
+            to_qpl_page(page)
+                .map(|page| CompressedPage { page, compression })
+                .map_err(|e| format!("page {i}: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut data = ColumnData::new(&chunk.column);
+    let mut result = StoredTime {
+        time: Duration::MAX,
+        in_job: 0,
+        data_pages: 0,
+        ran_on: None,
+    };
+    let started = Instant::now();
+    for _ in 0..RUNS {
+        data.clear();
+        let (mut in_job, mut data_pages) = (0, 0);
+        let start = Instant::now();
+        let mut decoder = ChunkDecoder::new(chunk.column, path).with_one_job(one_job);
+        for (i, page) in pages.iter().enumerate() {
+            let report = decoder
+                .decode_compressed_page(page, &mut data)
+                .map_err(|e| format!("page {i}: {e}"))?;
+            if !matches!(page.page, Page::Dictionary { .. }) {
+                data_pages += 1;
+            }
+            if report.inflate == Some(InflateRoute::InJob) {
+                in_job += 1;
+            }
+            if let Some(routed) = report.routed_path() {
+                if result.ran_on.is_none_or(|p| p == Path::Fallback) {
+                    result.ran_on = Some(routed);
+                }
+            }
+        }
+        result.time = result.time.min(start.elapsed());
+        (result.in_job, result.data_pages) = (in_job, data_pages);
+        if started.elapsed() > TIME_BUDGET {
+            break;
+        }
+    }
+    Ok(result)
 }
 
 /// Runs `f`, turning a panic (of the parquet crate, on a malformed file) into an error.

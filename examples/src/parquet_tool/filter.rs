@@ -21,6 +21,11 @@
 //! matching row are skipped, dictionary pages give only the selected indices (a `select` job on
 //! the chosen path), PLAIN and BYTE_STREAM_SPLIT numbers are read only where selected, other
 //! pages are decoded and the matching rows picked.
+//!
+//! GZIP chunks are read as stored (`query::stored_page_reader`): a dictionary-encoded GZIP page
+//! whose values section is the whole compressed stream (v2 pages; v1 pages of a required
+//! column) is scanned by decompress-enabled jobs, inflate and scan in one pass; other pages
+//! are inflated and decoded (`docs/decompress.md`, "Parquet pages").
 
 use std::fs::File;
 use std::path::Path as FilePath;
@@ -28,14 +33,19 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use parquet::column::page::Page as CratePage;
+use std::sync::Arc;
+
+use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::{ColumnDescPtr, SchemaDescriptor};
-use qpl_rs::parquet::query::{self, page_of, ColumnChunk, Predicate, Scalar};
-use qpl_rs::parquet::{Column, PhysicalType, Values};
+use qpl_rs::parquet::query::{
+    self, compression_of, page_of, stored_page_reader, ColumnChunk, Predicate, Scalar,
+};
+use qpl_rs::parquet::{Column, PageCompression, PhysicalType, Values};
 use qpl_rs::{Bitmap, Executor, Path};
 
 use super::bench::{catch, say};
-use super::verify::column_of;
+use super::verify::{column_of, Shared};
 
 /// How many selected values `run` prints.
 const SAMPLE: usize = 10;
@@ -134,10 +144,10 @@ pub fn filter(
     select: Option<&str>,
     path: Path,
 ) -> Result<FilterResult, String> {
-    let reader = File::open(file)
-        .map_err(|e| e.to_string())
-        .and_then(|f| SerializedFileReader::new(f).map_err(|e| e.to_string()))?;
-    let schema = reader.metadata().file_metadata().schema_descr_ptr();
+    let source = Shared::new(File::open(file).map_err(|e| e.to_string())?);
+    let reader = SerializedFileReader::new(source.clone()).map_err(|e| e.to_string())?;
+    let metadata = reader.metadata();
+    let schema = metadata.file_metadata().schema_descr_ptr();
     let (index, descr) = find_leaf(&schema, column)?;
     let filtered_column = column_of(&descr)?;
     let predicate = Predicate::Eq(scalar(&filtered_column, eq)?);
@@ -167,7 +177,7 @@ pub fn filter(
             .map_err(|e| format!("row group {rg}: {e}"))?;
         let num_rows = u64::try_from(row_group.metadata().num_rows()).unwrap_or(0);
         let name = result.column.clone();
-        let pages = read_pages(row_group.as_ref(), index, rg, &name)?;
+        let pages = read_pages(&source, metadata, index, rg, &name)?;
         let rows = filter_chunk(
             &name,
             filtered_column,
@@ -182,7 +192,7 @@ pub fn filter(
             (&selected_leaf, result.selected.as_mut())
         {
             let name = select_descr.path().string();
-            let pages = read_pages(row_group.as_ref(), *select_index, rg, &name)?;
+            let pages = read_pages(&source, metadata, *select_index, rg, &name)?;
             gather(
                 &column_of(select_descr)?,
                 &name,
@@ -204,13 +214,13 @@ pub fn filter(
 fn filter_chunk(
     name: &str,
     column: Column,
-    pages: &[CratePage],
+    pages: &StoredPages,
     num_rows: u64,
     predicate: &Predicate,
     executor: &Executor,
     result: &mut FilterResult,
 ) -> Result<Bitmap, String> {
-    check_rows(pages, num_rows).map_err(|e| format!("column {name}: {e}"))?;
+    check_rows(&pages.0, num_rows).map_err(|e| format!("column {name}: {e}"))?;
     let chunk = chunk(name, column, pages)?;
     let filtered = query::filter(&chunk, predicate, executor).map_err(|e| e.to_string())?;
     result.rows += filtered.rows.len() as u64;
@@ -254,14 +264,15 @@ fn check_rows(pages: &[CratePage], num_rows: u64) -> Result<(), String> {
 fn chunk<'p>(
     name: &str,
     column: Column,
-    pages: &'p [CratePage],
+    stored: &'p StoredPages,
 ) -> Result<ColumnChunk<'p>, String> {
-    let pages = pages
+    let pages = stored
+        .0
         .iter()
         .enumerate()
         .map(|(i, page)| page_of(page).map_err(|e| format!("column {name}, page {i}: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(ColumnChunk::new(name, column, pages))
+    Ok(ColumnChunk::new(name, column, pages).with_compression(stored.1.clone()))
 }
 
 /// The leaf called `name`: its dotted path, or a top-level field with a single leaf.
@@ -307,24 +318,30 @@ fn find_leaf(schema: &SchemaDescriptor, name: &str) -> Result<(usize, ColumnDesc
     }
 }
 
-/// The pages of one column chunk, decompressed.
+/// A column chunk's pages (GZIP pages as stored, others decompressed) and how each is stored.
+type StoredPages = (Vec<CratePage>, Vec<PageCompression>);
+
+/// The pages of one column chunk: GZIP pages as stored, others decompressed by the parquet
+/// crate.
 fn read_pages(
-    row_group: &dyn parquet::file::reader::RowGroupReader,
+    source: &Shared<File>,
+    metadata: &ParquetMetaData,
     index: usize,
     rg: usize,
     name: &str,
-) -> Result<Vec<CratePage>, String> {
-    let mut reader = row_group
-        .get_column_page_reader(index)
+) -> Result<StoredPages, String> {
+    let (mut reader, codec) = stored_page_reader(Arc::new(source.clone()), metadata, rg, index)
         .map_err(|e| format!("row group {rg}, column {name}: {e}"))?;
     let mut pages = Vec::new();
+    let mut compression = Vec::new();
     while let Some(page) = reader
         .get_next_page()
         .map_err(|e| format!("row group {rg}, column {name}: {e}"))?
     {
+        compression.push(compression_of(&page, codec));
         pages.push(page);
     }
-    Ok(pages)
+    Ok((pages, compression))
 }
 
 /// VALUE, parsed for the column's physical type.
@@ -352,7 +369,7 @@ fn scalar(column: &Column, value: &str) -> Result<Scalar, String> {
 fn gather(
     column: &Column,
     name: &str,
-    pages: &[CratePage],
+    pages: &StoredPages,
     rows: &Bitmap,
     executor: &Executor,
     selected: &mut Selected,
@@ -439,10 +456,11 @@ mod tests {
             selected: None,
             elapsed: Duration::ZERO,
         };
+        let stored = (pages.to_vec(), Vec::new());
         let rows = filter_chunk(
             "v",
             COLUMN,
-            pages,
+            &stored,
             num_rows,
             &Predicate::Eq(Scalar::Int32(5)),
             &Executor::new(Path::Fallback),

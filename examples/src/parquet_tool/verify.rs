@@ -23,6 +23,11 @@
 //! | `detail` | `""` when ok; else the first difference (`"value 17: expected 5, got 6"`) or the error |
 //! | `path` | the path that decoded the levels/indices/booleans: the accelerator (or QPL's software path) if any page used it, else `"fallback"`; `null` when the chunk has no such part (a required column of PLAIN, DELTA_* or BYTE_STREAM_SPLIT values: all on the CPU codecs) or nothing was decoded |
 //!
+//! GZIP chunks: their pages are read as stored (`qpl_rs::parquet::query::stored_page_reader`)
+//! and decoded by [`ChunkDecoder::decode_compressed_page`]: in one decompress-enabled job where
+//! the encoding allows it (dictionary indices, PLAIN booleans), else inflated on the CPU first
+//! (`docs/decompress.md`, "Parquet pages"). The lines are the same.
+//!
 //! Exit status: 0 when every chunk is ok, 1 when any is a mismatch (and none an error), 2 when
 //! any is an error. A malformed file gives error lines, never a panic: a panic inside the
 //! `parquet` crate is caught and reported as that chunk's error.
@@ -40,11 +45,17 @@ use parquet::data_type::{
     BoolType, ByteArrayType, DataType, DoubleType, FixedLenByteArrayType, FloatType, Int32Type,
     Int64Type, Int96Type,
 };
-use parquet::file::reader::{ChunkReader, FileReader, RowGroupReader, SerializedFileReader};
+use parquet::file::reader::{
+    ChunkReader, FileReader, Length, RowGroupReader, SerializedFileReader,
+};
 use parquet::schema::types::ColumnDescriptor;
-use qpl_rs::parquet::{ChunkDecoder, Column, ColumnData, Encoding, Page, Values};
+use qpl_rs::parquet::query::{compression_of, stored_page_reader};
+use qpl_rs::parquet::{
+    ChunkDecoder, Codec, Column, ColumnData, CompressedPage, Encoding, Page, Values,
+};
 use qpl_rs::Path;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// The outcome of one column chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -206,6 +217,8 @@ pub fn verify_source<R: ChunkReader + 'static>(
     source: R,
     decoder_for: impl Fn(Column) -> ChunkDecoder,
 ) -> Vec<ChunkLine> {
+    let source = Shared(Arc::new(source));
+    let stored = source.clone();
     let opened = catch("the parquet crate", || SerializedFileReader::new(source))
         .and_then(|r| r.map_err(|e| format!("not a readable Parquet file: {e}")));
     let reader = match opened {
@@ -229,7 +242,7 @@ pub fn verify_source<R: ChunkReader + 'static>(
                 detail: String::new(),
                 path: None,
             };
-            match verify_chunk(&reader, rg, j, descr, &decoder_for, &mut line) {
+            match verify_chunk(&reader, &stored, rg, j, descr, &decoder_for, &mut line) {
                 Ok(None) => {}
                 Ok(Some(difference)) => {
                     line.result = Outcome::Mismatch;
@@ -291,7 +304,8 @@ fn note_encoding(encodings: &mut Vec<String>, e: PqEncoding) {
 /// Decodes chunk `j` of row group `rg` both ways; `Ok(None)` when equal, `Ok(Some(difference))`
 /// for a mismatch, `Err` when either side fails. Fills `line`'s encodings, values and path.
 fn verify_chunk<R: ChunkReader + 'static>(
-    reader: &SerializedFileReader<R>,
+    reader: &SerializedFileReader<Shared<R>>,
+    source: &Shared<R>,
     rg: usize,
     j: usize,
     descr: &ColumnDescriptor,
@@ -301,7 +315,17 @@ fn verify_chunk<R: ChunkReader + 'static>(
     let column = column_of(descr)?;
     let row_group = catch("the parquet crate", || reader.get_row_group(rg))?
         .map_err(|e| format!("cannot read the row group: {e}"))?;
-    let ours = decode_ours(row_group.as_ref(), j, decoder_for(column), line)?;
+    let (stored, codec) = catch("the parquet crate", || {
+        stored_page_reader(Arc::new(source.clone()), reader.metadata(), rg, j)
+    })?
+    .map_err(|e| format!("cannot read the pages: {e}"))?;
+    let ours = if codec == Codec::Gzip {
+        decode_ours(stored, codec, decoder_for(column), line)?
+    } else {
+        let pages = catch("the parquet crate", || row_group.get_column_page_reader(j))?
+            .map_err(|e| format!("cannot read the pages: {e}"))?;
+        decode_ours(pages, Codec::Uncompressed, decoder_for(column), line)?
+    };
     let reference = catch("the parquet crate", || {
         read_reference(row_group.as_ref(), j, descr)
     })?
@@ -309,16 +333,49 @@ fn verify_chunk<R: ChunkReader + 'static>(
     Ok(compare(&reference, &ours))
 }
 
-/// This project's decoding of the chunk's pages.
+/// The file's bytes, shared by the `parquet` crate's file reader and the reader of GZIP
+/// chunks' stored pages.
+pub struct Shared<R>(Arc<R>);
+
+impl<R> Shared<R> {
+    /// Shares `source`.
+    pub fn new(source: R) -> Shared<R> {
+        Shared(Arc::new(source))
+    }
+}
+
+impl<R> Clone for Shared<R> {
+    fn clone(&self) -> Self {
+        Shared(Arc::clone(&self.0))
+    }
+}
+
+impl<R: ChunkReader> Length for Shared<R> {
+    fn len(&self) -> u64 {
+        self.0.len()
+    }
+}
+
+impl<R: ChunkReader> ChunkReader for Shared<R> {
+    type T = R::T;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<R::T> {
+        self.0.get_read(start)
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {
+        self.0.get_bytes(start, length)
+    }
+}
+
+/// This project's decoding of the chunk's pages (`pages` as stored when `codec` is GZIP).
 fn decode_ours(
-    row_group: &dyn RowGroupReader,
-    j: usize,
+    mut pages: Box<dyn parquet::column::page::PageReader>,
+    codec: Codec,
     mut decoder: ChunkDecoder,
     line: &mut ChunkLine,
 ) -> Result<ColumnData, String> {
     let column = *decoder.column();
-    let mut pages = catch("the parquet crate", || row_group.get_column_page_reader(j))?
-        .map_err(|e| format!("cannot read the pages: {e}"))?;
     let mut data = ColumnData::new(&column);
     let mut index = 0usize;
     let mut ran: Option<Path> = None;
@@ -327,6 +384,14 @@ fn decode_ours(
             .map_err(|e| format!("page {index}: the parquet crate cannot read it: {e}"))?;
         let Some(page) = page else { break };
         let what = |e: String| format!("page {index}: {e}");
+        let compression = compression_of(&page, codec);
+        let decoder = &mut decoder;
+        let data = &mut data;
+        let mut decode = |page: Page<'_>| {
+            catch("qpl-rs", || {
+                decoder.decode_compressed_page(&CompressedPage { page, compression }, data)
+            })
+        };
         let report = match &page {
             PqPage::DictionaryPage {
                 buf,
@@ -340,7 +405,7 @@ fn decode_ours(
                     num_values: *num_values,
                     encoding: encoding_of(*encoding).map_err(what)?,
                 };
-                catch("qpl-rs", || decoder.decode_page(&page, &mut data))?
+                decode(page)?
             }
             PqPage::DataPage {
                 buf,
@@ -365,7 +430,7 @@ fn decode_ours(
                     def_level_encoding: encoding_of(*def_level_encoding).map_err(what)?,
                     rep_level_encoding: encoding_of(*rep_level_encoding).map_err(what)?,
                 };
-                catch("qpl-rs", || decoder.decode_page(&page, &mut data))?
+                decode(page)?
             }
             PqPage::DataPageV2 {
                 buf,
@@ -389,7 +454,7 @@ fn decode_ours(
                     def_levels_byte_len: *def_levels_byte_len,
                     rep_levels_byte_len: *rep_levels_byte_len,
                 };
-                catch("qpl-rs", || decoder.decode_page(&page, &mut data))?
+                decode(page)?
             }
         };
         let report = report.map_err(|e| what(e.to_string()))?;

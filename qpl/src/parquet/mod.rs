@@ -57,7 +57,10 @@
 use std::fmt;
 
 use crate::{Error, Executor, Operation, Path, Route, Stage, StatusKind, Stream};
+use compressed::Section;
+pub use compressed::{Codec, CompressedPage, InflateRoute, PageCompression};
 
+pub mod compressed;
 pub mod query;
 #[cfg(test)]
 mod tests;
@@ -387,6 +390,9 @@ pub struct PageReport {
     /// DELTA_*, BYTE_STREAM_SPLIT, a dictionary page: the CPU codecs decode them) or there are
     /// none.
     pub values_path: Option<Path>,
+    /// For a compressed page ([`ChunkDecoder::decode_compressed_page`]): where it was
+    /// inflated (in the values' job, or on the CPU first); `None` for an uncompressed page.
+    pub inflate: Option<InflateRoute>,
 }
 
 impl PageReport {
@@ -551,6 +557,9 @@ pub struct ChunkDecoder {
     stream: Vec<u8>,
     /// Levels, indices or booleans as the codecs produce them, one batch at a time.
     scratch: Vec<u32>,
+    /// GZIP pages: decode in one decompress-enabled job where the encoding allows it (by
+    /// default where jobs run on the accelerator; see [`ChunkDecoder::with_one_job`]).
+    one_job: bool,
 }
 
 impl ChunkDecoder {
@@ -565,7 +574,12 @@ impl ChunkDecoder {
     pub fn with_executor(column: Column, executor: Executor) -> ChunkDecoder {
         // A route that fails (a path not available here) is a job route: the first page then
         // reports the executor's error, which says why.
-        let use_jobs = !matches!(executor.route(Operation::Extract), Ok(Route::Fallback));
+        let route = executor.route(Operation::Extract);
+        let use_jobs = !matches!(route, Ok(Route::Fallback));
+        // Inflate-and-decode in one job is the accelerator's strength; on the CPU (the fallback,
+        // and QPL's software path, which runs the fallback first, DZ10) inflating first and
+        // decoding with the fused codecs is faster (docs/decompress.md, DZP7).
+        let one_job = matches!(route, Ok(Route::Hardware));
         ChunkDecoder {
             column,
             executor,
@@ -574,6 +588,7 @@ impl ChunkDecoder {
             dictionary_max_len: 0,
             stream: Vec::new(),
             scratch: Vec::new(),
+            one_job,
         }
     }
 
@@ -614,6 +629,19 @@ impl ChunkDecoder {
         page: &Page<'_>,
         out: &mut ColumnData,
     ) -> Result<PageReport, PageError> {
+        self.check_page_prelude(out)?;
+        let before = (out.def_levels.len(), out.rep_levels.len(), out.values.len());
+        let result = self.decode_page_parts(page, out);
+        if result.is_err() {
+            out.def_levels.truncate(before.0);
+            out.rep_levels.truncate(before.1);
+            out.values.truncate(before.2);
+        }
+        result
+    }
+
+    /// The checks before any page: the output fits the column, and the kernel tier can run.
+    fn check_page_prelude(&self, out: &ColumnData) -> Result<(), PageError> {
         self.check_column(out)?;
         // The codecs run this process's kernel tier; one forced by QPL_FALLBACK_KERNELS that
         // cannot run here fails every page, as it fails every job, instead of the page being
@@ -632,14 +660,7 @@ impl ChunkDecoder {
                 }),
             });
         }
-        let before = (out.def_levels.len(), out.rep_levels.len(), out.values.len());
-        let result = self.decode_page_parts(page, out);
-        if result.is_err() {
-            out.def_levels.truncate(before.0);
-            out.rep_levels.truncate(before.1);
-            out.values.truncate(before.2);
-        }
-        result
+        Ok(())
     }
 
     fn decode_page_parts(
@@ -675,7 +696,8 @@ impl ChunkDecoder {
                     def_level_encoding,
                     num_values,
                 )?;
-                self.decode_data_page(rep, def, rest, num_values, None, encoding, out)
+                let values = Section::Plain(rest);
+                self.decode_data_page(rep, def, values, num_values, None, encoding, out)
             }
             Page::V2 {
                 buf,
@@ -684,37 +706,63 @@ impl ChunkDecoder {
                 encoding,
                 def_levels_byte_len,
                 rep_levels_byte_len,
-            } => {
-                let rep_len = rep_levels_byte_len as usize;
-                let def_len = def_levels_byte_len as usize;
-                if rep_len.saturating_add(def_len) > buf.len() {
-                    return Err(PageError::invalid(
-                        PagePart::Page,
-                        None,
-                        format!(
-                            "rep_levels_byte_len {rep_len} + def_levels_byte_len {def_len} \
-                             pass the page's {} bytes",
-                            buf.len()
-                        ),
-                    ));
-                }
-                let (rep, rest) = buf.split_at(rep_len);
-                let (def, values) = rest.split_at(def_len);
-                let rep = v2_levels(
-                    PagePart::RepLevels,
-                    rep,
-                    self.column.max_rep_level,
-                    "rep_levels_byte_len",
-                )?;
-                let def = v2_levels(
-                    PagePart::DefLevels,
-                    def,
-                    self.column.max_def_level,
-                    "def_levels_byte_len",
-                )?;
-                self.decode_data_page(rep, def, values, num_values, Some(num_nulls), encoding, out)
-            }
+            } => self.decode_v2(
+                buf,
+                num_values,
+                num_nulls,
+                encoding,
+                (def_levels_byte_len, rep_levels_byte_len),
+                None,
+                out,
+            ),
         }
+    }
+
+    /// A v2 page: its levels, then its values section, uncompressed (`gzip` `None`) or a
+    /// gzip stream (`Some(expected inflated size)`).
+    #[allow(clippy::too_many_arguments)]
+    fn decode_v2(
+        &mut self,
+        buf: &[u8],
+        num_values: u32,
+        num_nulls: u32,
+        encoding: Encoding,
+        (def_levels_byte_len, rep_levels_byte_len): (u32, u32),
+        gzip: Option<Option<u32>>,
+        out: &mut ColumnData,
+    ) -> Result<PageReport, PageError> {
+        let rep_len = rep_levels_byte_len as usize;
+        let def_len = def_levels_byte_len as usize;
+        if rep_len.saturating_add(def_len) > buf.len() {
+            return Err(PageError::invalid(
+                PagePart::Page,
+                None,
+                format!(
+                    "rep_levels_byte_len {rep_len} + def_levels_byte_len {def_len} \
+                     pass the page's {} bytes",
+                    buf.len()
+                ),
+            ));
+        }
+        let (rep, rest) = buf.split_at(rep_len);
+        let (def, values) = rest.split_at(def_len);
+        let rep = v2_levels(
+            PagePart::RepLevels,
+            rep,
+            self.column.max_rep_level,
+            "rep_levels_byte_len",
+        )?;
+        let def = v2_levels(
+            PagePart::DefLevels,
+            def,
+            self.column.max_def_level,
+            "def_levels_byte_len",
+        )?;
+        let values = match gzip {
+            None => Section::Plain(values),
+            Some(expected) => Section::Gzip(values, expected),
+        };
+        self.decode_data_page(rep, def, values, num_values, Some(num_nulls), encoding, out)
     }
 
     fn check_column(&self, out: &ColumnData) -> Result<(), PageError> {
@@ -824,7 +872,7 @@ impl ChunkDecoder {
         &mut self,
         rep: Option<(Encoding, &[u8])>,
         def: Option<(Encoding, &[u8])>,
-        values: &[u8],
+        values: Section<'_>,
         num_values: u32,
         num_nulls: Option<u32>,
         encoding: Encoding,
@@ -892,13 +940,15 @@ impl ChunkDecoder {
                 ));
             }
         }
-        let values_path = values::decode_values(self, encoding, values, present, &mut out.values)?;
+        let (values_path, inflate) =
+            self.decode_section(encoding, values, present, &mut out.values)?;
         Ok(PageReport {
             levels: n,
             values: present,
             def_levels_path,
             rep_levels_path,
             values_path,
+            inflate,
         })
     }
 
@@ -992,6 +1042,7 @@ impl ChunkDecoder {
             def_levels_path: None,
             rep_levels_path: None,
             values_path: None,
+            inflate: None,
         })
     }
 }

@@ -80,6 +80,15 @@
 //! The result is a [`ColumnData`] of the selected rows: their definition levels (when the
 //! column has them) and their non-null values.
 //!
+//! ## GZIP pages
+//!
+//! A chunk given with its pages as stored ([`ColumnChunk::with_compression`]): a predicate on a
+//! dictionary-encoded GZIP page whose values section is the whole compressed stream (a v2
+//! page; a v1 page of a required column) runs its check and its scans as decompress-enabled
+//! scan jobs (inflate and scan in one pass, on the accelerator when there is one); other
+//! pages are decoded by [`ChunkDecoder::decode_compressed_page`]. A gather inflates the
+//! compressed pages on the CPU first, then gathers as above.
+//!
 //! ## Repeated columns
 //!
 //! Not supported, for predicates nor gathers: a row of a list column has several values, so
@@ -92,15 +101,15 @@ use std::fmt;
 use qpl_fallback::parquet::{dictionary, FixedWidth, Int96};
 
 use super::{
-    codec_decides, v2_levels, ChunkDecoder, Column, ColumnData, Encoding, Page, PageError,
-    PagePart, PhysicalType, Values,
+    codec_decides, compressed, v2_levels, ChunkDecoder, Codec, Column, ColumnData, CompressedPage,
+    Encoding, Page, PageCompression, PageError, PagePart, PhysicalType, Values,
 };
 use crate::{Bitmap, BitmapRef, Comparison, Error, Executor, Path, Stream};
 
 #[cfg(feature = "parquet")]
 mod from_parquet;
 #[cfg(feature = "parquet")]
-pub use from_parquet::{column_of, page_of, ChunkPages};
+pub use from_parquet::{column_of, compression_of, page_of, stored_page_reader, ChunkPages};
 
 /// Scans per dictionary page at most; a set of matching ids that needs more (scattered ids)
 /// is answered by decoding the page and comparing (one decode costs less than many scans).
@@ -219,7 +228,9 @@ impl<T: PartialOrd> Typed<T> {
 }
 
 /// One column chunk: its name (for errors), its [`Column`] and its pages in order (the
-/// dictionary page first, if any), uncompressed.
+/// dictionary page first, if any), uncompressed, or as stored with their [`PageCompression`]
+/// ([`ColumnChunk::with_compression`]: GZIP pages are filtered in one decompress job where the
+/// encoding allows it).
 #[derive(Clone, Debug)]
 pub struct ColumnChunk<'a> {
     /// The column's name (its dotted path), named in errors.
@@ -228,6 +239,8 @@ pub struct ColumnChunk<'a> {
     pub column: Column,
     /// The pages.
     pub pages: Vec<Page<'a>>,
+    /// How each page is compressed (one per page; empty: none is).
+    pub compression: Vec<PageCompression>,
 }
 
 impl<'a> ColumnChunk<'a> {
@@ -237,7 +250,29 @@ impl<'a> ColumnChunk<'a> {
             name: name.into(),
             column,
             pages,
+            compression: Vec::new(),
         }
+    }
+
+    /// The same chunk whose pages are stored as `compression` says (one per page).
+    pub fn with_compression(mut self, compression: Vec<PageCompression>) -> ColumnChunk<'a> {
+        self.compression = compression;
+        self
+    }
+
+    /// Page `i` as stored.
+    fn stored(&self, i: usize) -> CompressedPage<'a> {
+        CompressedPage {
+            page: self.pages[i],
+            compression: self.compression.get(i).copied().unwrap_or_default(),
+        }
+    }
+
+    /// Whether a page is compressed.
+    fn is_compressed(&self) -> bool {
+        self.compression
+            .iter()
+            .any(|c| c.codec != Codec::Uncompressed)
     }
 
     fn error(&self, page: Option<usize>, kind: QueryErrorKind) -> QueryError {
@@ -550,10 +585,24 @@ fn value_mask(rows: BitmapRef<'_>, levels: &[i16], max_def: i16) -> Bitmap {
 }
 
 /// Evaluates `predicate` on `chunk` (see the module docs): one bit per row of the chunk.
+/// GZIP pages are scanned in decompress-enabled jobs where the executor's jobs run on the
+/// accelerator, else inflated on the CPU first (as [`ChunkDecoder::with_one_job`] decides);
+/// [`filter_with_one_job`] chooses.
 pub fn filter(
     chunk: &ColumnChunk<'_>,
     predicate: &Predicate,
     executor: &Executor,
+) -> Result<Filtered, QueryError> {
+    filter_with_one_job(chunk, predicate, executor, None)
+}
+
+/// [`filter`], with GZIP dictionary pages scanned in decompress-enabled jobs (`Some(true)`),
+/// inflated on the CPU first (`Some(false)`), or as [`filter`] decides (`None`).
+pub fn filter_with_one_job(
+    chunk: &ColumnChunk<'_>,
+    predicate: &Predicate,
+    executor: &Executor,
+    one_job: Option<bool>,
 ) -> Result<Filtered, QueryError> {
     chunk.check_flat()?;
     let Some(expected) = scalar_type(chunk.column.physical_type) else {
@@ -579,6 +628,10 @@ pub fn filter(
     let column = chunk.column;
     let max_def = column.max_def_level;
     let mut decoder = ChunkDecoder::with_executor(column, executor.clone());
+    if let Some(one_job) = one_job {
+        decoder = decoder.with_one_job(one_job);
+    }
+    let one_job = decoder.one_job;
     let mut data = ColumnData::new(&column);
     let mut levels = Vec::new();
     // The plan for the chunk's dictionary ids, and the dictionary's length.
@@ -592,11 +645,37 @@ pub fn filter(
         decoded_pages: 0,
         path: Path::Fallback,
     };
+    let limit = executor.config().max_output_bytes as u64;
     for (i, page) in chunk.pages.iter().enumerate() {
         let page_error = |e| chunk.error(Some(i), QueryErrorKind::Page(e));
+        let mut stored = chunk.stored(i);
+        // A GZIP data page whose values section is the whole compressed stream (v2; v1 of a
+        // required column) is scanned in one decompress job (`one_job`); a v1 page with levels
+        // in front, or any page when not `one_job`, is inflated here, then answered as an
+        // uncompressed page.
+        let inflated;
+        let page = if stored.compression.codec == Codec::Gzip
+            && page.encoding().is_dictionary()
+            && (!one_job || (matches!(page, Page::V1 { .. }) && max_def > 0))
+        {
+            inflated = stored
+                .inflate(limit)
+                .map_err(page_error)?
+                .unwrap_or_default();
+            stored = CompressedPage {
+                page: page.with_buf(&inflated),
+                compression: PageCompression::NONE,
+            };
+            &stored.page
+        } else {
+            page
+        };
+        let gzip = stored.compression.codec == Codec::Gzip;
         if let Page::Dictionary { .. } = page {
             data.clear();
-            decoder.decode_page(page, &mut data).map_err(page_error)?;
+            decoder
+                .decode_compressed_page(&stored, &mut data)
+                .map_err(page_error)?;
             let dictionary = decoder.dictionary().ok_or_else(|| {
                 chunk.error(
                     Some(i),
@@ -614,8 +693,12 @@ pub fn filter(
         if page.encoding().is_dictionary() {
             if let Some((plan, len)) = plan.as_ref().filter(|(p, _)| *p != IdPlan::Decode) {
                 let split = split_page(&mut decoder, page, &mut levels).map_err(page_error)?;
-                let answer = answer_from_indices(executor, &split, plan, *len, &mut out)
-                    .map_err(|e| chunk.error(Some(i), QueryErrorKind::Job(e)))?;
+                let answer = if gzip {
+                    answer_from_gzip_indices(executor, &split, plan, *len, &mut out)
+                } else {
+                    answer_from_indices(executor, &split, plan, *len, &mut out)
+                }
+                .map_err(|e| chunk.error(Some(i), QueryErrorKind::Job(e)))?;
                 match answer {
                     IndexAnswer::Values(answer) => {
                         out.index_pages += 1;
@@ -627,7 +710,7 @@ pub fn filter(
                         // The codec names the index; decoding the page reports it.
                         data.clear();
                         let past = QueryErrorKind::Invalid(what);
-                        return Err(match decoder.decode_page(page, &mut data) {
+                        return Err(match decoder.decode_compressed_page(&stored, &mut data) {
                             Err(e) => page_error(e),
                             Ok(_) => chunk.error(Some(i), past),
                         });
@@ -636,7 +719,9 @@ pub fn filter(
             }
         }
         data.clear();
-        decoder.decode_page(page, &mut data).map_err(page_error)?;
+        decoder
+            .decode_compressed_page(&stored, &mut data)
+            .map_err(page_error)?;
         out.decoded_pages += 1;
         let answer = predicate.matches(&data.values).unwrap_or_default();
         spread(&mut out.rows, &data.def_levels, max_def, answer.view());
@@ -703,6 +788,81 @@ fn answer_from_indices(
             Some(bits) => IndexAnswer::Values(bits),
             None => IndexAnswer::Decode,
         },
+        IdPlan::Decode => IndexAnswer::Decode,
+    })
+}
+
+/// [`answer_from_indices`] for a GZIP-compressed indices stream, in decompress-enabled scan
+/// jobs (inflate and scan in one pass): the bit width is the stream's first inflated byte;
+/// one check `Ge(len)` runs on every page (it also shows that the stream holds the page's
+/// values, which the run headers show for an uncompressed stream), then the plan's scans.
+/// What the check cannot see: an RLE run whose value is wider than the bit width but inside
+/// the dictionary is compared as it is (D5), where the codec refuses it.
+fn answer_from_gzip_indices(
+    executor: &Executor,
+    split: &Split<'_>,
+    plan: &IdPlan,
+    len: u32,
+    out: &mut Filtered,
+) -> Result<IndexAnswer, Error> {
+    if split.present == 0 {
+        return Ok(IndexAnswer::Values(Bitmap::new()));
+    }
+    let Ok(n) = u32::try_from(split.present) else {
+        return Ok(IndexAnswer::Decode);
+    };
+    let Some(width) = compressed::indices_width(split.values) else {
+        return Ok(IndexAnswer::Decode);
+    };
+    let scan = |comparison, out: &mut Filtered| match compressed::scan_job(
+        executor,
+        split.values,
+        width,
+        n,
+        comparison,
+    ) {
+        Ok((bits, output)) => {
+            if output.path != Path::Fallback {
+                out.path = output.path;
+            }
+            Ok(Some((bits, output)))
+        }
+        // Data the job refused, or QPL software's false inflate errors on valid streams
+        // (DZ13): the page is decoded instead.
+        Err(e) if codec_decides(&e) || e.stage == crate::Stage::Run => Ok(None),
+        Err(e) => Err(e),
+    };
+    let Some((past, _)) = scan(Comparison::Ge(len), out)? else {
+        return Ok(IndexAnswer::Decode);
+    };
+    out.checks += 1;
+    // From the bits (a D8 retry's aggregates count the values past the page's).
+    let count = past.count_ones();
+    if count > 0 {
+        let position = past.iter().position(|b| b).unwrap_or(0);
+        return Ok(IndexAnswer::PastDictionary(format!(
+            "{count} dictionary indices are past the dictionary's {len} entries, the first \
+             at value {position} of the page"
+        )));
+    }
+    Ok(match plan {
+        IdPlan::None => IndexAnswer::Values(Bitmap::repeat(false, split.present)),
+        IdPlan::All => IndexAnswer::Values(Bitmap::repeat(true, split.present)),
+        IdPlan::Scans(scans) => {
+            let mut answer: Option<Bitmap> = None;
+            for &comparison in scans {
+                let Some((bits, _)) = scan(comparison, out)? else {
+                    return Ok(IndexAnswer::Decode);
+                };
+                out.scans += 1;
+                match answer.as_mut() {
+                    None => answer = Some(bits),
+                    Some(answer) => answer.or_assign(bits.view()),
+                }
+            }
+            out.scanned_pages += 1;
+            answer.map_or(IndexAnswer::Decode, IndexAnswer::Values)
+        }
         IdPlan::Decode => IndexAnswer::Decode,
     })
 }
@@ -800,6 +960,26 @@ pub fn gather(
     executor: &Executor,
 ) -> Result<ColumnData, QueryError> {
     chunk.check_flat()?;
+    if chunk.is_compressed() {
+        // Pages inflated on the CPU, then gathered as uncompressed pages.
+        let limit = executor.config().max_output_bytes as u64;
+        let bodies = (0..chunk.pages.len())
+            .map(|i| {
+                chunk
+                    .stored(i)
+                    .inflate(limit)
+                    .map_err(|e| chunk.error(Some(i), QueryErrorKind::Page(e)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let pages = chunk
+            .pages
+            .iter()
+            .zip(&bodies)
+            .map(|(page, body)| body.as_deref().map_or(*page, |b| page.with_buf(b)))
+            .collect();
+        let plain = ColumnChunk::new(chunk.name.clone(), chunk.column, pages);
+        return gather(&plain, rows, executor);
+    }
     let column = chunk.column;
     let max_def = column.max_def_level;
     let mut decoder = ChunkDecoder::with_executor(column, executor.clone());

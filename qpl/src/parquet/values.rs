@@ -90,18 +90,7 @@ pub(super) fn decode_values(
     }
     let column = decoder.column;
     let limit = decoder.executor.config().max_output_bytes as u64;
-    let bytes = (n as u64).saturating_mul(value_size(column.physical_type));
-    if bytes > limit {
-        return Err(PageError::invalid(
-            part,
-            Some(encoding),
-            format!(
-                "{n} values of {} would take {bytes} bytes, above this executor's limit of \
-                 {limit} (Config::max_output_bytes)",
-                column.physical_type.name()
-            ),
-        ));
-    }
+    check_values_size(decoder, encoding, n)?;
     let codec = |e| PageError::codec(part, encoding, e);
     let unsupported = || {
         PageError::unsupported(
@@ -190,6 +179,30 @@ pub(super) fn decode_values(
         }
         Encoding::BitPacked => Err(unsupported()),
     }
+}
+
+/// Refuses `n` values of the column's type whose memory would pass the executor's
+/// `max_output_bytes`, before anything of their number is allocated.
+pub(super) fn check_values_size(
+    decoder: &ChunkDecoder,
+    encoding: Encoding,
+    n: usize,
+) -> Result<(), PageError> {
+    let column = decoder.column;
+    let limit = decoder.executor.config().max_output_bytes as u64;
+    let bytes = (n as u64).saturating_mul(value_size(column.physical_type));
+    if bytes > limit {
+        return Err(PageError::invalid(
+            PagePart::Values,
+            Some(encoding),
+            format!(
+                "{n} values of {} would take {bytes} bytes, above this executor's limit of \
+                 {limit} (Config::max_output_bytes)",
+                column.physical_type.name()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// DELTA_BINARY_PACKED integers: the header's count is checked against `n` first.
@@ -301,7 +314,7 @@ fn drain_dictionary<T: FixedWidth>(
 
 /// Refuses a gather of byte arrays whose bytes would pass `limit` (indices past the dictionary
 /// count nothing here; the gather reports them).
-fn check_gather_bytes(
+pub(super) fn check_gather_bytes(
     dictionary: &ByteArrays,
     indices: &[u32],
     limit: u64,
@@ -329,7 +342,11 @@ fn check_gather_bytes(
 }
 
 /// Appends `dictionary[index]` for each index to `out` (nothing on error).
-fn gather_into(dictionary: &Values, indices: &[u32], out: &mut Values) -> Result<(), ParquetError> {
+pub(super) fn gather_into(
+    dictionary: &Values,
+    indices: &[u32],
+    out: &mut Values,
+) -> Result<(), ParquetError> {
     fn fixed<T: FixedWidth>(
         d: &[T],
         indices: &[u32],

@@ -2,13 +2,17 @@
 //! from a row group, as the [`ColumnChunk`] [`filter`](super::filter) and
 //! [`gather`](super::gather) take.
 
-use parquet::basic::Type as PqType;
-use parquet::column::page::Page as CratePage;
-use parquet::file::reader::RowGroupReader;
+use std::sync::Arc;
+
+use parquet::basic::{Compression, Type as PqType};
+use parquet::column::page::{Page as CratePage, PageReader};
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::reader::{ChunkReader, RowGroupReader};
+use parquet::file::serialized_reader::SerializedPageReader;
 use parquet::schema::types::ColumnDescriptor;
 
 use super::{ColumnChunk, QueryError, QueryErrorKind};
-use crate::parquet::{Column, Encoding, Page, PhysicalType};
+use crate::parquet::{Codec, Column, Encoding, Page, PageCompression, PhysicalType};
 
 /// A column chunk's pages as the `parquet` crate read them (decompressed), with the column's
 /// name and [`Column`].
@@ -20,6 +24,9 @@ pub struct ChunkPages {
     pub column: Column,
     /// The pages in order.
     pub pages: Vec<CratePage>,
+    /// How each page is stored (empty: all decompressed, as [`ChunkPages::read`] gives them;
+    /// [`ChunkPages::read_stored`] keeps GZIP pages compressed).
+    pub compression: Vec<PageCompression>,
 }
 
 impl ChunkPages {
@@ -72,6 +79,61 @@ impl ChunkPages {
             name: descr.path().string(),
             column,
             pages,
+            compression: Vec::new(),
+        })
+    }
+
+    /// Reads the chunk of the column called `name` from row group `row_group` of the file
+    /// `reader` holds (whose footer is `metadata`), keeping GZIP pages as they are stored
+    /// (see [`stored_page_reader`]): [`filter`](super::filter) then scans them in
+    /// decompress-enabled jobs. A chunk of another codec is decompressed by the `parquet`
+    /// crate's reader, as [`ChunkPages::read`] does.
+    pub fn read_stored<R: ChunkReader + 'static>(
+        reader: Arc<R>,
+        metadata: &ParquetMetaData,
+        row_group: usize,
+        name: &str,
+    ) -> Result<ChunkPages, QueryError> {
+        let error = |page, message: String| QueryError {
+            column: name.to_string(),
+            page,
+            kind: QueryErrorKind::Invalid(message),
+        };
+        let group = metadata
+            .row_groups()
+            .get(row_group)
+            .ok_or_else(|| error(None, format!("the file has no row group {row_group}")))?;
+        let schema = group.schema_descr();
+        let index = (0..schema.num_columns())
+            .find(|&i| schema.column(i).path().string() == name)
+            .or_else(|| {
+                let top: Vec<usize> = (0..schema.num_columns())
+                    .filter(|&i| schema.column(i).path().parts()[0] == name)
+                    .collect();
+                (top.len() == 1).then(|| top[0])
+            })
+            .ok_or_else(|| error(None, "no such column, or the name fits several".into()))?;
+        let descr = schema.column(index);
+        let column = column_of(&descr).map_err(|m| error(None, m))?;
+        let (mut pages_reader, codec) =
+            stored_page_reader(reader, metadata, row_group, index).map_err(|m| error(None, m))?;
+        let mut pages = Vec::new();
+        let mut compression = Vec::new();
+        loop {
+            match pages_reader.get_next_page() {
+                Ok(Some(page)) => {
+                    compression.push(compression_of(&page, codec));
+                    pages.push(page);
+                }
+                Ok(None) => break,
+                Err(e) => return Err(error(Some(pages.len()), e.to_string())),
+            }
+        }
+        Ok(ChunkPages {
+            name: descr.path().string(),
+            column,
+            pages,
+            compression,
         })
     }
 
@@ -90,7 +152,8 @@ impl ChunkPages {
                 })
             })
             .collect::<Result<_, _>>()?;
-        Ok(ColumnChunk::new(self.name.clone(), self.column, pages))
+        Ok(ColumnChunk::new(self.name.clone(), self.column, pages)
+            .with_compression(self.compression.clone()))
     }
 }
 
@@ -170,4 +233,61 @@ pub fn page_of(page: &CratePage) -> Result<Page<'_>, String> {
             rep_levels_byte_len: *rep_levels_byte_len,
         },
     })
+}
+
+/// A page reader over column `column` of row group `row_group` that yields GZIP pages as they
+/// are stored (not inflated), with the chunk's [`Codec`]; other codecs are decompressed by the
+/// `parquet` crate (their pages come out uncompressed: [`Codec::Uncompressed`]).
+///
+/// The `parquet` crate (60) decompresses in its page reader and keeps its page header type
+/// private; its reader decompresses only when the chunk's metadata names a codec, so the
+/// chunk is read with the same metadata marked UNCOMPRESSED: the pages and their header fields
+/// come out as stored (a v2 page's `is_compressed` too). What is lost is the header's
+/// `uncompressed_page_size` (not in the crate's `Page`): [`PageCompression::uncompressed_size`]
+/// stays `None`, and the inflation is bounded by `max_output_bytes`. Encrypted chunks are not
+/// read this way (an error of the crate's reader).
+pub fn stored_page_reader<R: ChunkReader + 'static>(
+    reader: Arc<R>,
+    metadata: &ParquetMetaData,
+    row_group: usize,
+    column: usize,
+) -> Result<(Box<dyn PageReader>, Codec), String> {
+    let group = metadata
+        .row_groups()
+        .get(row_group)
+        .ok_or_else(|| format!("the file has no row group {row_group}"))?;
+    let chunk = group
+        .columns()
+        .get(column)
+        .ok_or_else(|| format!("row group {row_group} has no column {column}"))?;
+    let rows = usize::try_from(group.num_rows()).map_err(|e| e.to_string())?;
+    let (meta, codec) = match chunk.compression() {
+        Compression::GZIP(_) => (
+            chunk
+                .clone()
+                .into_builder()
+                .set_compression(Compression::UNCOMPRESSED)
+                .build()
+                .map_err(|e| e.to_string())?,
+            Codec::Gzip,
+        ),
+        _ => (chunk.clone(), Codec::Uncompressed),
+    };
+    let pages = SerializedPageReader::new(reader, &meta, rows, None).map_err(|e| e.to_string())?;
+    Ok((Box::new(pages), codec))
+}
+
+/// How a page from [`stored_page_reader`] of a chunk of `codec` is stored: a v2 page whose
+/// header says `is_compressed = false` is not compressed.
+pub fn compression_of(page: &CratePage, codec: Codec) -> PageCompression {
+    match page {
+        CratePage::DataPageV2 {
+            is_compressed: false,
+            ..
+        } => PageCompression::NONE,
+        _ => PageCompression {
+            codec,
+            uncompressed_size: None,
+        },
+    }
 }
