@@ -13,7 +13,8 @@
 //! per-lane count aligns it. Elements that start late in a byte and are over 25 bits wide
 //! need a fifth byte: a second shuffle gives the lane the next 4 bytes, shifted the other way
 //! and OR-ed in. The shuffles and counts depend only on the width and order, so they are
-//! tables built at compile time.
+//! tables built at compile time. LSB-first widths 8, 16 and 32 into `u32` arrays (also a
+//! Parquet bit-packed run's) are whole bytes: `vpmovzxbd`/`vpmovzxwd` or a copy.
 
 use std::arch::x86_64::*;
 
@@ -250,6 +251,14 @@ pub(super) unsafe fn unpack<const AGGREGATE: bool>(
     count: usize,
     out: *mut u8,
 ) -> MinMaxSum {
+    let w = width.get() as usize;
+    if !AGGREGATE && !big_endian && w.is_power_of_two() && w >= 8 && src.len() >= count * w / 8 {
+        // Whole bytes (also a Parquet bit-packed run's): widening moves or a copy.
+        // SAFETY: AVX2 (the caller's guarantee); `src` holds the `count · w / 8` bytes read
+        // and `out` is valid for the `count · 4` bytes written.
+        unsafe { widen(w, src.as_ptr(), count, out) };
+        return MinMaxSum::NONE;
+    }
     let (p, groups) = plan_and_groups(width, big_endian, src, count);
     // SAFETY: AVX2 is enabled by the caller's guarantee; `groups` groups read inside `src`
     // and write the first 32·groups ≤ 4·count bytes of `out`.
@@ -275,6 +284,46 @@ pub(super) unsafe fn unpack<const AGGREGATE: bool>(
         done += len;
     }
     aggregates
+}
+
+/// Writes the `count` little-endian elements of `w` (8, 16 or 32) bits at `src` as `u32`s
+/// from `out`: `vpmovzxbd`/`vpmovzxwd` 8 elements a step, or one copy.
+///
+/// # Safety
+/// The CPU supports AVX2; `src` is valid for `count · w / 8` byte reads and `out` for
+/// `count · 4` byte writes, and they do not overlap.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn widen(w: usize, src: *const u8, count: usize, out: *mut u8) {
+    if w == 32 {
+        // SAFETY: the caller's guarantee: `4 · count` bytes each, not overlapping.
+        unsafe { std::ptr::copy_nonoverlapping(src, out, 4 * count) };
+        return;
+    }
+    let steps = count / 8;
+    for i in 0..steps {
+        // SAFETY: step i reads `w` bytes (8 elements) from `src + i · w` and writes 32 bytes
+        // from `out + 32 · i`, inside the `count` elements of each.
+        unsafe {
+            let x = if w == 8 {
+                _mm256_cvtepu8_epi32(_mm_loadl_epi64(src.add(8 * i).cast()))
+            } else {
+                _mm256_cvtepu16_epi32(_mm_loadu_si128(src.add(16 * i).cast()))
+            };
+            _mm256_storeu_si256(out.add(32 * i).cast(), x);
+        }
+    }
+    for i in 8 * steps..count {
+        // SAFETY: element i's `w / 8` bytes and its 4 output bytes, inside the `count`.
+        unsafe {
+            let v = if w == 8 {
+                u32::from(*src.add(i))
+            } else {
+                u32::from(u16::from_le_bytes(src.add(2 * i).cast::<[u8; 2]>().read()))
+            };
+            out.add(4 * i).cast::<[u8; 4]>().write(v.to_le_bytes());
+        }
+    }
 }
 
 /// The AVX2 kernel of [`super::hybrid_to_le_bytes`] (same contract): [`runs::hybrid_walk`]

@@ -6,7 +6,11 @@
 //! `W` occupy exactly `W` bytes in both orders, so a stream is a sequence of `W`-byte groups.
 //! Each kernel decodes whole groups with constant offsets and shifts (the compiler unrolls the
 //! eight lanes), and handles a short tail through a zero-padded copy, so no read ever leaves
-//! the caller's slice.
+//! the caller's slice. Into little-endian `u32` arrays ([`unpack_to_le_bytes`]), widths 1, 2
+//! and 4 copy each source byte's elements from a table, widths 3 and 5 each pair of
+//! elements, widths 8 and 16 widen and width 32 copies: LLVM vectorises none of the
+//! shift-and-mask forms for SSE2 (neither lanes of one group with per-lane shifts nor groups
+//! in lanes with a transpose; checked in the assembly), so the general kernel is scalar.
 
 use super::{expand_words, BitWidth, Compare, MinMaxSum};
 
@@ -54,16 +58,157 @@ fn decode_group<const W: usize, const BE: bool>(window: &[u8]) -> [u32; 8] {
 fn unpack_groups<const W: usize, const BE: bool>(
     src: &[u8],
     groups: usize,
+    put: impl FnMut(usize, [u32; 8]),
+) {
+    unpack_groups_from::<W, BE>(src, 0, groups, put)
+}
+
+/// [`unpack_groups`] of groups `first..groups` only.
+#[inline(always)]
+fn unpack_groups_from<const W: usize, const BE: bool>(
+    src: &[u8],
+    first: usize,
+    groups: usize,
     mut put: impl FnMut(usize, [u32; 8]),
 ) {
     // Groups g with g·W + W + 8 ≤ src.len().
     let direct = (src.len().saturating_sub(8) / W).min(groups);
-    for g in 0..direct {
+    for g in first..direct {
         put(g, decode_group::<W, BE>(&src[g * W..g * W + W + 8]));
     }
-    for g in direct..groups {
+    for g in direct.max(first)..groups {
         put(g, padded_group::<W, BE>(src, g));
     }
+}
+
+/// The elements of every byte value for the widths that divide 8, LSB-first (index 0) and
+/// MSB-first (index 1), as the little-endian bytes of their `u32`s: byte b's `8 / W`
+/// elements are `w{W}[order][b]`. 8 + 4 + 2 KiB, built at compile time.
+struct ByteTables {
+    w1: [[[u8; 32]; 256]; 2],
+    w2: [[[u8; 16]; 256]; 2],
+    w4: [[[u8; 8]; 256]; 2],
+}
+
+/// The elements of `W` bits in `byte`, element j as the little-endian bytes 4j..4j + 4.
+const fn byte_elements<const N: usize>(width: usize, big_endian: bool, byte: usize) -> [u8; N] {
+    let mut out = [0u8; N];
+    let mut j = 0;
+    while j < N / 4 {
+        let shift = if big_endian {
+            8 - (j + 1) * width
+        } else {
+            j * width
+        };
+        out[4 * j] = ((byte >> shift) & ((1 << width) - 1)) as u8;
+        j += 1;
+    }
+    out
+}
+
+static BYTE_TABLES: ByteTables = {
+    let mut t = ByteTables {
+        w1: [[[0; 32]; 256]; 2],
+        w2: [[[0; 16]; 256]; 2],
+        w4: [[[0; 8]; 256]; 2],
+    };
+    let mut order = 0;
+    while order < 2 {
+        let mut b = 0;
+        while b < 256 {
+            t.w1[order][b] = byte_elements::<32>(1, order == 1, b);
+            t.w2[order][b] = byte_elements::<16>(2, order == 1, b);
+            t.w4[order][b] = byte_elements::<8>(4, order == 1, b);
+            b += 1;
+        }
+        order += 1;
+    }
+    t
+};
+
+/// The two elements of every value of 2·W bits for widths 3 and 5, LSB-first (index 0)
+/// and MSB-first (index 1), as the little-endian bytes of two `u32`s: the first element is
+/// the index's low W bits (LSB-first) or its high W bits (MSB-first). 1 + 16 KiB, built
+/// at compile time.
+struct PairTables {
+    w3: [[[u8; 8]; 64]; 2],
+    w5: [[[u8; 8]; 1024]; 2],
+}
+
+/// The pair of elements of `width` bits in the 2·`width` bits of `index`.
+const fn pair_elements(width: usize, big_endian: bool, index: usize) -> [u8; 8] {
+    let mask = (1 << width) - 1;
+    let (low, high) = (index & mask, (index >> width) & mask);
+    let (first, second) = if big_endian { (high, low) } else { (low, high) };
+    [first as u8, 0, 0, 0, second as u8, 0, 0, 0]
+}
+
+static PAIR_TABLES: PairTables = {
+    let mut t = PairTables {
+        w3: [[[0; 8]; 64]; 2],
+        w5: [[[0; 8]; 1024]; 2],
+    };
+    let mut order = 0;
+    while order < 2 {
+        let mut i = 0;
+        while i < 1024 {
+            if i < 64 {
+                t.w3[order][i] = pair_elements(3, order == 1, i);
+            }
+            t.w5[order][i] = pair_elements(5, order == 1, i);
+            i += 1;
+        }
+        order += 1;
+    }
+    t
+};
+
+/// Decodes whole groups of 8 elements of `W` bits (3 or 5; `N` = 2^(2·W)) from the start of
+/// `src` into `out` (little-endian `u32`s) while a group's 8-byte load stays inside `src`,
+/// each pair of elements one 8-byte copy from `table`, and returns how many groups: per
+/// pair a shift, an and, a load and a store, where decoding element by element costs a
+/// shift, an and and a store per element.
+#[inline(always)]
+fn unpack_by_pairs<const W: usize, const BE: bool, const N: usize>(
+    src: &[u8],
+    out: &mut [u8],
+    table: &[[u8; 8]; N],
+) -> usize {
+    let (groups, _) = out.as_chunks_mut::<32>();
+    // Group g reads bytes g·W .. g·W + 8.
+    let direct = match src.len().checked_sub(8) {
+        Some(spare) => (spare / W + 1).min(groups.len()),
+        None => 0,
+    };
+    for (g, group) in groups[..direct].iter_mut().enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&src[g * W..g * W + 8]);
+        let x = if BE {
+            u64::from_be_bytes(word)
+        } else {
+            u64::from_le_bytes(word)
+        };
+        for (k, o) in group.as_chunks_mut::<8>().0.iter_mut().enumerate() {
+            let shift = if BE { 64 - (2 * k + 2) * W } else { 2 * k * W };
+            *o = table[(x >> shift) as usize & (N - 1)];
+        }
+    }
+    direct
+}
+
+/// Decodes the elements of the whole source bytes that `out` (little-endian `u32`s) has
+/// room for, each byte's `N / 4` elements copied from `table` (one load of the byte, one
+/// `N`-byte copy: vector moves on every target), and returns how many groups of 8
+/// elements that is.
+#[inline(always)]
+fn unpack_by_bytes<const N: usize>(src: &[u8], out: &mut [u8], table: &[[u8; N]; 256]) -> usize {
+    let (chunks, _) = out.as_chunks_mut::<N>();
+    let bytes = chunks.len().min(src.len());
+    for (o, &b) in chunks[..bytes].iter_mut().zip(src) {
+        *o = table[usize::from(b)];
+    }
+    // Whole groups (of 32 bytes of `out`) only: the caller decodes the rest.
+    bytes * N / 32
 }
 
 /// Group `g` of the elements packed at `W` bits from the start of `src`, the bytes past the
@@ -136,6 +281,33 @@ fn unpack_le_width<const W: usize, const BE: bool, const AGGREGATE: bool>(
         }
         return MinMaxSum::NONE;
     }
+    if !AGGREGATE && W == 32 && src.len() >= count * 4 {
+        // Whole words: a copy (LSB-first; also a Parquet bit-packed run's) or a byte swap,
+        // which LLVM vectorises.
+        let (to, from) = (&mut out[..count * 4], &src[..count * 4]);
+        if BE {
+            let (to, from) = (to.as_chunks_mut::<4>().0, from.as_chunks::<4>().0);
+            for (o, &w) in to.iter_mut().zip(from) {
+                *o = u32::from_be_bytes(w).to_le_bytes();
+            }
+        } else {
+            to.copy_from_slice(from);
+        }
+        return MinMaxSum::NONE;
+    }
+    // Widths that divide 8: whole source bytes through a table, the rest below.
+    let first = {
+        let (to, order) = (&mut out[..count * 4], usize::from(BE));
+        match W {
+            _ if AGGREGATE => 0,
+            1 => unpack_by_bytes(src, to, &BYTE_TABLES.w1[order]),
+            2 => unpack_by_bytes(src, to, &BYTE_TABLES.w2[order]),
+            4 => unpack_by_bytes(src, to, &BYTE_TABLES.w4[order]),
+            3 => unpack_by_pairs::<W, BE, 64>(src, to, &PAIR_TABLES.w3[order]),
+            5 => unpack_by_pairs::<W, BE, 1024>(src, to, &PAIR_TABLES.w5[order]),
+            _ => 0,
+        }
+    };
     let (groups, rest) = out[..count * 4].as_chunks_mut::<32>();
     let whole = groups.len();
     let (mut min, mut max, mut sum) = ([u32::MAX; 8], [0u32; 8], [0u32; 8]);
@@ -148,7 +320,7 @@ fn unpack_le_width<const W: usize, const BE: bool, const AGGREGATE: bool>(
             }
         }
     };
-    unpack_groups::<W, BE>(src, whole, |g, values| {
+    unpack_groups_from::<W, BE>(src, first, whole, |g, values| {
         for (o, v) in groups[g].as_chunks_mut::<4>().0.iter_mut().zip(values) {
             *o = v.to_le_bytes();
         }

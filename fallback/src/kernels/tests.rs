@@ -748,3 +748,74 @@ fn simd_kernels_match_the_portable_kernel_for_every_width_and_order() {
         }
     }
 }
+
+/// Every tier: the portable kernel's table, pair-table and copy paths (widths 1, 2, 4, 3,
+/// 5, 32) and its general one, against the element-by-element decoder, with and without
+/// bytes after the elements and with and without aggregates.
+#[test]
+fn portable_unpacking_to_le_bytes_matches_the_element_decoder() {
+    let src = noise(32 * 300 / 8 + 40, 5);
+    for width in 1..=32u32 {
+        let w = BitWidth::new(width).unwrap();
+        for be in [false, true] {
+            let mut expected = vec![0u32; 300];
+            portable::unpack(w, be, &src, &mut expected);
+            for count in [0usize, 1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 130, 257, 300] {
+                let bytes = (count * width as usize).div_ceil(8);
+                for src in [&src[..bytes], &src[..]] {
+                    for aggregate in [false, true] {
+                        let mut out = vec![0xA5u8; 4 * count + 5];
+                        let got = portable::unpack_to_le_bytes(
+                            w,
+                            be,
+                            src,
+                            &mut out[..4 * count],
+                            aggregate,
+                        );
+                        let values: Vec<u32> = out[..4 * count]
+                            .chunks_exact(4)
+                            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                            .collect();
+                        let what = format!("w{width} be{be} n{count} src{}", src.len());
+                        assert_eq!(values, expected[..count], "{what}");
+                        assert_eq!(got, aggregates_if(aggregate, &expected[..count]), "{what}");
+                        assert_eq!(out[4 * count..], [0xA5; 5], "{what}: wrote past");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The RLE fill of the portable and AVX2 hybrid walks: at every alignment of its output and
+/// every length, the copies up to `len`, then only bytes that further copies would hold,
+/// and nothing past the room it was handed (exactly `len` bytes when short of room).
+#[test]
+fn rle_fills_store_copies_and_nothing_past_their_room() {
+    let mut buffer = vec![0u8; 600];
+    for at in 0..64 {
+        for len in (0..=300).step_by(4) {
+            for room in [len, len + 4, len + 30, len + 31, len + 32] {
+                buffer.fill(0xA5);
+                portable::fill_le(0x0403_0201, &mut buffer[at..at + room], len);
+                let to = &buffer[at..];
+                assert!(
+                    to[..len].chunks_exact(4).all(|c| c == [1, 2, 3, 4]),
+                    "at{at} len{len} room{room}"
+                );
+                for (i, &b) in to[len..room].iter().enumerate() {
+                    let copy = [1, 2, 3, 4][(len + i) % 4];
+                    assert!(
+                        b == 0xA5 || b == copy,
+                        "at{at} len{len} room{room}: byte {i}"
+                    );
+                }
+                assert!(
+                    to[room..].iter().all(|&b| b == 0xA5),
+                    "at{at} len{len}: past"
+                );
+                assert!(buffer[..at].iter().all(|&b| b == 0xA5), "at{at}: before");
+            }
+        }
+    }
+}
