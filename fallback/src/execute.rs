@@ -24,7 +24,8 @@ const MAX_DROP_BYTES: u32 = 65535;
 /// `QPL_FLAG_GZIP_MODE`, a zlib one with `QPL_FLAG_ZLIB_MODE`), inflated and then run as the
 /// same job on the inflated bytes (`docs/decompress.md`). That job allocates: the inflated
 /// bytes the operation consumes (never more than the operation can read, and never more than
-/// the stream really inflates to) and a 32 KiB scratch buffer for the checksums.
+/// the stream really inflates to) and a 32 KiB scratch buffer for the checksums. Each thread
+/// keeps its inflater and (up to 4 MiB of) its inflate buffer for its next such job.
 pub fn execute(
     job: &Job,
     src1: &[u8],
@@ -91,9 +92,6 @@ fn execute_inflated(
         drop + (needed * u64::from(job.src1_bit_width)).div_ceil(8)
     };
     let limit = usize::try_from(consumed.min(ratio_bound)).unwrap_or(usize::MAX);
-    let inflated = crate::inflate::inflate_source(job, src1, limit, |data| {
-        parquet && parquet_prefix_holds(data, drop, needed)
-    })?;
     let plain = Job {
         flags: Flags(
             (job.flags.0
@@ -104,9 +102,17 @@ fn execute_inflated(
         ),
         ..*job
     };
-    let mut completion = execute(&plain, &inflated.data, src2, dst)?;
-    (completion.crc, completion.xor_checksum) = inflated.checksums.unwrap_or((0, 0));
-    Ok(completion)
+    crate::inflate::with_inflated_source(
+        job,
+        src1,
+        limit,
+        |data| parquet && parquet_prefix_holds(data, drop, needed),
+        |inflated| {
+            let mut completion = execute(&plain, inflated.data, src2, dst)?;
+            (completion.crc, completion.xor_checksum) = inflated.checksums.unwrap_or((0, 0));
+            Ok(completion)
+        },
+    )
 }
 
 /// Whether inflated Parquet bytes `data` (bit-width byte, dropped bytes, runs) already hold

@@ -6,6 +6,14 @@
 //! sources `drop_initial_bytes` + ⌈n·width/8⌉, for Parquet RLE up to the run that completes the
 //! n-th value. The rest of the stream is inflated through a fixed scratch buffer only when the
 //! job reports checksums (they cover the whole inflated page, DZ4), and never held.
+//!
+//! Each thread keeps its zlib-rs inflater (about 40 KiB: state and window) and its inflate
+//! buffer from one job to the next, so a job on a small page (a Parquet data page holds a
+//! few thousand values) pays neither an allocation nor the zero-filling of its buffer: a
+//! page of 4096 one-byte indices inflates to 4 KiB, under a tenth of what a new buffer's
+//! first step cleared. The buffer is kept only up to [`KEPT_BUFFER`] bytes.
+
+use std::cell::RefCell;
 
 use zlib_rs::{Inflate, InflateError, InflateFlush, Status as ZStatus};
 
@@ -25,12 +33,30 @@ const FIRST_STEP: usize = 64 * 1024;
 /// Scratch for the part of the stream only the checksums read.
 const SCRATCH: usize = 32 * 1024;
 
+/// The largest inflate buffer a thread keeps for its next job: larger ones (pages of
+/// millions of values) are freed after their job, as the memory of one job is bounded
+/// (DZ9) and should not stay held by an idle thread.
+const KEPT_BUFFER: usize = 4 << 20;
+
+/// A thread's inflater and buffer, reused by its next decompress job.
+#[derive(Default)]
+struct Reused {
+    inflate: Option<Inflate>,
+    /// Initialised bytes (zeros, or an earlier job's data): the job inflates into them
+    /// without clearing them first.
+    buffer: Vec<u8>,
+}
+
+thread_local! {
+    static REUSED: RefCell<Reused> = RefCell::default();
+}
+
 /// The inflated prefix of source-1 a job needs, and the checksums of the whole page.
 #[derive(Debug)]
-pub(crate) struct Inflated {
+pub(crate) struct Inflated<'a> {
     /// The first inflated bytes: at least what the operation consumes, when the stream has
     /// them.
-    pub(crate) data: Vec<u8>,
+    pub(crate) data: &'a [u8],
     /// `(crc, xor_checksum)` of every inflated byte of the stream, when the job reports them.
     pub(crate) checksums: Option<(u32, u32)>,
 }
@@ -116,7 +142,7 @@ fn data_error(message: Option<&str>) -> Status {
 
 /// Streaming inflate over source-1.
 struct Stream<'a> {
-    inflate: Inflate,
+    inflate: &'a mut Inflate,
     input: &'a [u8],
     /// The final block has ended: nothing more comes (bytes after it are ignored, DZ5).
     ended: bool,
@@ -131,9 +157,12 @@ impl Stream<'_> {
         let mut written = 0;
         while written < out.len() && !self.ended {
             let (before_in, before_out) = (self.inflate.total_in(), self.inflate.total_out());
+            // `Finish`: a stream that ends within this call is not copied into the
+            // inflater's window (zlib's rule), which a small page would otherwise pay for
+            // every byte; a stream that does not continues exactly as with `NoFlush`.
             let result =
                 self.inflate
-                    .decompress(self.input, &mut out[written..], InflateFlush::NoFlush);
+                    .decompress(self.input, &mut out[written..], InflateFlush::Finish);
             let used = (self.inflate.total_in() - before_in) as usize;
             let made = (self.inflate.total_out() - before_out) as usize;
             self.input = &self.input[used.min(self.input.len())..];
@@ -158,36 +187,81 @@ impl Stream<'_> {
     }
 }
 
-/// Inflates source-1 of a decompress-enabled `job`: keeps the first inflated bytes until
-/// `enough(data)` says the operation has all it consumes (or `limit` bytes are held, or the
-/// stream ends), then, unless checksums are omitted, runs the rest of the stream through the
-/// checksums. `limit` bounds the allocation: no more than `limit` bytes plus one step.
-pub(crate) fn inflate_source(
+/// Inflates source-1 of a decompress-enabled `job` and calls `then` with the result: keeps
+/// the first inflated bytes until `enough(data)` says the operation has all it consumes (or
+/// `limit` bytes are held, or the stream ends), then, unless checksums are omitted, runs the
+/// rest of the stream through the checksums. `limit` bounds the allocation: no more than
+/// `limit` bytes plus one step. The thread's inflater and buffer are reused (and a call from
+/// within `then` gets fresh ones).
+pub(crate) fn with_inflated_source<T>(
     job: &Job,
     src1: &[u8],
     limit: usize,
-    mut enough: impl FnMut(&[u8]) -> bool,
-) -> Result<Inflated, Status> {
+    enough: impl FnMut(&[u8]) -> bool,
+    then: impl FnOnce(Inflated<'_>) -> Result<T, Status>,
+) -> Result<T, Status> {
     let start = header_len(job.flags, src1)?;
+    let mut reused = REUSED.with(|r| r.take());
+    let mut inflate = match reused.inflate.take() {
+        Some(mut inflate) => {
+            inflate.reset(false);
+            inflate
+        }
+        None => Inflate::new(false, 15),
+    };
+    let result = inflate_source(
+        job,
+        &src1[start..],
+        limit,
+        enough,
+        &mut inflate,
+        &mut reused,
+    )
+    .and_then(|(len, checksums)| {
+        then(Inflated {
+            data: &reused.buffer[..len],
+            checksums,
+        })
+    });
+    reused.inflate = Some(inflate);
+    if reused.buffer.len() > KEPT_BUFFER {
+        reused.buffer = Vec::new();
+    }
+    REUSED.with(|r| r.replace(reused));
+    result
+}
+
+/// [`with_inflated_source`]'s work on the deflate data `input`: returns the bytes held at
+/// the start of `reused.buffer` and the checksums.
+fn inflate_source(
+    job: &Job,
+    input: &[u8],
+    limit: usize,
+    mut enough: impl FnMut(&[u8]) -> bool,
+    inflate: &mut Inflate,
+    reused: &mut Reused,
+) -> Result<(usize, Option<(u32, u32)>), Status> {
     let mut stream = Stream {
-        inflate: Inflate::new(false, 15),
-        input: &src1[start..],
+        inflate,
+        input,
         ended: false,
         cut: false,
     };
     let checksummed = !job.flags.contains(Flags::OMIT_CHECKSUMS);
     let mut digest = checksummed.then(|| Digest::new(job.flags.contains(Flags::CRC32C)));
-    let mut data: Vec<u8> = Vec::new();
-    while !stream.ended && data.len() < limit && !enough(&data) {
-        let step = data.len().max(FIRST_STEP).min(limit - data.len());
-        let held = data.len();
-        data.resize(held + step, 0);
-        let made = stream.fill(&mut data[held..])?;
-        data.truncate(held + made);
+    let data = &mut reused.buffer;
+    let mut held = 0;
+    while !stream.ended && held < limit && !enough(&data[..held]) {
+        let step = held.max(FIRST_STEP).min(limit - held);
+        if data.len() < held + step {
+            // Zeros only past what an earlier job initialised.
+            data.resize(held + step, 0);
+        }
+        held += stream.fill(&mut data[held..held + step])?;
     }
     let checksums = match digest.as_mut() {
         Some(d) => {
-            d.update(&data);
+            d.update(&data[..held]);
             let mut scratch = vec![0u8; SCRATCH];
             while !stream.ended {
                 let made = stream.fill(&mut scratch)?;
@@ -201,7 +275,7 @@ pub(crate) fn inflate_source(
         }
         None => None,
     };
-    Ok(Inflated { data, checksums })
+    Ok((held, checksums))
 }
 
 /// CRC and XOR over bytes arriving in pieces of any length.
@@ -264,6 +338,45 @@ mod tests {
                     "cut {cut}"
                 );
             }
+        }
+    }
+
+    /// A thread's reused buffer still holds an earlier job's inflated bytes: a later job whose
+    /// stream is cut short must not read them as its own (nor an earlier job's Parquet page
+    /// complete a shorter one's), whatever order the jobs come in.
+    #[test]
+    fn a_reused_buffer_never_lends_an_earlier_jobs_bytes() {
+        use std::io::Write;
+        let deflate = |data: &[u8]| {
+            let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        };
+        let page: Vec<u8> = (0..100_000u32).map(|i| (i * 31 + i / 7) as u8).collect();
+        let whole = deflate(&page);
+        let cut = &whole[..whole.len() / 2];
+        let job = |n: u32| Job {
+            operation: crate::Operation::Extract,
+            src1_bit_width: 8,
+            num_input_elements: n,
+            param_low: 0,
+            param_high: n - 1,
+            flags: Flags::DECOMPRESS_ENABLE | Flags::OMIT_CHECKSUMS,
+            ..Job::default()
+        };
+        let mut dst = vec![0u8; page.len()];
+        for _ in 0..2 {
+            let done = crate::execute(&job(100_000), &whole, None, &mut dst).unwrap();
+            assert_eq!((done.total_out, &dst[..]), (100_000, &page[..]));
+            assert_eq!(
+                crate::execute(&job(100_000), cut, None, &mut dst),
+                Err(Status::SRC_IS_SHORT_ERR)
+            );
+            let small = deflate(&page[..10]);
+            assert_eq!(
+                crate::execute(&job(11), &small, None, &mut dst),
+                Err(Status::SRC_IS_SHORT_ERR)
+            );
         }
     }
 

@@ -16,6 +16,11 @@
 //! The Parquet encodings' groups (`parquet/<case>`, from `benches/parquet.rs`) follow in a
 //! second table: one row per case, in the suite's order; the columns fallback, arrow_rs and
 //! memory in billions of values per second, then fallback/arrow_rs and fallback/memory.
+//!
+//! The decompress suite's groups (`decompress_extract/<case>`, `decompress_scan/<case>`, from
+//! `benches/decompress.rs`) follow in a third table: one row per (group, bit width); the
+//! columns fallback, qpl_sw, iaa, inflate_then_arrow_rs and zlib_rs_then_arrow_rs, then
+//! fallback/inflate_then_arrow_rs, fallback/zlib_rs_then_arrow_rs and fallback/qpl_sw.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -54,6 +59,24 @@ const PARQUET_PREFIX: &str = "parquet/";
 const PARQUET_IDS: [&str; 3] = ["fallback", "arrow_rs", "memory"];
 const PARQUET_RATIOS: [(&str, &str); 2] = [("fallback", "arrow_rs"), ("fallback", "memory")];
 
+/// The group-name prefix of the decompress suite's groups.
+const DECOMPRESS_PREFIX: &str = "decompress_";
+
+/// Columns of the decompress table (the first three always shown, the others when
+/// measured), and its ratio columns (numerator, denominator), shown when both were measured.
+const DECOMPRESS_IDS: [&str; 5] = [
+    "fallback",
+    "qpl_sw",
+    "iaa",
+    "inflate_then_arrow_rs",
+    "zlib_rs_then_arrow_rs",
+];
+const DECOMPRESS_RATIOS: [(&str, &str); 3] = [
+    ("fallback", "inflate_then_arrow_rs"),
+    ("fallback", "zlib_rs_then_arrow_rs"),
+    ("fallback", "qpl_sw"),
+];
+
 /// One measurement: billions of values per second at the median time.
 struct Measurement {
     group: String,
@@ -71,7 +94,8 @@ Usage: bench-table [CRITERION_DIR]
 Prints the results of `cargo bench -p qpl-benches` as a markdown table: one row per (group, bit
 width), one column per function id in billions of values per second, then the ratios
 fallback/qpl_sw, fallback/arrow_rs, fallback/memory and fallback+checks/qpl_sw+checks (above 1:
-the fallback is faster). CRITERION_DIR defaults to $CARGO_TARGET_DIR/criterion, else the
+the fallback is faster). The parquet/<case> groups and the decompress_* groups follow in
+tables of their own. CRITERION_DIR defaults to $CARGO_TARGET_DIR/criterion, else the
 workspace's target/criterion.";
 
 fn main() -> ExitCode {
@@ -117,18 +141,23 @@ fn main() -> ExitCode {
             sizes.join(", ")
         );
     }
+    let (decompress, measurements): (Vec<Measurement>, Vec<Measurement>) = measurements
+        .into_iter()
+        .partition(|m| m.group.starts_with(DECOMPRESS_PREFIX));
     let (parquet, analytics): (Vec<Measurement>, Vec<Measurement>) = measurements
         .into_iter()
         .partition(|m| m.group.starts_with(PARQUET_PREFIX));
+    let mut tables = Vec::new();
     if !analytics.is_empty() {
-        print!("{}", table(&analytics));
+        tables.push(table(&analytics));
     }
     if !parquet.is_empty() {
-        if !analytics.is_empty() {
-            println!();
-        }
-        print!("{}", parquet_table(&parquet));
+        tables.push(parquet_table(&parquet));
     }
+    if !decompress.is_empty() {
+        tables.push(decompress_table(&decompress));
+    }
+    print!("{}", tables.join("\n"));
     ExitCode::SUCCESS
 }
 
@@ -303,6 +332,55 @@ fn parquet_table(measurements: &[Measurement]) -> String {
         }));
         cells.extend(
             PARQUET_RATIOS
+                .iter()
+                .map(|(a, b)| match (rates.get(a), rates.get(b)) {
+                    (Some(a), Some(b)) => format!("{:.2}", a / b),
+                    _ => "—".to_owned(),
+                }),
+        );
+        out += &format!("| {} |\n", cells.join(" | "));
+    }
+    out
+}
+
+/// The markdown table of the decompress suite: one row per (group, bit width), groups in
+/// name order (extract before scan, level 1 before level 6), widths numerically.
+fn decompress_table(measurements: &[Measurement]) -> String {
+    let found: BTreeSet<&str> = measurements.iter().map(|m| m.id.as_str()).collect();
+    let ids: Vec<&str> = DECOMPRESS_IDS
+        .iter()
+        .enumerate()
+        .filter(|&(i, id)| i < 3 || found.contains(id))
+        .map(|(_, id)| *id)
+        .collect();
+    let ratios: Vec<(&str, &str)> = DECOMPRESS_RATIOS
+        .iter()
+        .filter(|(a, b)| found.contains(a) && found.contains(b))
+        .copied()
+        .collect();
+    let mut rows: BTreeMap<(&str, u64, &str), BTreeMap<&str, f64>> = BTreeMap::new();
+    for m in measurements {
+        let width = m.param.parse().unwrap_or(u64::MAX);
+        rows.entry((m.group.as_str(), width, m.param.as_str()))
+            .or_default()
+            .insert(m.id.as_str(), m.rate);
+    }
+    let mut header = vec!["group".to_owned(), "width".to_owned()];
+    header.extend(ids.iter().map(|id| id.to_string()));
+    header.extend(ratios.iter().map(|(a, b)| format!("{a}/{b}")));
+    let mut out = format!("| {} |\n", header.join(" | "));
+    let align: Vec<&str> = (0..header.len())
+        .map(|i| if i == 0 { "---" } else { "---:" })
+        .collect();
+    out += &format!("|{}|\n", align.join("|"));
+    for ((group, _, param), rates) in &rows {
+        let mut cells = vec![group.to_string(), param.to_string()];
+        cells.extend(ids.iter().map(|id| match rates.get(id) {
+            Some(rate) => format!("{rate:.3}"),
+            None => "—".to_owned(),
+        }));
+        cells.extend(
+            ratios
                 .iter()
                 .map(|(a, b)| match (rates.get(a), rates.get(b)) {
                     (Some(a), Some(b)) => format!("{:.2}", a / b),
