@@ -54,6 +54,7 @@ fn miniblock_plan(width: BitWidth, src: &[u8], count: usize) -> (&'static Plan, 
 /// packed LSB-first from the start of `src` (which should hold ⌈out.len()/8⌉·width bytes,
 /// and may hold more: the bytes after them let more groups take the vector path), `min`
 /// added to each and prefix-summed onto `acc` into `out`; returns the last sum.
+/// [`delta_block_i32`] of one miniblock.
 ///
 /// # Safety
 /// The CPU supports AVX2 and BMI2.
@@ -66,56 +67,37 @@ pub(in crate::kernels) unsafe fn delta_i32(
     acc: u32,
     out: &mut [i32],
 ) -> u32 {
-    let min_v = _mm256_set1_epi32(min as i32);
-    let mut acc_v = _mm256_set1_epi32(acc as i32);
-    if width.get() == 32 {
-        // The deltas are little-endian words: loaded as they are, nothing to unpack.
-        let groups = (src.len() / 32).min(out.len() / 8);
-        for g in 0..groups {
-            // SAFETY: group g is bytes 32g .. 32g + 32 < src.len() and writes values
-            // 8g .. 8g + 8 of `out`, inside its `out.len()` ≥ 8·groups.
-            unsafe {
-                let deltas = _mm256_loadu_si256(src.as_ptr().add(32 * g).cast());
-                let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
-                _mm256_storeu_si256(out.as_mut_ptr().add(8 * g).cast(), sums);
-                acc_v = next;
-            }
-        }
-        let acc = _mm256_cvtsi256_si32(acc_v) as u32;
-        let rest = src.get(32 * groups..).unwrap_or(&[]);
-        return portable_encodings::delta_i32(32, rest, min, acc, &mut out[8 * groups..]);
-    }
-    let (p, groups) = miniblock_plan(width, src, out.len());
-    // SAFETY: AVX2 is available (the caller's guarantee).
-    let decoder = unsafe { Decoder::new(p) };
-    macro_rules! groups {
-        ($five:literal) => {
-            for g in 0..groups {
-                // SAFETY: `plan_and_groups` counted only groups whose loads stay inside
-                // `src`; group g writes values 8g..8g + 8 of `out`, inside its
-                // `out.len()` ≥ 8·groups.
-                unsafe {
-                    let deltas = decoder.group::<false, $five>(src.as_ptr().add(g * p.width));
-                    let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
-                    _mm256_storeu_si256(out.as_mut_ptr().add(8 * g).cast(), sums);
-                    acc_v = next;
-                }
-            }
-        };
-    }
-    if p.five {
-        groups!(true);
-    } else {
-        groups!(false);
-    }
-    // The groups whose loads would pass the end of `src`, and a partial group.
-    let acc = _mm256_cvtsi256_si32(acc_v) as u32;
-    let rest = src.get(groups * p.width..).unwrap_or(&[]);
-    portable_encodings::delta_i32(width.get(), rest, min, acc, &mut out[8 * groups..])
+    let len = out.len();
+    // SAFETY: AVX2 and BMI2 are available (the caller's guarantee).
+    unsafe { delta_block_i32(&[width.get() as u8], len, src, min, acc, out) }
 }
 
-/// A whole DELTA_BINARY_PACKED INT32 block (`kernels::encodings::delta_block_i32`):
-/// [`delta_i32`] per miniblock, inlined into one loop.
+/// The decoder of the last width a block kernel unpacked, kept while the width repeats
+/// (a block's miniblocks often share one).
+struct Cached {
+    width: u8,
+    decoder: Decoder,
+}
+
+/// The decoder for `p` (of width `width`), from `cache` when it holds that width's.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+fn decoder_for<'c>(cache: &'c mut Option<Cached>, width: u8, p: &Plan) -> &'c Decoder {
+    if cache.as_ref().is_none_or(|c| c.width != width) {
+        // SAFETY: AVX2 is available (this function's target features).
+        let decoder = unsafe { Decoder::new(p) };
+        *cache = Some(Cached { width, decoder });
+    }
+    &cache.as_ref().unwrap().decoder
+}
+
+/// A whole DELTA_BINARY_PACKED INT32 block (`kernels::encodings::delta_block_i32`) in one
+/// loop: the running sum stays in a vector register from miniblock to miniblock, the unpack
+/// plan's registers are kept while the width repeats, width-32 miniblocks are loaded as
+/// words and width-0 ones are arithmetic progressions. Each group of 8 deltas is unpacked
+/// into a register by the AVX2 unpacker's `Decoder` (`avx2.rs`), scanned there
+/// ([`scan8_i32`]) and stored once. The groups whose 16-byte loads would pass the end of
+/// `src` (and a partial group) go to the portable fused kernel.
 ///
 /// # Safety
 /// The CPU supports AVX2 and BMI2.
@@ -125,65 +107,72 @@ pub(in crate::kernels) unsafe fn delta_block_i32(
     per_miniblock: usize,
     src: &[u8],
     min: u32,
-    mut acc: u32,
+    acc: u32,
     out: &mut [i32],
 ) -> u32 {
+    let min_v = _mm256_set1_epi32(min as i32);
+    let mut acc_v = _mm256_set1_epi32(acc as i32);
+    let mut cache = None;
     let mut at = 0;
     for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
         let body = src.get(at..).unwrap_or(&[]);
-        acc = match BitWidth::new(u32::from(width)) {
-            // SAFETY: AVX2 and BMI2 are available (the caller's guarantee).
-            Some(width) => unsafe { delta_i32(width, body, min, acc, chunk) },
-            // Width 0 (the codec has checked every width ≤ 32).
-            None => portable_encodings::progression_i32(min, acc, chunk),
-        };
         at += per_miniblock / 8 * usize::from(width);
-    }
-    acc
-}
-
-/// [`delta_i32`] for INT64 with deltas of ≤ 32 bits (zero-extended, summed in 64 bits).
-///
-/// # Safety
-/// The CPU supports AVX2 and BMI2.
-#[target_feature(enable = "avx2,bmi2")]
-pub(in crate::kernels) unsafe fn delta_u32_i64(
-    width: BitWidth,
-    src: &[u8],
-    min: u64,
-    acc: u64,
-    out: &mut [i64],
-) -> u64 {
-    let (p, groups) = miniblock_plan(width, src, out.len());
-    // SAFETY: AVX2 is available (the caller's guarantee).
-    let decoder = unsafe { Decoder::new(p) };
-    let min_v = _mm256_set1_epi64x(min as i64);
-    let mut acc_v = _mm256_set1_epi64x(acc as i64);
-    macro_rules! groups {
-        ($five:literal) => {
+        let Some(bits) = BitWidth::new(u32::from(width)) else {
+            // Width 0 (the codec has checked every width ≤ 32).
+            let acc = _mm256_cvtsi256_si32(acc_v) as u32;
+            let acc = portable_encodings::progression_i32(min, acc, chunk);
+            acc_v = _mm256_set1_epi32(acc as i32);
+            continue;
+        };
+        let groups = if width == 32 {
+            // The deltas are little-endian words: loaded as they are, nothing to unpack.
+            let groups = (body.len() / 32).min(chunk.len() / 8);
             for g in 0..groups {
-                // SAFETY: as in `delta_i32`; group g writes values 8g..8g + 8 of `out`.
+                // SAFETY: group g is bytes 32g .. 32g + 32 ≤ body.len() and writes values
+                // 8g .. 8g + 8 of `chunk`, inside its length ≥ 8·groups.
                 unsafe {
-                    let deltas = decoder.group::<false, $five>(src.as_ptr().add(g * p.width));
-                    let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(deltas));
-                    let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(deltas));
-                    let (sums, next) = scan4_i64(_mm256_add_epi64(low, min_v), acc_v);
-                    _mm256_storeu_si256(out.as_mut_ptr().add(8 * g).cast(), sums);
-                    let (sums, next) = scan4_i64(_mm256_add_epi64(high, min_v), next);
-                    _mm256_storeu_si256(out.as_mut_ptr().add(8 * g + 4).cast(), sums);
+                    let deltas = _mm256_loadu_si256(body.as_ptr().add(32 * g).cast());
+                    let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
+                    _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
                     acc_v = next;
                 }
             }
+            groups
+        } else {
+            let (p, groups) = miniblock_plan(bits, body, chunk.len());
+            let decoder = decoder_for(&mut cache, width, p);
+            macro_rules! groups {
+                ($five:literal) => {
+                    for g in 0..groups {
+                        // SAFETY: `miniblock_plan` counted only groups whose loads stay
+                        // inside `body`; group g writes values 8g..8g + 8 of `chunk`,
+                        // inside its length ≥ 8·groups.
+                        unsafe {
+                            let deltas =
+                                decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
+                            let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
+                            _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
+                            acc_v = next;
+                        }
+                    }
+                };
+            }
+            if p.five {
+                groups!(true);
+            } else {
+                groups!(false);
+            }
+            groups
         };
+        if 8 * groups < chunk.len() {
+            let acc = _mm256_cvtsi256_si32(acc_v) as u32;
+            let rest = body.get(groups * usize::from(width)..).unwrap_or(&[]);
+            let acc =
+                portable_encodings::delta_i32(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
+            acc_v = _mm256_set1_epi32(acc as i32);
+        }
     }
-    if p.five {
-        groups!(true);
-    } else {
-        groups!(false);
-    }
-    let acc = _mm256_extract_epi64::<0>(acc_v) as u64;
-    let rest = src.get(groups * p.width..).unwrap_or(&[]);
-    portable_encodings::delta_i64(width.get(), rest, min, acc, &mut out[8 * groups..])
+    _mm256_cvtsi256_si32(acc_v) as u32
 }
 
 /// Scans 4 64-bit lanes (each already `min + delta`) onto `acc_v` (the running sum in every
@@ -199,9 +188,8 @@ fn scan4_i64(mut x: __m256i, acc_v: __m256i) -> (__m256i, __m256i) {
     (_mm256_add_epi64(x, acc_v), _mm256_add_epi64(acc_v, total))
 }
 
-/// DELTA_BINARY_PACKED INT64 (`kernels::encodings::delta_i64`): widths 1..=32 by
-/// [`delta_u32_i64`], 33..=64 by the portable fused kernels (8 values a group, unpacked with
-/// unaligned 8-byte loads into registers and summed there), compiled here with AVX2 and BMI2.
+/// DELTA_BINARY_PACKED INT64 (`kernels::encodings::delta_i64`): [`delta_block_i64`] of
+/// one miniblock.
 ///
 /// # Safety
 /// The CPU supports AVX2 and BMI2.
@@ -214,16 +202,20 @@ pub(in crate::kernels) unsafe fn delta_i64(
     acc: u64,
     out: &mut [i64],
 ) -> u64 {
-    match BitWidth::new(width) {
-        // SAFETY: AVX2 and BMI2 are available (the caller's guarantee).
-        Some(width) => unsafe { delta_u32_i64(width, src, min, acc, out) },
-        None if width == 0 => portable_encodings::progression_i64(min, acc, out),
-        None => portable_encodings::delta_wide_i64(width, src, min, acc, out),
-    }
+    let Ok(width) = u8::try_from(width) else {
+        return acc;
+    };
+    let len = out.len();
+    // SAFETY: AVX2 and BMI2 are available (the caller's guarantee).
+    unsafe { delta_block_i64(&[width], len, src, min, acc, out) }
 }
 
-/// A whole DELTA_BINARY_PACKED INT64 block (`kernels::encodings::delta_block_i64`):
-/// [`delta_i64`] per miniblock, inlined into one loop.
+/// A whole DELTA_BINARY_PACKED INT64 block (`kernels::encodings::delta_block_i64`) in one
+/// loop, as [`delta_block_i32`]: widths 1..=32 unpacked by the AVX2 unpacker into 8 32-bit
+/// lanes, widened to two vectors of 4 64-bit lanes and scanned there ([`scan4_i64`]); widths
+/// 33..=64 by the portable fused kernels (8 values a group, unpacked with unaligned 8-byte
+/// loads into registers and summed there), compiled here with AVX2 and BMI2; width 0 an
+/// arithmetic progression. A width above 64 (refused by the codec) writes nothing.
 ///
 /// # Safety
 /// The CPU supports AVX2 and BMI2.
@@ -236,12 +228,51 @@ pub(in crate::kernels) unsafe fn delta_block_i64(
     mut acc: u64,
     out: &mut [i64],
 ) -> u64 {
+    let min_v = _mm256_set1_epi64x(min as i64);
+    let mut cache = None;
     let mut at = 0;
     for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
         let body = src.get(at..).unwrap_or(&[]);
-        // SAFETY: AVX2 and BMI2 are available (the caller's guarantee).
-        acc = unsafe { delta_i64(u32::from(width), body, min, acc, chunk) };
         at += per_miniblock / 8 * usize::from(width);
+        let Some(bits) = BitWidth::new(u32::from(width)) else {
+            acc = match width {
+                0 => portable_encodings::progression_i64(min, acc, chunk),
+                _ => portable_encodings::delta_wide_i64(u32::from(width), body, min, acc, chunk),
+            };
+            continue;
+        };
+        let (p, groups) = miniblock_plan(bits, body, chunk.len());
+        let decoder = decoder_for(&mut cache, width, p);
+        let mut acc_v = _mm256_set1_epi64x(acc as i64);
+        macro_rules! groups {
+            ($five:literal) => {
+                for g in 0..groups {
+                    // SAFETY: as in `delta_block_i32`; group g writes values 8g..8g + 8 of
+                    // `chunk`.
+                    unsafe {
+                        let deltas = decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
+                        let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(deltas));
+                        let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(deltas));
+                        let (sums, next) = scan4_i64(_mm256_add_epi64(low, min_v), acc_v);
+                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
+                        let (sums, next) = scan4_i64(_mm256_add_epi64(high, min_v), next);
+                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g + 4).cast(), sums);
+                        acc_v = next;
+                    }
+                }
+            };
+        }
+        if p.five {
+            groups!(true);
+        } else {
+            groups!(false);
+        }
+        acc = _mm256_extract_epi64::<0>(acc_v) as u64;
+        if 8 * groups < chunk.len() {
+            let rest = body.get(groups * p.width..).unwrap_or(&[]);
+            acc =
+                portable_encodings::delta_i64(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
+        }
     }
     acc
 }
