@@ -7,9 +7,12 @@
 //!   vector (the running sum plus the vector's total, broadcast), not one add per value.
 //! - Miniblocks (DELTA_BINARY_PACKED with deltas of ≤ 32 bits): unpacking fused with the
 //!   prefix sum: each group of 8 deltas is unpacked into a register by the AVX2 unpacker's
-//!   `Decoder` (`avx2.rs`), scanned there and stored once, with no buffer in between.
+//!   `Decoder` (`avx2.rs`), scanned there and stored once, with no buffer in between; a
+//!   block's miniblocks in one loop, the running sum in a register throughout. INT64
+//!   deltas of 33..=64 bits: the portable fused kernels, compiled here with AVX2 and BMI2.
 //! - GroupVarInt INT32 ([`group_varint`]): pairs of groups shuffled into place by one
-//!   `vpshufb`, their positions from sizes computed for 64 bytes at a time.
+//!   `vpshufb`, their positions from sizes computed for 64 bytes at a time (the helpers
+//!   shared with the SSSE3 kernel, `kernels::ssse3`).
 //! - Gathers (dictionaries): `vpgatherdd` / `vpgatherdq` of 8 / 4 entries per instruction,
 //!   each index clamped to the dictionary's last entry first, so no index reads outside it.
 
