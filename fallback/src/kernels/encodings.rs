@@ -10,7 +10,7 @@
 
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
-use super::{kernels, BitWidth, Kernels};
+use super::{kernels, Kernels};
 
 /// Whether the chosen tier has the AVX2 encoding kernels.
 #[inline]
@@ -263,7 +263,7 @@ pub(crate) mod portable {
 pub(crate) fn delta_i32(width: u32, src: &[u8], min: u32, acc: u32, out: &mut [i32]) -> u32 {
     #[cfg(target_arch = "x86_64")]
     if avx2_kernels() {
-        if let Some(width) = BitWidth::new(width) {
+        if let Some(width) = super::BitWidth::new(width) {
             // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2 and BMI2.
             return unsafe { avx2::encodings::delta_i32(width, src, min, acc, out) };
         }
@@ -496,6 +496,7 @@ mod tests {
     //! directly, against the portable ones, at every length tail.
 
     use super::*;
+    use crate::kernels::BitWidth;
 
     /// Deterministic pseudo-random words.
     fn words(seed: u64, n: usize) -> Vec<u64> {
