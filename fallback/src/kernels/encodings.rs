@@ -3,13 +3,14 @@
 //! INT32 groups, each a portable kernel here and an AVX2 one in
 //! `avx2::encodings`, chosen by [`kernels`] (so `QPL_FALLBACK_KERNELS` decides, as for every
 //! other kernel). The AVX-512 tier runs the AVX2 kernels: every CPU with AVX-512 has AVX2.
+//! GroupVarInt's portable tier runs the SSSE3 kernel (`ssse3`) on an x86-64 CPU with SSSE3.
 //!
 //! The codecs call only the functions of this module; the portable kernels are the reference
 //! the tests below hold the AVX2 ones to, for every length tail.
 
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
-use super::{kernels, BitWidth, Kernels};
+use super::{kernels, Kernels};
 
 /// Whether the chosen tier has the AVX2 encoding kernels.
 #[inline]
@@ -23,63 +24,6 @@ fn avx2_kernels() -> bool {
 
 /// The portable kernels: plain Rust that LLVM vectorises where it can.
 pub(crate) mod portable {
-    use super::BitWidth;
-
-    /// DELTA_BINARY_PACKED: `out.len()` deltas of `width` bits packed LSB-first from the
-    /// start of `src` (at least ⌈out.len()/8⌉·width bytes), unpacked 64 at a time and
-    /// prefix-summed by [`prefix_sum_i32`] onto `acc`; returns the last sum.
-    #[inline]
-    pub(crate) fn delta_i32(
-        width: BitWidth,
-        src: &[u8],
-        min: u32,
-        acc: u32,
-        out: &mut [i32],
-    ) -> u32 {
-        delta_i32_with(&mut [0; 64], width, src, min, acc, out)
-    }
-
-    /// [`delta_i32`] with the caller's buffer for the unpacked deltas.
-    #[inline]
-    fn delta_i32_with(
-        raw: &mut [u32; 64],
-        width: BitWidth,
-        src: &[u8],
-        min: u32,
-        acc: u32,
-        out: &mut [i32],
-    ) -> u32 {
-        let mut acc = acc;
-        for (k, chunk) in out.chunks_mut(64).enumerate() {
-            let from = src.get(k * 8 * width.get() as usize..).unwrap_or(&[]);
-            crate::kernels::portable::unpack(width, false, from, &mut raw[..chunk.len()]);
-            acc = prefix_sum_i32(&raw[..chunk.len()], min, acc, chunk);
-        }
-        acc
-    }
-
-    /// [`super::delta_block_i32`]: [`delta_i32`] per miniblock.
-    #[inline]
-    pub(crate) fn delta_block_i32(
-        widths: &[u8],
-        per_miniblock: usize,
-        src: &[u8],
-        min: u32,
-        mut acc: u32,
-        out: &mut [i32],
-    ) -> u32 {
-        let mut at = 0;
-        let mut raw = [0; 64];
-        for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
-            let body = src.get(at..).unwrap_or(&[]);
-            acc = match BitWidth::new(u32::from(width)) {
-                Some(width) => delta_i32_with(&mut raw, width, body, min, acc, chunk),
-                None => progression_i32(min, acc, chunk),
-            };
-            at += per_miniblock / 8 * usize::from(width);
-        }
-        acc
-    }
 
     /// A width-0 miniblock: every delta is `min`, an arithmetic progression from `acc`;
     /// returns the last value. Each value is computed from its index (no serial dependency,
@@ -100,89 +44,188 @@ pub(crate) mod portable {
     progression!(progression_i32, u32, i32);
     progression!(progression_i64, u64, i64);
 
-    /// [`delta_i32`] for INT64 with deltas of ≤ 32 bits.
-    #[inline]
-    pub(crate) fn delta_u32_i64(
-        width: BitWidth,
-        src: &[u8],
-        min: u64,
-        acc: u64,
-        out: &mut [i64],
-    ) -> u64 {
-        let mut acc = acc;
-        let mut raw = [0u32; 64];
-        for (k, chunk) in out.chunks_mut(64).enumerate() {
-            let from = src.get(k * 8 * width.get() as usize..).unwrap_or(&[]);
-            crate::kernels::portable::unpack(width, false, from, &mut raw[..chunk.len()]);
-            acc = prefix_sum_u32_i64(&raw[..chunk.len()], min, acc, chunk);
+    /// Value `lane` (0..8) of the group of 8 values of `W` (1..=64) bits packed LSB-first
+    /// at the start of `window`, which holds the group's `W` bytes and 8 more: one unaligned
+    /// 8-byte load at a constant offset, a constant shift and a mask, and for widths over
+    /// 56 bits at some offsets a ninth byte. Everything is a constant once `W` is, so LLVM
+    /// drops the bounds checks and emits no branch.
+    #[inline(always)]
+    fn lane<const W: usize>(window: &[u8], lane: usize) -> u64 {
+        let bit = lane * W;
+        let (byte, shift) = (bit / 8, bit % 8);
+        let word = u64::from_le_bytes(window[byte..byte + 8].try_into().unwrap());
+        let mut value = word >> shift;
+        if shift + W > 64 {
+            // byte < W, so byte + 8 is inside the window's W + 8 bytes.
+            value |= u64::from(window[byte + 8]) << (64 - shift);
         }
-        acc
+        if W == 64 {
+            value
+        } else {
+            value & ((1u64 << W) - 1)
+        }
     }
 
-    /// Prefix sums of `min + raw[i]` onto `acc` into `out` (`min(raw.len(), out.len())`
-    /// values); returns the last sum. Lanes of 4 (one 128-bit vector on SSE2 or NEON, where
-    /// a lane shift is one instruction) are scanned in two shift-and-add steps
-    /// (Hillis–Steele); the running sum is added to the lanes and advanced by their total, so
-    /// the serial dependency is one add per 4 values instead of one per value.
-    #[inline]
-    pub(crate) fn prefix_sum_i32(raw: &[u32], min: u32, mut acc: u32, out: &mut [i32]) -> u32 {
-        let mut raws = raw.chunks_exact(4);
-        let mut outs = out.chunks_exact_mut(4);
-        for (r, o) in (&mut raws).zip(&mut outs) {
-            let x = [
-                r[0].wrapping_add(min),
-                r[1].wrapping_add(min),
-                r[2].wrapping_add(min),
-                r[3].wrapping_add(min),
-            ];
-            let x = [
-                x[0],
-                x[1].wrapping_add(x[0]),
-                x[2].wrapping_add(x[1]),
-                x[3].wrapping_add(x[2]),
-            ];
-            let x = [x[0], x[1], x[2].wrapping_add(x[0]), x[3].wrapping_add(x[1])];
-            o[0] = x[0].wrapping_add(acc) as i32;
-            o[1] = x[1].wrapping_add(acc) as i32;
-            o[2] = x[2].wrapping_add(acc) as i32;
-            o[3] = x[3].wrapping_add(acc) as i32;
-            acc = acc.wrapping_add(x[3]);
-        }
-        for (r, o) in raws.remainder().iter().zip(outs.into_remainder()) {
-            acc = acc.wrapping_add(r.wrapping_add(min));
+    /// The 8 values of the group at the start of `window` (its `W` bytes and 8 more).
+    #[inline(always)]
+    fn group<const W: usize>(window: &[u8]) -> [u64; 8] {
+        let window = &window[..W + 8];
+        std::array::from_fn(|i| lane::<W>(window, i))
+    }
+
+    /// Group `g` of the values packed at `W` bits from the start of `src`, the bytes past
+    /// the end of `src` read as zeros.
+    #[inline(always)]
+    fn padded_group<const W: usize>(src: &[u8], g: usize) -> [u64; 8] {
+        let start = (g * W).min(src.len());
+        let end = (start + W).min(src.len());
+        let mut window = [0u8; 72];
+        window[..end - start].copy_from_slice(&src[start..end]);
+        group::<W>(&window)
+    }
+
+    /// Sums 8 INT32 deltas (`min` added to each) onto `acc` into `out`; returns the last
+    /// sum. Serially: the values come from scalar registers (x86-64's baseline SSE2 has no
+    /// per-lane shift, so LLVM does not vectorise the unpacking), where a scan in lanes
+    /// (Hillis–Steele) costs 5.5 adds a value against 2 here, and the chain of one add a
+    /// value is no longer than the unpacking's throughput.
+    #[inline(always)]
+    fn sum8_i32(d: [u64; 8], min: u32, mut acc: u32, out: &mut [i32; 8]) -> u32 {
+        for (o, &d) in out.iter_mut().zip(&d) {
+            acc = acc.wrapping_add((d as u32).wrapping_add(min));
             *o = acc as i32;
         }
         acc
     }
 
-    /// Prefix sums into INT64: two deltas are added off the dependency chain, then the
-    /// running sum once per pair (the 8-lane scan did not beat this for 64-bit lanes).
-    macro_rules! prefix_sum_pairs {
-        ($name:ident, $raw:ty) => {
-            /// Prefix sums of `min + raw[i]` (zero-extended) onto `acc` into `out`; returns
-            /// the last sum.
-            #[inline]
-            pub(crate) fn $name(raw: &[$raw], min: u64, mut acc: u64, out: &mut [i64]) -> u64 {
-                let mut raws = raw.chunks_exact(2);
-                let mut outs = out.chunks_exact_mut(2);
-                for (r, o) in (&mut raws).zip(&mut outs) {
-                    let first = (r[0] as u64).wrapping_add(min);
-                    let both = (r[1] as u64).wrapping_add(min).wrapping_add(first);
-                    o[0] = acc.wrapping_add(first) as i64;
-                    acc = acc.wrapping_add(both);
-                    o[1] = acc as i64;
+    /// Sums 8 INT64 deltas (`min` added to each) onto `acc` into `out`; returns the last
+    /// sum. Pairs are added off the dependency chain, the running sum once per pair.
+    #[inline(always)]
+    fn sum8_i64(d: [u64; 8], min: u64, mut acc: u64, out: &mut [i64; 8]) -> u64 {
+        for k in 0..4 {
+            let first = d[2 * k].wrapping_add(min);
+            let both = d[2 * k + 1].wrapping_add(min).wrapping_add(first);
+            out[2 * k] = acc.wrapping_add(first) as i64;
+            acc = acc.wrapping_add(both);
+            out[2 * k + 1] = acc as i64;
+        }
+        acc
+    }
+
+    /// The fused miniblock kernels of one width, INT32 and INT64: `out.len()` deltas of `W`
+    /// bits from the start of `src` (values past its end read as 0), unpacked a group of 8
+    /// at a time into registers and summed there with `min` onto `acc`, with no buffer in
+    /// between; they return the last sum. Groups with 8 bytes after them in `src` are read
+    /// in place, the last ones (and a partial group) through a zero-padded copy, so no read
+    /// leaves `src`.
+    macro_rules! fused {
+        ($name:ident, $out:ty, $acc:ty, $sum8:ident) => {
+            #[inline(always)]
+            pub(crate) fn $name<const W: usize>(
+                src: &[u8],
+                min: $acc,
+                mut acc: $acc,
+                out: &mut [$out],
+            ) -> $acc {
+                let (groups, tail) = out.as_chunks_mut::<8>();
+                let whole = groups.len();
+                // Groups g with (g + 1)·W + 8 ≤ src.len().
+                let direct = (src.len().saturating_sub(8) / W).min(whole);
+                let (fast, slow) = groups.split_at_mut(direct);
+                for (g, o) in fast.iter_mut().enumerate() {
+                    acc = $sum8(group::<W>(&src[g * W..]), min, acc, o);
                 }
-                for (r, o) in raws.remainder().iter().zip(outs.into_remainder()) {
-                    acc = acc.wrapping_add((*r as u64).wrapping_add(min));
-                    *o = acc as i64;
+                for (k, o) in slow.iter_mut().enumerate() {
+                    acc = $sum8(padded_group::<W>(src, direct + k), min, acc, o);
+                }
+                if !tail.is_empty() {
+                    let values = padded_group::<W>(src, whole);
+                    for (o, &d) in tail.iter_mut().zip(&values) {
+                        acc = acc.wrapping_add((d as $acc).wrapping_add(min));
+                        *o = acc as $out;
+                    }
                 }
                 acc
             }
         };
     }
 
-    prefix_sum_pairs!(prefix_sum_u32_i64, u32);
-    prefix_sum_pairs!(prefix_sum_u64_i64, u64);
+    fused!(fused_i32, i32, u32, sum8_i32);
+    fused!(fused_i64, i64, u64, sum8_i64);
+
+    /// Calls `$f::<W>($args)` for the runtime width `$width` in `1..=$max` (32 or 64): one
+    /// monomorphised kernel per width; `$zero` for width 0 (and past `$max`, which the
+    /// codec has refused).
+    macro_rules! by_width {
+        ($width:expr, $zero:expr, $f:ident $args:tt, $($w:literal)*) => {
+            match $width {
+                $($w => $f::<$w> $args,)*
+                _ => $zero,
+            }
+        };
+    }
+
+    /// DELTA_BINARY_PACKED INT32: `out.len()` deltas of `width` (0..=32) bits packed
+    /// LSB-first from the start of `src` (at least ⌈out.len()/8⌉·width bytes, values past
+    /// its end read as 0), plus `min`, prefix-summed onto `acc` into `out`; returns the last
+    /// sum. Width 0 is an arithmetic progression.
+    #[inline]
+    pub(crate) fn delta_i32(width: u32, src: &[u8], min: u32, acc: u32, out: &mut [i32]) -> u32 {
+        by_width!(width, progression_i32(min, acc, out), fused_i32(src, min, acc, out),
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+    }
+
+    /// [`delta_i32`] for INT64: widths 0..=64, summed in 64 bits.
+    #[inline]
+    pub(crate) fn delta_i64(width: u32, src: &[u8], min: u64, acc: u64, out: &mut [i64]) -> u64 {
+        by_width!(width, progression_i64(min, acc, out), fused_i64(src, min, acc, out),
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+            33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60
+            61 62 63 64)
+    }
+
+    /// [`delta_i64`] for the widths 33..=64 only (others: `acc`, nothing written), for the
+    /// AVX2 tier, which decodes the narrower ones in vectors.
+    #[inline(always)]
+    pub(crate) fn delta_wide_i64(
+        width: u32,
+        src: &[u8],
+        min: u64,
+        acc: u64,
+        out: &mut [i64],
+    ) -> u64 {
+        by_width!(width, acc, fused_i64(src, min, acc, out),
+            33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60
+            61 62 63 64)
+    }
+
+    /// A whole DELTA_BINARY_PACKED block (`super::delta_block_i32`) with `miniblock` per
+    /// miniblock: miniblock k (`per_miniblock` values, the last one possibly shorter) has
+    /// width `widths[k]` and its body follows the previous one's from the start of `src`.
+    macro_rules! blocks {
+        ($name:ident, $out:ty, $acc:ty, $miniblock:ident) => {
+            #[inline]
+            pub(crate) fn $name(
+                widths: &[u8],
+                per_miniblock: usize,
+                src: &[u8],
+                min: $acc,
+                mut acc: $acc,
+                out: &mut [$out],
+            ) -> $acc {
+                let mut at = 0;
+                for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
+                    let body = src.get(at..).unwrap_or(&[]);
+                    acc = $miniblock(u32::from(width), body, min, acc, chunk);
+                    at += per_miniblock / 8 * usize::from(width);
+                }
+                acc
+            }
+        };
+    }
+
+    blocks!(delta_block_i32, i32, u32, delta_i32);
+    blocks!(delta_block_i64, i64, u64, delta_i64);
 
     /// `out[i] = dictionary[indices[i]]`, every index already checked below
     /// `dictionary.len()` (an index past it is clamped to the last entry, never read out of
@@ -210,17 +253,20 @@ pub(crate) mod portable {
 }
 
 /// DELTA_BINARY_PACKED INT32, a miniblock (or part of one): `out.len()` deltas of `width`
-/// bits packed LSB-first from the start of `src`, each plus `min`, prefix-summed onto `acc`
-/// into `out` (wrapping); returns the last sum. `src` should hold ⌈out.len()/8⌉·width bytes
-/// (values past its end are unspecified, nothing is read outside it) and may hold more: the
-/// AVX2 kernel unpacks a group with 16-byte loads, so the bytes after the deltas let it
-/// decode the last groups in vectors too.
+/// (0..=32; 0 is an arithmetic progression of `min`) bits packed LSB-first from the start
+/// of `src`, each plus `min`, prefix-summed onto `acc` into `out` (wrapping); returns the
+/// last sum. `src` should hold ⌈out.len()/8⌉·width bytes (values past its end are
+/// unspecified, nothing is read outside it) and may hold more: the SIMD kernels unpack a
+/// group with 16-byte loads, so the bytes after the deltas let them decode the last groups
+/// in vectors too. A width above 32 (which the codec refuses) writes nothing.
 #[inline]
-pub(crate) fn delta_i32(width: BitWidth, src: &[u8], min: u32, acc: u32, out: &mut [i32]) -> u32 {
+pub(crate) fn delta_i32(width: u32, src: &[u8], min: u32, acc: u32, out: &mut [i32]) -> u32 {
     #[cfg(target_arch = "x86_64")]
     if avx2_kernels() {
-        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2 and BMI2.
-        return unsafe { avx2::encodings::delta_i32(width, src, min, acc, out) };
+        if let Some(width) = super::BitWidth::new(width) {
+            // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2 and BMI2.
+            return unsafe { avx2::encodings::delta_i32(width, src, min, acc, out) };
+        }
     }
     portable::delta_i32(width, src, min, acc, out)
 }
@@ -249,10 +295,23 @@ pub(crate) fn delta_block_i32(
     portable::delta_block_i32(widths, per_miniblock, src, min, acc, out)
 }
 
-/// [`delta_i32`] for INT64 with deltas of ≤ 32 bits, summed in 64 bits.
+/// [`delta_i32`] for INT64: widths 0..=64, summed in 64 bits (a width above 64 writes
+/// nothing).
 #[inline]
-pub(crate) fn delta_u32_i64(
-    width: BitWidth,
+pub(crate) fn delta_i64(width: u32, src: &[u8], min: u64, acc: u64, out: &mut [i64]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_kernels() {
+        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2 and BMI2.
+        return unsafe { avx2::encodings::delta_i64(width, src, min, acc, out) };
+    }
+    portable::delta_i64(width, src, min, acc, out)
+}
+
+/// [`delta_block_i32`] for INT64 (widths ≤ 64).
+#[inline]
+pub(crate) fn delta_block_i64(
+    widths: &[u8],
+    per_miniblock: usize,
     src: &[u8],
     min: u64,
     acc: u64,
@@ -261,20 +320,11 @@ pub(crate) fn delta_u32_i64(
     #[cfg(target_arch = "x86_64")]
     if avx2_kernels() {
         // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2 and BMI2.
-        return unsafe { avx2::encodings::delta_u32_i64(width, src, min, acc, out) };
+        return unsafe {
+            avx2::encodings::delta_block_i64(widths, per_miniblock, src, min, acc, out)
+        };
     }
-    portable::delta_u32_i64(width, src, min, acc, out)
-}
-
-/// DELTA_BINARY_PACKED INT64 with deltas of 33..=64 bits.
-#[inline]
-pub(crate) fn prefix_sum_u64_i64(raw: &[u64], min: u64, acc: u64, out: &mut [i64]) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if avx2_kernels() {
-        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
-        return unsafe { avx2::encodings::prefix_sum_u64_i64(raw, min, acc, out) };
-    }
-    portable::prefix_sum_u64_i64(raw, min, acc, out)
+    portable::delta_block_i64(widths, per_miniblock, src, min, acc, out)
 }
 
 /// Dictionary decoding of 4-byte values: `out[i] = dictionary[indices[i]]` for
@@ -305,9 +355,9 @@ pub(crate) fn gather_u64(indices: &[u32], dictionary: &[u64], out: &mut [u64]) {
 /// GroupVarInt INT32's tables and fast path: whole groups decoded while each has a full
 /// 16-byte window after its control byte (the codec checks the groups near the data's end).
 pub(crate) mod group_varint {
-    #[cfg(target_arch = "x86_64")]
-    use super::avx2;
     use super::avx2_kernels;
+    #[cfg(target_arch = "x86_64")]
+    use crate::kernels::{avx2, ssse3};
 
     /// Bytes of the INT32 group with control byte `c`, control byte excluded (4..=16).
     pub(crate) const GROUP_DATA_LEN_32: [u8; 256] = {
@@ -424,9 +474,17 @@ pub(crate) mod group_varint {
     #[inline]
     pub(crate) fn decode_fast_32(data: &[u8], pos: usize, out: &mut [i32]) -> (usize, usize) {
         #[cfg(target_arch = "x86_64")]
-        if avx2_kernels() {
-            // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
-            return unsafe { avx2::encodings::group_varint_32(data, pos, out) };
+        {
+            if avx2_kernels() {
+                // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
+                return unsafe { avx2::encodings::group_varint_32(data, pos, out) };
+            }
+            // The portable tier on x86-64: SSSE3's `pshufb` (`kernels::ssse3`), which every
+            // x86-64 CPU since 2006-2011 has (std caches the detection).
+            if std::arch::is_x86_feature_detected!("ssse3") {
+                // SAFETY: the CPU supports SSSE3, just checked.
+                return unsafe { ssse3::group_varint::decode_32(data, pos, out) };
+            }
         }
         decode_fast_portable_32(data, pos, out)
     }
@@ -438,6 +496,7 @@ mod tests {
     //! directly, against the portable ones, at every length tail.
 
     use super::*;
+    use crate::kernels::BitWidth;
 
     /// Deterministic pseudo-random words.
     fn words(seed: u64, n: usize) -> Vec<u64> {
@@ -473,133 +532,154 @@ mod tests {
         all
     }
 
-    #[test]
-    fn fused_miniblocks_match_portable() {
-        type F32 = fn(BitWidth, &[u8], u32, u32, &mut [i32]) -> u32;
-        type F64 = fn(BitWidth, &[u8], u64, u64, &mut [i64]) -> u64;
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: called only when `has_avx2()` (AVX2 and BMI2).
-        let (a32, a64): (F32, F64) = (
-            |w, s, m, a, o| unsafe { avx2::encodings::delta_i32(w, s, m, a, o) },
-            |w, s, m, a, o| unsafe { avx2::encodings::delta_u32_i64(w, s, m, a, o) },
+    /// Value `i` of `width` bits packed LSB-first from the start of `src`, bit by bit, the
+    /// bits past its end read as 0.
+    fn packed_value(src: &[u8], width: u32, i: usize) -> u64 {
+        (0..width as usize).fold(0u64, |v, b| {
+            let k = i * width as usize + b;
+            let bit = src.get(k / 8).map_or(0, |byte| (byte >> (k % 8)) & 1);
+            v | u64::from(bit) << b
+        })
+    }
+
+    /// The serial reference of a miniblock: returns the sums and the last one.
+    fn serial(src: &[u8], width: u32, n: usize, min: u64, acc: u64) -> (Vec<u64>, u64) {
+        let mut sum = acc;
+        let sums = (0..n)
+            .map(|i| {
+                sum = sum.wrapping_add(packed_value(src, width, i).wrapping_add(min));
+                sum
+            })
+            .collect();
+        (sums, sum)
+    }
+
+    type Mini32 = fn(u32, &[u8], u32, u32, &mut [i32]) -> u32;
+    type Mini64 = fn(u32, &[u8], u64, u64, &mut [i64]) -> u64;
+    type Block32 = fn(&[u8], usize, &[u8], u32, u32, &mut [i32]) -> u32;
+    type Block64 = fn(&[u8], usize, &[u8], u64, u64, &mut [i64]) -> u64;
+
+    /// Every implementation of the DELTA kernels: dispatched, portable and (with AVX2) AVX2.
+    fn delta_kernels() -> (Vec<Mini32>, Vec<Mini64>, Vec<Block32>, Vec<Block64>) {
+        let mut all = (
+            vec![delta_i32 as Mini32, portable::delta_i32],
+            vec![delta_i64 as Mini64, portable::delta_i64],
+            vec![delta_block_i32 as Block32, portable::delta_block_i32],
+            vec![delta_block_i64 as Block64, portable::delta_block_i64],
         );
-        #[cfg(not(target_arch = "x86_64"))]
-        let (a32, a64): (F32, F64) = (portable::delta_i32, portable::delta_u32_i64);
-        let bytes: Vec<u8> = words(8, 600).iter().map(|&w| w as u8).collect();
-        for bits in 1..=32 {
-            let width = BitWidth::new(bits).unwrap();
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            all.0.push(|w, s, m, a, o| match BitWidth::new(w) {
+                // SAFETY: pushed only when `has_avx2()` (AVX2 and BMI2).
+                Some(w) => unsafe { avx2::encodings::delta_i32(w, s, m, a, o) },
+                None => portable::delta_i32(w, s, m, a, o),
+            });
+            // SAFETY: pushed only when `has_avx2()` (AVX2 and BMI2).
+            all.1
+                .push(|w, s, m, a, o| unsafe { avx2::encodings::delta_i64(w, s, m, a, o) });
+            // SAFETY: pushed only when `has_avx2()` (AVX2 and BMI2).
+            all.2.push(|w, p, s, m, a, o| unsafe {
+                avx2::encodings::delta_block_i32(w, p, s, m, a, o)
+            });
+            // SAFETY: pushed only when `has_avx2()` (AVX2 and BMI2).
+            all.3.push(|w, p, s, m, a, o| unsafe {
+                avx2::encodings::delta_block_i64(w, p, s, m, a, o)
+            });
+        }
+        all
+    }
+
+    /// Every width 0..=64 (INT32: 0..=32), length tail and min delta extreme (wrapping), with
+    /// the deltas alone and followed by the rest of a page, against the bit-by-bit serial
+    /// reference; nothing written past the values.
+    #[test]
+    fn fused_miniblocks_match_a_bitwise_reference() {
+        let (k32, k64, _, _) = delta_kernels();
+        let bytes: Vec<u8> = words(8, 1200).iter().map(|&w| w as u8).collect();
+        let mins = [(0u64, 0u64), (u64::MAX - 3, 1 << 40), (1 << 63, u64::MAX)];
+        for bits in 0..=64u32 {
             for n in lengths().filter(|&n| n <= 130) {
-                let need = (n.div_ceil(8) * bits as usize).min(bytes.len());
-                // The deltas alone, and followed by more bytes (the rest of a page).
+                let need = n.div_ceil(8) * bits as usize;
                 for src in [&bytes[..need], &bytes[..need + 40]] {
-                    let mut want = vec![0; n];
-                    let last = portable::delta_i32(width, src, 0xFFFF_FFF0, 77, &mut want);
-                    let mut wide = vec![0; n];
-                    let last64 =
-                        portable::delta_u32_i64(width, src, u64::MAX - 3, 1 << 40, &mut wide);
-                    // The portable kernel against unpack-then-sum.
-                    let mut raw = vec![0u32; n];
-                    crate::kernels::portable::unpack(width, false, src, &mut raw);
-                    let mut check = vec![0; n];
-                    portable::prefix_sum_i32(&raw, 0xFFFF_FFF0, 77, &mut check);
-                    assert_eq!(want, check, "width {bits} n {n}");
-                    for f in implementations::<F32>(delta_i32, a32) {
-                        let mut got = vec![5; n + 2];
-                        assert_eq!(f(width, src, 0xFFFF_FFF0, 77, &mut got[..n]), last);
-                        assert_eq!(&got[..n], &want[..], "width {bits} n {n}");
-                        assert_eq!(&got[n..], &[5; 2]);
-                    }
-                    for f in implementations::<F64>(delta_u32_i64, a64) {
-                        let mut got = vec![5; n + 2];
-                        assert_eq!(f(width, src, u64::MAX - 3, 1 << 40, &mut got[..n]), last64);
-                        assert_eq!(&got[..n], &wide[..], "width {bits} n {n}");
-                        assert_eq!(&got[n..], &[5; 2]);
+                    for (min, acc) in mins {
+                        let (want, last) = serial(src, bits, n, min, acc);
+                        for f in &k64 {
+                            let mut got = vec![5; n + 2];
+                            let end = f(bits, src, min, acc, &mut got[..n]);
+                            assert_eq!(end, last, "i64 width {bits} n {n} min {min}");
+                            let got: Vec<u64> = got.iter().map(|&v| v as u64).collect();
+                            assert_eq!(&got[..n], &want[..], "i64 width {bits} n {n}");
+                            assert_eq!(&got[n..], &[5; 2]);
+                        }
+                        if bits > 32 {
+                            continue;
+                        }
+                        let (min, acc) = (min as u32 ^ (min >> 32) as u32, acc as u32);
+                        let (want, last) = serial(src, bits, n, u64::from(min), u64::from(acc));
+                        for f in &k32 {
+                            let mut got = vec![5; n + 2];
+                            let end = f(bits, src, min, acc, &mut got[..n]);
+                            assert_eq!(end, last as u32, "i32 width {bits} n {n} min {min}");
+                            let got: Vec<u32> = got.iter().map(|&v| v as u32).collect();
+                            let want: Vec<u32> = want.iter().map(|&v| v as u32).collect();
+                            assert_eq!(&got[..n], &want[..], "i32 width {bits} n {n}");
+                            assert_eq!(&got[n..], &[5; 2]);
+                        }
                     }
                 }
             }
         }
     }
 
+    /// Whole blocks (every miniblock's width its own, 0 and the maxima among them, the last
+    /// miniblock short) against the miniblock kernels one at a time.
     #[test]
     fn blocks_match_miniblocks() {
-        type F = fn(&[u8], usize, &[u8], u32, u32, &mut [i32]) -> u32;
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: called only when `has_avx2()` (AVX2 and BMI2).
-        let avx2: F =
-            |w, p, s, m, a, o| unsafe { avx2::encodings::delta_block_i32(w, p, s, m, a, o) };
-        #[cfg(not(target_arch = "x86_64"))]
-        let avx2: F = portable::delta_block_i32;
-        let bytes: Vec<u8> = words(11, 2000).iter().map(|&w| w as u8).collect();
+        let (_, _, b32, b64) = delta_kernels();
+        let bytes: Vec<u8> = words(11, 3000).iter().map(|&w| w as u8).collect();
         for widths in [
             [0u8, 0, 0, 0],
             [10, 10, 10, 10],
             [32, 0, 1, 17],
             [5, 31, 26, 3],
+            [64, 0, 33, 17],
+            [1, 63, 32, 57],
+            [64, 64, 64, 64],
         ] {
             for per_miniblock in [8usize, 32, 64] {
                 for n in [0, 1, 8, 31, per_miniblock * 2 + 5, per_miniblock * 4] {
                     let n = n.min(per_miniblock * 4);
                     // The reference: one miniblock at a time.
-                    let mut want = vec![0; n];
-                    let (mut acc, mut at) = (3u32, 0);
+                    let (mut want, mut acc, mut at) = (vec![0; n], 3u64, 0);
                     for (chunk, &w) in want.chunks_mut(per_miniblock).zip(&widths) {
-                        acc = match BitWidth::new(u32::from(w)) {
-                            Some(width) => {
-                                portable::delta_i32(width, &bytes[at..], 0xFFFF_FF00, acc, chunk)
-                            }
-                            None => portable::progression_i32(0xFFFF_FF00, acc, chunk),
-                        };
+                        let min = 0xFFFF_FFFF_FFFF_FF00;
+                        acc = portable::delta_i64(u32::from(w), &bytes[at..], min, acc, chunk);
                         at += per_miniblock / 8 * usize::from(w);
                     }
-                    for f in implementations::<F>(delta_block_i32, avx2) {
+                    let what = format!("widths {widths:?} per {per_miniblock} n {n}");
+                    for f in &b64 {
                         let mut got = vec![1; n + 1];
-                        let last = f(
-                            &widths,
-                            per_miniblock,
-                            &bytes,
-                            0xFFFF_FF00,
-                            3,
-                            &mut got[..n],
-                        );
-                        assert_eq!(last, acc, "widths {widths:?} per {per_miniblock} n {n}");
-                        assert_eq!(
-                            &got[..n],
-                            &want[..],
-                            "widths {widths:?} per {per_miniblock} n {n}"
-                        );
+                        let last = f(&widths, per_miniblock, &bytes, !0xFF, 3, &mut got[..n]);
+                        assert_eq!(last, acc, "{what}");
+                        assert_eq!(&got[..n], &want[..], "{what}");
+                        assert_eq!(got[n], 1);
+                    }
+                    if widths.iter().any(|&w| w > 32) {
+                        continue;
+                    }
+                    let (mut want, mut acc, mut at) = (vec![0; n], 3u32, 0);
+                    for (chunk, &w) in want.chunks_mut(per_miniblock).zip(&widths) {
+                        acc = portable::delta_i32(u32::from(w), &bytes[at..], !0xFF, acc, chunk);
+                        at += per_miniblock / 8 * usize::from(w);
+                    }
+                    for f in &b32 {
+                        let mut got = vec![1; n + 1];
+                        let last = f(&widths, per_miniblock, &bytes, !0xFF, 3, &mut got[..n]);
+                        assert_eq!(last, acc, "{what}");
+                        assert_eq!(&got[..n], &want[..], "{what}");
                         assert_eq!(got[n], 1);
                     }
                 }
-            }
-        }
-    }
-
-    #[test]
-    fn prefix_sum_i64_matches_portable() {
-        type F64 = fn(&[u64], u64, u64, &mut [i64]) -> u64;
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: called only when `has_avx2()`.
-        let a64: F64 = |r, m, a, o| unsafe { avx2::encodings::prefix_sum_u64_i64(r, m, a, o) };
-        #[cfg(not(target_arch = "x86_64"))]
-        let a64: F64 = portable::prefix_sum_u64_i64;
-        let (min, acc) = (0xFFFF_FFFF_0000_0003u64, u64::MAX - 5);
-        for n in lengths() {
-            let raw = words(4, n);
-            let mut want = vec![0; n];
-            let last = portable::prefix_sum_u64_i64(&raw, min, acc, &mut want);
-            let mut s = acc;
-            for (r, w) in raw.iter().zip(&want) {
-                s = s.wrapping_add(r.wrapping_add(min));
-                assert_eq!(
-                    *w, s as i64,
-                    "n {n}: the portable kernel against a serial loop"
-                );
-            }
-            for f in implementations::<F64>(prefix_sum_u64_i64, a64) {
-                let mut got = vec![7; n + 3];
-                assert_eq!(f(&raw, min, acc, &mut got[..n]), last, "n {n}");
-                assert_eq!(&got[..n], &want[..], "n {n}");
-                assert_eq!(&got[n..], &[7; 3]);
             }
         }
     }

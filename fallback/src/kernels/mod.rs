@@ -29,6 +29,8 @@ pub(crate) mod encodings;
 pub(crate) mod lanes;
 pub(crate) mod portable;
 pub(crate) mod runs;
+#[cfg(target_arch = "x86_64")]
+mod ssse3;
 #[cfg(test)]
 mod tests;
 mod tier;

@@ -819,3 +819,30 @@ fn rle_fills_store_copies_and_nothing_past_their_room() {
         }
     }
 }
+
+/// The SSSE3 GroupVarInt kernel (which the portable tier runs on x86-64) against the
+/// portable loop directly, whichever tier runs: random bytes (every control byte) from every
+/// start up to 40, for every group count up to 130, so that the span loop, the one-group
+/// tail and the stop before the data's last 17 bytes are all crossed.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn ssse3_group_varint_matches_the_portable_loop() {
+    use super::encodings::group_varint::decode_fast_portable_32;
+    if !std::arch::is_x86_feature_detected!("ssse3") {
+        return;
+    }
+    for len in [0usize, 16, 17, 18, 127, 128, 129, 600, 1500] {
+        let data = noise(len, len as u32);
+        for start in (0..40).filter(|&s| s <= len) {
+            for groups in [0usize, 1, 2, 3, 7, 64, 130] {
+                let mut want = vec![-1i32; 4 * groups];
+                let mut got = vec![-1i32; 4 * groups];
+                let stop = decode_fast_portable_32(&data, start, &mut want);
+                // SAFETY: the CPU supports SSSE3, just checked.
+                let got_stop = unsafe { ssse3::group_varint::decode_32(&data, start, &mut got) };
+                assert_eq!(got_stop, stop, "len {len} start {start} groups {groups}");
+                assert_eq!(got, want, "len {len} start {start} groups {groups}");
+            }
+        }
+    }
+}

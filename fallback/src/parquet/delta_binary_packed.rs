@@ -18,17 +18,17 @@
 //! decoded), and any data that ends before the last needed miniblock's body (padding
 //! included). Arithmetic wraps in two's complement, as the specification requires.
 //!
-//! Decoding keeps constant state: a chunk of 64 values at a time is unpacked with the
-//! crate's bit-unpacking kernels (widths 1..=32) or this module's own (33..=64), the min delta
-//! added and prefix-summed several values at a time by the prefix-sum kernels of
-//! `kernels::encodings` (AVX2 vectors of 8 INT32 or 4 INT64 lanes, or portable lanes).
+//! Decoding keeps constant state and hands the miniblocks to the fused kernels of
+//! `kernels::encodings` (a whole block per call when the batch has room for it), which unpack
+//! each group of 8 deltas into registers, add the min delta and prefix-sum them there
+//! (AVX2: vectors of 8 INT32 or 4 INT64 lanes; portable: one monomorphised kernel per width
+//! 1..=64, unaligned 8-byte loads and lanes of 4).
 
 use super::{
     read_uleb128, read_zigzag, write_uleb128, write_zigzag, ErrorKind, FixedWidth, ParquetError,
     ValueDecoder,
 };
-use crate::kernels::encodings::portable::{progression_i32, progression_i64};
-use crate::kernels::encodings::{delta_block_i32, delta_i32, delta_u32_i64, prefix_sum_u64_i64};
+use crate::kernels::encodings::{delta_block_i32, delta_block_i64, delta_i32, delta_i64};
 use crate::unpack::BitWidth;
 
 const ENCODING: &str = "DELTA_BINARY_PACKED";
@@ -107,41 +107,6 @@ pub trait DeltaInt: FixedWidth + sealed::Sealed {}
 impl DeltaInt for i32 {}
 impl DeltaInt for i64 {}
 
-/// Decodes groups of 8 values of `W` (33..=64) bits, LSB-first: `W` bytes per group.
-/// `out.len()` is a multiple of 8 and `src` holds `out.len() / 8 · W` bytes.
-fn unpack_wide<const W: usize>(src: &[u8], out: &mut [u64]) {
-    let mask = if W == 64 { u64::MAX } else { (1u64 << W) - 1 };
-    for (o, g) in out.chunks_exact_mut(8).zip(src.chunks_exact(W)) {
-        for (lane, slot) in o.iter_mut().enumerate() {
-            let bit = lane * W;
-            let byte = bit / 8;
-            let shift = bit % 8;
-            // Up to 9 bytes hold a value (shift ≤ 7, W ≤ 64); bytes past the group are
-            // constant-folded away once W is known.
-            let mut window: u128 = 0;
-            for k in 0..9 {
-                if byte + k < W {
-                    window |= u128::from(g[byte + k]) << (8 * k);
-                }
-            }
-            *slot = (window >> shift) as u64 & mask;
-        }
-    }
-}
-
-fn unpack_u64(width: u32, src: &[u8], out: &mut [u64]) {
-    macro_rules! dispatch {
-        ($($w:literal)*) => {
-            match width {
-                $($w => unpack_wide::<$w>(src, out),)*
-                _ => {}
-            }
-        };
-    }
-    dispatch!(33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60
-        61 62 63 64);
-}
-
 impl sealed::Sealed for i32 {
     const BITS: u32 = 32;
     const TYPE_NAME: &'static str = "INT32";
@@ -163,13 +128,7 @@ impl sealed::Sealed for i32 {
     }
     #[inline]
     fn decode_chunk(width: u32, src: &[u8], min: i32, last: i32, out: &mut [i32]) -> i32 {
-        if width == 0 {
-            return progression_i32(min as u32, last as u32, out) as i32;
-        }
-        match BitWidth::new(width) {
-            Some(width) => delta_i32(width, src, min as u32, last as u32, out) as i32,
-            None => last,
-        }
+        delta_i32(width, src, min as u32, last as u32, out) as i32
     }
     #[inline]
     fn decode_block(
@@ -204,23 +163,18 @@ impl sealed::Sealed for i64 {
     }
     #[inline]
     fn decode_chunk(width: u32, src: &[u8], min: i64, last: i64, out: &mut [i64]) -> i64 {
-        let (min, last) = (min as u64, last as u64);
-        if width == 0 {
-            progression_i64(min, last, out) as i64
-        } else if let Some(width) = BitWidth::new(width) {
-            delta_u32_i64(width, src, min, last, out) as i64
-        } else {
-            // 33..=64 bits, CHUNK values at a time.
-            let mut acc = last;
-            let mut raw = [0u64; CHUNK];
-            for (k, chunk) in out.chunks_mut(CHUNK).enumerate() {
-                let groups = chunk.len().div_ceil(8) * 8;
-                let from = src.get(k * CHUNK / 8 * width as usize..).unwrap_or(&[]);
-                unpack_u64(width, from, &mut raw[..groups]);
-                acc = prefix_sum_u64_i64(&raw[..chunk.len()], min, acc, chunk);
-            }
-            acc as i64
-        }
+        delta_i64(width, src, min as u64, last as u64, out) as i64
+    }
+    #[inline]
+    fn decode_block(
+        widths: &[u8],
+        per_miniblock: usize,
+        src: &[u8],
+        min: i64,
+        last: i64,
+        out: &mut [i64],
+    ) -> i64 {
+        delta_block_i64(widths, per_miniblock, src, min as u64, last as u64, out) as i64
     }
 }
 
@@ -798,58 +752,116 @@ fn pack_miniblock(width: u32, values: &[u64; MINIBLOCK_VALUES], out: &mut Vec<u8
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::encodings::portable;
+    use proptest::prelude::*;
 
-    #[test]
-    fn prefix_sums_match_a_serial_reference() {
-        let raw: Vec<u32> = (0..67u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
-        let wide: Vec<u64> = raw
-            .iter()
-            .map(|&r| u64::from(r) << 31 | u64::from(r))
-            .collect();
-        for len in [0, 1, 3, 4, 7, 8, 9, 63, 64, 67] {
-            let (min, acc) = (0xFFFF_FF00u32, 0x8000_0001u32);
-            let mut expected = Vec::new();
-            let mut sum = acc;
-            for &r in &raw[..len] {
-                sum = sum.wrapping_add(r).wrapping_add(min);
-                expected.push(sum as i32);
+    /// Values whose deltas take every width class: runs of equal deltas (width 0), small
+    /// gaps, INT64 deltas of 33..=64 bits and the extremes (wrapping deltas).
+    fn values_i64() -> impl Strategy<Value = Vec<i64>> {
+        let value = prop_oneof![
+            Just(i64::MIN),
+            Just(i64::MAX),
+            Just(0i64),
+            any::<i64>(),
+            (any::<i64>(), 0u32..64).prop_map(|(v, s)| v >> s),
+        ];
+        prop_oneof![
+            proptest::collection::vec(value, 0..700),
+            (any::<i64>(), 0i64..3, 0usize..700)
+                .prop_map(|(start, step, n)| (0..n as i64).map(|i| start + i * step).collect()),
+        ]
+    }
+
+    /// Decodes `data` in batches of the given sizes (cycled), through the chunk path and
+    /// the whole-block path.
+    fn decode_in_batches<T: DeltaInt>(
+        data: &[u8],
+        batches: &[usize],
+    ) -> Result<Vec<T>, ParquetError> {
+        let mut decoder = DeltaBinaryPackedDecoder::<T>::new(data, usize::MAX)?;
+        let mut out = vec![T::default(); decoder.total_values()];
+        let mut done = 0;
+        for &batch in batches.iter().cycle() {
+            if done == out.len() {
+                break;
             }
-            let mut out = vec![0i32; len];
-            assert_eq!(
-                portable::prefix_sum_i32(&raw[..len], min, acc, &mut out),
-                sum
-            );
-            assert_eq!(out, expected, "length {len}");
-            let (min, acc) = (u64::MAX - 5, 1u64 << 63);
-            let mut expected = Vec::new();
-            let mut sum = acc;
-            for &r in &wide[..len] {
-                sum = sum.wrapping_add(r).wrapping_add(min);
-                expected.push(sum as i64);
+            let end = (done + batch.max(1)).min(out.len());
+            done += decoder.next_batch(&mut out[done..end])?;
+        }
+        Ok(out)
+    }
+
+    proptest! {
+        /// INT64 pages of every delta width round-trip, decoded whole and in batches (the
+        /// chunk kernels and the block kernels); every truncation is an error, not a panic.
+        #[test]
+        fn int64_pages_of_every_width_round_trip(values in values_i64(), batches in proptest::collection::vec(1usize..300, 1..4)) {
+            let mut data = Vec::new();
+            encode(&values, &mut data);
+            let mut out = vec![0i64; values.len()];
+            prop_assert_eq!(decode(&data, &mut out).unwrap(), (values.len(), data.len()));
+            prop_assert_eq!(&out, &values);
+            prop_assert_eq!(decode_in_batches::<i64>(&data, &batches).unwrap(), values.clone());
+            for cut in [data.len().saturating_sub(1), data.len() / 2, data.len() * 3 / 4] {
+                if cut < data.len() && values.len() > 1 {
+                    prop_assert!(decode(&data[..cut], &mut out).is_err());
+                }
             }
-            for kernel in [portable::prefix_sum_u64_i64, prefix_sum_u64_i64] {
-                let mut out = vec![0i64; len];
-                assert_eq!(kernel(&wide[..len], min, acc, &mut out), sum);
-                assert_eq!(out, expected, "length {len}");
-            }
+        }
+
+        /// The same for INT32 (widths 0..=32, min deltas at the extremes).
+        #[test]
+        fn int32_pages_round_trip_in_batches(values in proptest::collection::vec(prop_oneof![Just(i32::MIN), Just(i32::MAX), any::<i32>(), -5i32..5], 0..700), batches in proptest::collection::vec(1usize..300, 1..4)) {
+            let mut data = Vec::new();
+            encode(&values, &mut data);
+            let mut out = vec![0i32; values.len()];
+            prop_assert_eq!(decode(&data, &mut out).unwrap(), (values.len(), data.len()));
+            prop_assert_eq!(&out, &values);
+            prop_assert_eq!(decode_in_batches::<i32>(&data, &batches).unwrap(), values);
         }
     }
 
+    /// A hand-made INT64 page: one block of 4 miniblocks of 8 with widths 64, 0, 33 and 57,
+    /// the min delta i64::MIN (every delta wraps), against a serial sum.
     #[test]
-    fn wide_unpacker_matches_a_bitwise_reference() {
-        let src: Vec<u8> = (0..64 * 8).map(|i| (i * 131 + 7) as u8).collect();
-        for width in 33..=64u32 {
-            let mut out = [0u64; 16];
-            unpack_u64(width, &src, &mut out);
-            for (i, &v) in out.iter().enumerate() {
-                let mut expected = 0u64;
-                for b in 0..width as usize {
-                    let k = i * width as usize + b;
-                    expected |= u64::from((src[k / 8] >> (k % 8)) & 1) << b;
-                }
-                assert_eq!(v, expected, "width {width} value {i}");
+    fn wide_miniblocks_with_the_extreme_min_delta() {
+        let mut data = Vec::new();
+        write_uleb128(&mut data, 32);
+        write_uleb128(&mut data, 4);
+        write_uleb128(&mut data, 33);
+        write_zigzag(&mut data, -7);
+        write_zigzag(&mut data, i64::MIN);
+        data.extend_from_slice(&[64, 0, 33, 57]);
+        let body: Vec<u8> = (0..(64 + 33 + 57) as u32)
+            .map(|i| (i * 151 + 3) as u8)
+            .collect();
+        data.extend_from_slice(&body);
+        let mut expected = vec![-7i64];
+        let mut at = 0;
+        for width in [64usize, 0, 33, 57] {
+            for i in 0..8 {
+                let delta = (0..width).fold(0u64, |v, b| {
+                    let k = i * width + b;
+                    v | u64::from((body[at + k / 8] >> (k % 8)) & 1) << b
+                });
+                let last = *expected.last().unwrap();
+                expected.push(last.wrapping_add(i64::MIN).wrapping_add(delta as i64));
             }
+            at += width;
         }
+        let mut out = vec![0i64; 33];
+        assert_eq!(decode(&data, &mut out).unwrap(), (33, data.len()));
+        assert_eq!(out, expected);
+        assert_eq!(
+            decode_in_batches::<i64>(&data, &[3, 8, 1]).unwrap(),
+            expected
+        );
+        // Cut inside the 57-bit miniblock: an error naming it.
+        let err = decode(&data[..data.len() - 1], &mut out).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Truncated, "{err}");
+        // A width of 65 is refused.
+        let mut bad = data.clone();
+        let widths_at = data.len() - body.len() - 4;
+        bad[widths_at + 2] = 65;
+        assert_eq!(decode(&bad, &mut out).unwrap_err().kind, ErrorKind::Corrupt);
     }
 }

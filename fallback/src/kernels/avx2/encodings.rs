@@ -7,9 +7,12 @@
 //!   vector (the running sum plus the vector's total, broadcast), not one add per value.
 //! - Miniblocks (DELTA_BINARY_PACKED with deltas of ≤ 32 bits): unpacking fused with the
 //!   prefix sum: each group of 8 deltas is unpacked into a register by the AVX2 unpacker's
-//!   `Decoder` (`avx2.rs`), scanned there and stored once, with no buffer in between.
+//!   `Decoder` (`avx2.rs`), scanned there and stored once, with no buffer in between; a
+//!   block's miniblocks in one loop, the running sum in a register throughout. INT64
+//!   deltas of 33..=64 bits: the portable fused kernels, compiled here with AVX2 and BMI2.
 //! - GroupVarInt INT32 ([`group_varint`]): pairs of groups shuffled into place by one
-//!   `vpshufb`, their positions from sizes computed for 64 bytes at a time.
+//!   `vpshufb`, their positions from sizes computed for 64 bytes at a time (the helpers
+//!   shared with the SSSE3 kernel, `kernels::ssse3`).
 //! - Gathers (dictionaries): `vpgatherdd` / `vpgatherdq` of 8 / 4 entries per instruction,
 //!   each index clamped to the dictionary's last entry first, so no index reads outside it.
 
@@ -17,7 +20,7 @@ use std::arch::x86_64::*;
 
 use super::{plan_and_groups, Decoder, Plan, PLANS};
 use crate::kernels::encodings::portable as portable_encodings;
-use crate::kernels::{portable, BitWidth};
+use crate::kernels::BitWidth;
 
 /// Scans 8 32-bit lanes (each already `min + delta`) onto `acc_v` (the running sum in every
 /// lane): returns the sums and the new running sum.
@@ -32,31 +35,6 @@ fn scan8_i32(mut x: __m256i, acc_v: __m256i) -> (__m256i, __m256i) {
     x = _mm256_add_epi32(x, _mm256_permute2x128_si256::<0x08>(low_total, low_total));
     let total = _mm256_permutevar8x32_epi32(x, _mm256_set1_epi32(7));
     (_mm256_add_epi32(x, acc_v), _mm256_add_epi32(acc_v, total))
-}
-
-/// The values of a miniblock the fused kernels leave (the last groups, whose loads would
-/// pass the end of `src`, and a partial group): unpacked by the portable kernel 64 at a time
-/// and summed by `sum`.
-#[inline]
-fn tail<T>(
-    width: BitWidth,
-    src: &[u8],
-    done: usize,
-    out: &mut [T],
-    mut sum: impl FnMut(&[u32], &mut [T]),
-) {
-    if done >= out.len() {
-        return;
-    }
-    let mut raw = [0u32; 64];
-    let mut done = done;
-    while done < out.len() {
-        let len = (out.len() - done).min(64);
-        let from = src.get(done / 8 * width.get() as usize..).unwrap_or(&[]);
-        portable::unpack(width, false, from, &mut raw[..len]);
-        sum(&raw[..len], &mut out[done..done + len]);
-        done += len;
-    }
 }
 
 /// The unpacker's plan for `width` (LSB-first) and how many of the `count` values' groups
@@ -79,6 +57,7 @@ fn miniblock_plan(width: BitWidth, src: &[u8], count: usize) -> (&'static Plan, 
 /// packed LSB-first from the start of `src` (which should hold ⌈out.len()/8⌉·width bytes,
 /// and may hold more: the bytes after them let more groups take the vector path), `min`
 /// added to each and prefix-summed onto `acc` into `out`; returns the last sum.
+/// [`delta_block_i32`] of one miniblock.
 ///
 /// # Safety
 /// The CPU supports AVX2 and BMI2.
@@ -91,43 +70,37 @@ pub(in crate::kernels) unsafe fn delta_i32(
     acc: u32,
     out: &mut [i32],
 ) -> u32 {
-    let (p, groups) = miniblock_plan(width, src, out.len());
-    // SAFETY: AVX2 is available (the caller's guarantee).
-    let decoder = unsafe { Decoder::new(p) };
-    let min_v = _mm256_set1_epi32(min as i32);
-    let mut acc_v = _mm256_set1_epi32(acc as i32);
-    macro_rules! groups {
-        ($five:literal) => {
-            for g in 0..groups {
-                // SAFETY: `plan_and_groups` counted only groups whose loads stay inside
-                // `src`; group g writes values 8g..8g + 8 of `out`, inside its
-                // `out.len()` ≥ 8·groups.
-                unsafe {
-                    let deltas = decoder.group::<false, $five>(src.as_ptr().add(g * p.width));
-                    let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
-                    _mm256_storeu_si256(out.as_mut_ptr().add(8 * g).cast(), sums);
-                    acc_v = next;
-                }
-            }
-        };
-    }
-    if p.five {
-        groups!(true);
-    } else {
-        groups!(false);
-    }
-    let mut acc = _mm256_cvtsi256_si32(acc_v) as u32;
-    tail(width, src, 8 * groups, out, |raw, out| {
-        for (r, o) in raw.iter().zip(out) {
-            acc = acc.wrapping_add(r.wrapping_add(min));
-            *o = acc as i32;
-        }
-    });
-    acc
+    let len = out.len();
+    // SAFETY: AVX2 and BMI2 are available (the caller's guarantee).
+    unsafe { delta_block_i32(&[width.get() as u8], len, src, min, acc, out) }
 }
 
-/// A whole DELTA_BINARY_PACKED INT32 block (`kernels::encodings::delta_block_i32`):
-/// [`delta_i32`] per miniblock, inlined into one loop.
+/// The decoder of the last width a block kernel unpacked, kept while the width repeats
+/// (a block's miniblocks often share one).
+struct Cached {
+    width: u8,
+    decoder: Decoder,
+}
+
+/// The decoder for `p` (of width `width`), from `cache` when it holds that width's.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+fn decoder_for<'c>(cache: &'c mut Option<Cached>, width: u8, p: &Plan) -> &'c Decoder {
+    if cache.as_ref().is_none_or(|c| c.width != width) {
+        // SAFETY: AVX2 is available (this function's target features).
+        let decoder = unsafe { Decoder::new(p) };
+        *cache = Some(Cached { width, decoder });
+    }
+    &cache.as_ref().unwrap().decoder
+}
+
+/// A whole DELTA_BINARY_PACKED INT32 block (`kernels::encodings::delta_block_i32`) in one
+/// loop: the running sum stays in a vector register from miniblock to miniblock, the unpack
+/// plan's registers are kept while the width repeats, width-32 miniblocks are loaded as
+/// words and width-0 ones are arithmetic progressions. Each group of 8 deltas is unpacked
+/// into a register by the AVX2 unpacker's `Decoder` (`avx2.rs`), scanned there
+/// ([`scan8_i32`]) and stored once. The groups whose 16-byte loads would pass the end of
+/// `src` (and a partial group) go to the portable fused kernel.
 ///
 /// # Safety
 /// The CPU supports AVX2 and BMI2.
@@ -137,69 +110,72 @@ pub(in crate::kernels) unsafe fn delta_block_i32(
     per_miniblock: usize,
     src: &[u8],
     min: u32,
-    mut acc: u32,
+    acc: u32,
     out: &mut [i32],
 ) -> u32 {
+    let min_v = _mm256_set1_epi32(min as i32);
+    let mut acc_v = _mm256_set1_epi32(acc as i32);
+    let mut cache = None;
     let mut at = 0;
     for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
         let body = src.get(at..).unwrap_or(&[]);
-        acc = match BitWidth::new(u32::from(width)) {
-            // SAFETY: AVX2 and BMI2 are available (the caller's guarantee).
-            Some(width) => unsafe { delta_i32(width, body, min, acc, chunk) },
-            None => portable_encodings::progression_i32(min, acc, chunk),
-        };
         at += per_miniblock / 8 * usize::from(width);
-    }
-    acc
-}
-
-/// [`delta_i32`] for INT64 with deltas of ≤ 32 bits (zero-extended, summed in 64 bits).
-///
-/// # Safety
-/// The CPU supports AVX2 and BMI2.
-#[target_feature(enable = "avx2,bmi2")]
-pub(in crate::kernels) unsafe fn delta_u32_i64(
-    width: BitWidth,
-    src: &[u8],
-    min: u64,
-    acc: u64,
-    out: &mut [i64],
-) -> u64 {
-    let (p, groups) = miniblock_plan(width, src, out.len());
-    // SAFETY: AVX2 is available (the caller's guarantee).
-    let decoder = unsafe { Decoder::new(p) };
-    let min_v = _mm256_set1_epi64x(min as i64);
-    let mut acc_v = _mm256_set1_epi64x(acc as i64);
-    macro_rules! groups {
-        ($five:literal) => {
+        let Some(bits) = BitWidth::new(u32::from(width)) else {
+            // Width 0 (the codec has checked every width ≤ 32).
+            let acc = _mm256_cvtsi256_si32(acc_v) as u32;
+            let acc = portable_encodings::progression_i32(min, acc, chunk);
+            acc_v = _mm256_set1_epi32(acc as i32);
+            continue;
+        };
+        let groups = if width == 32 {
+            // The deltas are little-endian words: loaded as they are, nothing to unpack.
+            let groups = (body.len() / 32).min(chunk.len() / 8);
             for g in 0..groups {
-                // SAFETY: as in `delta_i32`; group g writes values 8g..8g + 8 of `out`.
+                // SAFETY: group g is bytes 32g .. 32g + 32 ≤ body.len() and writes values
+                // 8g .. 8g + 8 of `chunk`, inside its length ≥ 8·groups.
                 unsafe {
-                    let deltas = decoder.group::<false, $five>(src.as_ptr().add(g * p.width));
-                    let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(deltas));
-                    let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(deltas));
-                    let (sums, next) = scan4_i64(_mm256_add_epi64(low, min_v), acc_v);
-                    _mm256_storeu_si256(out.as_mut_ptr().add(8 * g).cast(), sums);
-                    let (sums, next) = scan4_i64(_mm256_add_epi64(high, min_v), next);
-                    _mm256_storeu_si256(out.as_mut_ptr().add(8 * g + 4).cast(), sums);
+                    let deltas = _mm256_loadu_si256(body.as_ptr().add(32 * g).cast());
+                    let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
+                    _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
                     acc_v = next;
                 }
             }
+            groups
+        } else {
+            let (p, groups) = miniblock_plan(bits, body, chunk.len());
+            let decoder = decoder_for(&mut cache, width, p);
+            macro_rules! groups {
+                ($five:literal) => {
+                    for g in 0..groups {
+                        // SAFETY: `miniblock_plan` counted only groups whose loads stay
+                        // inside `body`; group g writes values 8g..8g + 8 of `chunk`,
+                        // inside its length ≥ 8·groups.
+                        unsafe {
+                            let deltas =
+                                decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
+                            let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
+                            _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
+                            acc_v = next;
+                        }
+                    }
+                };
+            }
+            if p.five {
+                groups!(true);
+            } else {
+                groups!(false);
+            }
+            groups
         };
-    }
-    if p.five {
-        groups!(true);
-    } else {
-        groups!(false);
-    }
-    let mut acc = _mm256_extract_epi64::<0>(acc_v) as u64;
-    tail(width, src, 8 * groups, out, |raw, out| {
-        for (r, o) in raw.iter().zip(out) {
-            acc = acc.wrapping_add(u64::from(*r).wrapping_add(min));
-            *o = acc as i64;
+        if 8 * groups < chunk.len() {
+            let acc = _mm256_cvtsi256_si32(acc_v) as u32;
+            let rest = body.get(groups * usize::from(width)..).unwrap_or(&[]);
+            let acc =
+                portable_encodings::delta_i32(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
+            acc_v = _mm256_set1_epi32(acc as i32);
         }
-    });
-    acc
+    }
+    _mm256_cvtsi256_si32(acc_v) as u32
 }
 
 /// Scans 4 64-bit lanes (each already `min + delta`) onto `acc_v` (the running sum in every
@@ -215,36 +191,91 @@ fn scan4_i64(mut x: __m256i, acc_v: __m256i) -> (__m256i, __m256i) {
     (_mm256_add_epi64(x, acc_v), _mm256_add_epi64(acc_v, total))
 }
 
-/// INT64 prefix sums of `min + raw[i]` onto `acc` into `out` (`min(raw.len(), out.len())`
-/// values), wrapping; returns the last sum.
+/// DELTA_BINARY_PACKED INT64 (`kernels::encodings::delta_i64`): [`delta_block_i64`] of
+/// one miniblock.
 ///
 /// # Safety
-/// The CPU supports AVX2.
-#[target_feature(enable = "avx2")]
-pub(in crate::kernels) unsafe fn prefix_sum_u64_i64(
-    raw: &[u64],
+/// The CPU supports AVX2 and BMI2.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+pub(in crate::kernels) unsafe fn delta_i64(
+    width: u32,
+    src: &[u8],
     min: u64,
     acc: u64,
     out: &mut [i64],
 ) -> u64 {
-    let n = raw.len().min(out.len());
+    let Ok(width) = u8::try_from(width) else {
+        return acc;
+    };
+    let len = out.len();
+    // SAFETY: AVX2 and BMI2 are available (the caller's guarantee).
+    unsafe { delta_block_i64(&[width], len, src, min, acc, out) }
+}
+
+/// A whole DELTA_BINARY_PACKED INT64 block (`kernels::encodings::delta_block_i64`) in one
+/// loop, as [`delta_block_i32`]: widths 1..=32 unpacked by the AVX2 unpacker into 8 32-bit
+/// lanes, widened to two vectors of 4 64-bit lanes and scanned there ([`scan4_i64`]); widths
+/// 33..=64 by the portable fused kernels (8 values a group, unpacked with unaligned 8-byte
+/// loads into registers and summed there), compiled here with AVX2 and BMI2; width 0 an
+/// arithmetic progression. A width above 64 (refused by the codec) writes nothing.
+///
+/// # Safety
+/// The CPU supports AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+pub(in crate::kernels) unsafe fn delta_block_i64(
+    widths: &[u8],
+    per_miniblock: usize,
+    src: &[u8],
+    min: u64,
+    mut acc: u64,
+    out: &mut [i64],
+) -> u64 {
     let min_v = _mm256_set1_epi64x(min as i64);
-    let mut acc_v = _mm256_set1_epi64x(acc as i64);
-    let mut i = 0;
-    while i + 4 <= n {
-        // SAFETY: values i..i + 4 are inside `raw` and `out`; unaligned access is allowed.
-        unsafe {
-            let deltas = _mm256_loadu_si256(raw.as_ptr().add(i).cast());
-            let (sums, next) = scan4_i64(_mm256_add_epi64(deltas, min_v), acc_v);
-            _mm256_storeu_si256(out.as_mut_ptr().add(i).cast(), sums);
-            acc_v = next;
+    let mut cache = None;
+    let mut at = 0;
+    for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
+        let body = src.get(at..).unwrap_or(&[]);
+        at += per_miniblock / 8 * usize::from(width);
+        let Some(bits) = BitWidth::new(u32::from(width)) else {
+            acc = match width {
+                0 => portable_encodings::progression_i64(min, acc, chunk),
+                _ => portable_encodings::delta_wide_i64(u32::from(width), body, min, acc, chunk),
+            };
+            continue;
+        };
+        let (p, groups) = miniblock_plan(bits, body, chunk.len());
+        let decoder = decoder_for(&mut cache, width, p);
+        let mut acc_v = _mm256_set1_epi64x(acc as i64);
+        macro_rules! groups {
+            ($five:literal) => {
+                for g in 0..groups {
+                    // SAFETY: as in `delta_block_i32`; group g writes values 8g..8g + 8 of
+                    // `chunk`.
+                    unsafe {
+                        let deltas = decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
+                        let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(deltas));
+                        let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(deltas));
+                        let (sums, next) = scan4_i64(_mm256_add_epi64(low, min_v), acc_v);
+                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
+                        let (sums, next) = scan4_i64(_mm256_add_epi64(high, min_v), next);
+                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g + 4).cast(), sums);
+                        acc_v = next;
+                    }
+                }
+            };
         }
-        i += 4;
-    }
-    let mut acc = _mm256_extract_epi64::<0>(acc_v) as u64;
-    for (r, o) in raw[i..n].iter().zip(&mut out[i..n]) {
-        acc = acc.wrapping_add(r.wrapping_add(min));
-        *o = acc as i64;
+        if p.five {
+            groups!(true);
+        } else {
+            groups!(false);
+        }
+        acc = _mm256_extract_epi64::<0>(acc_v) as u64;
+        if 8 * groups < chunk.len() {
+            let rest = body.get(groups * p.width..).unwrap_or(&[]);
+            acc =
+                portable_encodings::delta_i64(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
+        }
     }
     acc
 }
@@ -331,112 +362,11 @@ pub(in crate::kernels) unsafe fn gather_u64(indices: &[u32], dictionary: &[u64],
 /// moves a group's four ints into four 32-bit lanes; pairs of groups are decoded with one
 /// 256-bit shuffle and store.
 pub(in crate::kernels) mod group_varint {
-    use crate::kernels::encodings::group_varint::{GROUP_DATA_LEN_32, SHUFFLE_32, WINDOW_32};
+    use crate::kernels::encodings::group_varint::{SHUFFLE_32, WINDOW_32};
+    use crate::kernels::ssse3::group_varint::{
+        decode_group, group_sizes, pair_sizes, to_bytes, SIZED, SPAN, SPAN_BYTES,
+    };
     use std::arch::x86_64::*;
-
-    /// Group starts a span covers: the sizes of groups starting there are computed together,
-    /// up front.
-    const SPAN: usize = 64;
-    /// Bytes whose group sizes a span computes: a pair's second group starts before
-    /// `SPAN + 17`.
-    const SIZED: usize = 96;
-    /// Bytes a span needs: the second group of a pair starts before `SPAN + 17` and spans up
-    /// to 17 bytes, and `SIZED` bytes are loaded.
-    const SPAN_BYTES: usize = 128;
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn load(bytes: &[u8]) -> __m128i {
-        let bytes: &[u8; 16] = bytes[..16].try_into().unwrap();
-        // SAFETY: `bytes` is 16 readable bytes; unaligned loads are allowed.
-        unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
-    }
-
-    /// Decodes the group whose control byte is `bytes[0]` (`bytes` holds at least 17) into
-    /// `out` (4 values); returns the group's size.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn decode_group(bytes: &[u8], out: &mut [i32]) -> usize {
-        let control = usize::from(bytes[0]);
-        let window = load(&bytes[1..]);
-        let mask = load(&SHUFFLE_32[control]);
-        let values = _mm_shuffle_epi8(window, mask);
-        let out: &mut [i32; 4] = (&mut out[..4]).try_into().unwrap();
-        // SAFETY: `out` is 4 i32s, 16 writable bytes; x86 lanes are little endian, the
-        // ints' order in memory.
-        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), values) };
-        1 + usize::from(GROUP_DATA_LEN_32[control])
-    }
-
-    /// The size (control byte included) of a group starting at each byte of `bytes`:
-    /// 5 + the sum of the byte's four 2-bit fields, summed per nibble with `pshufb`.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn group_sizes(bytes: &[u8; SIZED]) -> [__m128i; SIZED / 16] {
-        // The sum of a nibble's two 2-bit fields.
-        let nibble_sums = _mm_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6);
-        let low_nibble = _mm_set1_epi8(0x0F);
-        let five = _mm_set1_epi8(5);
-        std::array::from_fn(|chunk| {
-            let c = load(&bytes[16 * chunk..]);
-            let lo = _mm_and_si128(c, low_nibble);
-            let hi = _mm_and_si128(_mm_srli_epi16(c, 4), low_nibble);
-            _mm_add_epi8(
-                _mm_add_epi8(
-                    _mm_shuffle_epi8(nibble_sums, lo),
-                    _mm_shuffle_epi8(nibble_sums, hi),
-                ),
-                five,
-            )
-        })
-    }
-
-    /// For each of the first `SPAN` bytes `q`: the size of the group starting at `q` plus
-    /// that of the group after it, `sizes[q] + sizes[q + sizes[q]]` (at most 34), looked up
-    /// with `pshufb` in the 16-byte chunk of `q` and the two after it (`q + sizes[q]` is at
-    /// most 15 + 17 = 32 lanes on).
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn pair_sizes(sizes: &[__m128i; SIZED / 16]) -> [__m128i; SPAN / 16] {
-        let lanes = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        let sixteen = _mm_set1_epi8(16);
-        let fifteen = _mm_set1_epi8(15);
-        let thirty_one = _mm_set1_epi8(31);
-        std::array::from_fn(|chunk| {
-            let size = sizes[chunk];
-            // The next group's lane, counted from this chunk's first: 5..=32.
-            let next = _mm_add_epi8(lanes, size);
-            // In this chunk when below 16: other lanes get bit 7 set, which pshufb reads as 0.
-            let in_this = _mm_or_si128(next, _mm_cmpgt_epi8(next, fifteen));
-            // In the next chunk when 16..=31: below 16 the difference is negative (bit 7 set);
-            // at 32 it is 16, masked by the comparison.
-            let minus_16 = _mm_sub_epi8(next, sixteen);
-            let in_next = _mm_or_si128(minus_16, _mm_cmpgt_epi8(next, thirty_one));
-            // In the chunk after when 32: the difference is 0 then, negative otherwise.
-            let in_after = _mm_sub_epi8(minus_16, sixteen);
-            let following = _mm_or_si128(
-                _mm_or_si128(
-                    _mm_shuffle_epi8(sizes[chunk], in_this),
-                    _mm_shuffle_epi8(sizes[chunk + 1], in_next),
-                ),
-                _mm_shuffle_epi8(sizes[chunk + 2], in_after),
-            );
-            _mm_add_epi8(size, following)
-        })
-    }
-
-    /// Stores vectors into a byte array, to be indexed by scalar loads.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn to_bytes<const N: usize, const B: usize>(vectors: [__m128i; N]) -> [u8; B] {
-        let mut bytes = [0u8; B];
-        for (dst, vector) in bytes.chunks_exact_mut(16).zip(vectors) {
-            let dst: &mut [u8; 16] = dst.try_into().unwrap();
-            // SAFETY: `dst` is 16 writable bytes; unaligned stores are allowed.
-            unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast::<__m128i>(), vector) };
-        }
-        bytes
-    }
 
     /// `decode_fast_portable_32` (`kernels::encodings`) with one `vpshufb` per pair of
     /// groups. Each group's position depends on the previous group's control byte, a chain
