@@ -271,34 +271,13 @@ fn table(measurements: &[Measurement]) -> String {
             .insert(m.id.as_str(), m.rate);
     }
 
-    let mut out = String::new();
-    let mut header = vec!["group".to_owned(), "width".to_owned()];
-    header.extend(ids.iter().map(|id| id.to_string()));
-    header.extend(ratios.iter().map(|(a, b)| format!("{a}/{b}")));
-    out += &format!("| {} |\n", header.join(" | "));
-    let align: Vec<&str> = header
-        .iter()
-        .enumerate()
-        .map(|(i, _)| if i == 0 { "---" } else { "---:" })
-        .collect();
-    out += &format!("|{}|\n", align.join("|"));
-    for ((_, group, _, param), rates) in &rows {
-        let mut cells = vec![group.clone(), param.clone()];
-        cells.extend(ids.iter().map(|id| match rates.get(id) {
-            Some(rate) => format!("{rate:.3}"),
-            None => "—".to_owned(),
-        }));
-        cells.extend(
-            ratios
-                .iter()
-                .map(|(a, b)| match (rates.get(a), rates.get(b)) {
-                    (Some(a), Some(b)) => format!("{:.2}", a / b),
-                    _ => "—".to_owned(),
-                }),
-        );
-        out += &format!("| {} |\n", cells.join(" | "));
-    }
-    out
+    markdown(
+        &["group", "width"],
+        &ids,
+        &ratios,
+        rows.iter()
+            .map(|((_, group, _, param), rates)| (vec![group.clone(), param.clone()], rates)),
+    )
 }
 
 /// The markdown table of the Parquet cases: one row per case (the suite's order, then any
@@ -316,31 +295,13 @@ fn parquet_table(measurements: &[Measurement]) -> String {
             .or_default()
             .insert(m.id.as_str(), m.rate);
     }
-    let mut header = vec!["parquet case".to_owned()];
-    header.extend(PARQUET_IDS.iter().map(|id| id.to_string()));
-    header.extend(PARQUET_RATIOS.iter().map(|(a, b)| format!("{a}/{b}")));
-    let mut out = format!("| {} |\n", header.join(" | "));
-    let align: Vec<&str> = (0..header.len())
-        .map(|i| if i == 0 { "---" } else { "---:" })
-        .collect();
-    out += &format!("|{}|\n", align.join("|"));
-    for ((_, case), rates) in &rows {
-        let mut cells = vec![case.to_string()];
-        cells.extend(PARQUET_IDS.iter().map(|id| match rates.get(id) {
-            Some(rate) => format!("{rate:.3}"),
-            None => "—".to_owned(),
-        }));
-        cells.extend(
-            PARQUET_RATIOS
-                .iter()
-                .map(|(a, b)| match (rates.get(a), rates.get(b)) {
-                    (Some(a), Some(b)) => format!("{:.2}", a / b),
-                    _ => "—".to_owned(),
-                }),
-        );
-        out += &format!("| {} |\n", cells.join(" | "));
-    }
-    out
+    markdown(
+        &["parquet case"],
+        &PARQUET_IDS,
+        &PARQUET_RATIOS,
+        rows.iter()
+            .map(|((_, case), rates)| (vec![case.to_string()], rates)),
+    )
 }
 
 /// The markdown table of the decompress suite: one row per (group, bit width), groups in
@@ -365,7 +326,24 @@ fn decompress_table(measurements: &[Measurement]) -> String {
             .or_default()
             .insert(m.id.as_str(), m.rate);
     }
-    let mut header = vec!["group".to_owned(), "width".to_owned()];
+    markdown(
+        &["group", "width"],
+        &ids,
+        &ratios,
+        rows.iter()
+            .map(|((group, _, param), rates)| (vec![group.to_string(), param.to_string()], rates)),
+    )
+}
+
+/// A markdown table: the row's leading cells (`first` names them), each id's rate (3
+/// decimals), each ratio a/b of two ids' rates (2 decimals); "—" where a rate is missing.
+fn markdown<'a>(
+    first: &[&str],
+    ids: &[&str],
+    ratios: &[(&str, &str)],
+    rows: impl Iterator<Item = (Vec<String>, &'a BTreeMap<&'a str, f64>)>,
+) -> String {
+    let mut header: Vec<String> = first.iter().map(|h| h.to_string()).collect();
     header.extend(ids.iter().map(|id| id.to_string()));
     header.extend(ratios.iter().map(|(a, b)| format!("{a}/{b}")));
     let mut out = format!("| {} |\n", header.join(" | "));
@@ -373,8 +351,7 @@ fn decompress_table(measurements: &[Measurement]) -> String {
         .map(|i| if i == 0 { "---" } else { "---:" })
         .collect();
     out += &format!("|{}|\n", align.join("|"));
-    for ((group, _, param), rates) in &rows {
-        let mut cells = vec![group.to_string(), param.to_string()];
+    for (mut cells, rates) in rows {
         cells.extend(ids.iter().map(|id| match rates.get(id) {
             Some(rate) => format!("{rate:.3}"),
             None => "—".to_owned(),
