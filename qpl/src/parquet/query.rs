@@ -775,20 +775,20 @@ fn answer_from_indices(
         let count = output.completion.sum_value;
         if count > 0 {
             let position = output.completion.first_index_min_value;
-            return Ok(IndexAnswer::PastDictionary(format!(
-                "{count} dictionary indices are past the dictionary's {len} entries, the \
-                 first at value {position} of the page"
-            )));
+            return Ok(past_dictionary(count, position, len));
         }
     }
-    Ok(match plan {
-        IdPlan::None => IndexAnswer::Values(Bitmap::repeat(false, split.present)),
-        IdPlan::All => IndexAnswer::Values(Bitmap::repeat(true, split.present)),
-        IdPlan::Scans(scans) => match scan_ids(executor, &stream, n, scans, out)? {
-            Some(bits) => IndexAnswer::Values(bits),
-            None => IndexAnswer::Decode,
-        },
-        IdPlan::Decode => IndexAnswer::Decode,
+    answer_by_plan(plan, split.present, out, |comparison, out| {
+        match executor.scan_bitmap(&stream, n, comparison) {
+            Ok((bits, output)) => {
+                if output.path != Path::Fallback {
+                    out.path = output.path;
+                }
+                Ok(Some(bits))
+            }
+            Err(e) if codec_decides(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
     })
 }
 
@@ -825,14 +825,14 @@ fn answer_from_gzip_indices(
             if output.path != Path::Fallback {
                 out.path = output.path;
             }
-            Ok(Some((bits, output)))
+            Ok(Some(bits))
         }
         // Data the job refused, or QPL software's false inflate errors on valid streams
         // (DZ13): the page is decoded instead.
         Err(e) if codec_decides(&e) || e.stage == crate::Stage::Run => Ok(None),
         Err(e) => Err(e),
     };
-    let Some((past, _)) = scan(Comparison::Ge(len), out)? else {
+    let Some(past) = scan(Comparison::Ge(len), out)? else {
         return Ok(IndexAnswer::Decode);
     };
     out.checks += 1;
@@ -840,30 +840,53 @@ fn answer_from_gzip_indices(
     let count = past.count_ones();
     if count > 0 {
         let position = past.iter().position(|b| b).unwrap_or(0);
-        return Ok(IndexAnswer::PastDictionary(format!(
-            "{count} dictionary indices are past the dictionary's {len} entries, the first \
-             at value {position} of the page"
-        )));
+        return Ok(past_dictionary(count, position, len));
     }
-    Ok(match plan {
-        IdPlan::None => IndexAnswer::Values(Bitmap::repeat(false, split.present)),
-        IdPlan::All => IndexAnswer::Values(Bitmap::repeat(true, split.present)),
-        IdPlan::Scans(scans) => {
-            let mut answer: Option<Bitmap> = None;
-            for &comparison in scans {
-                let Some((bits, _)) = scan(comparison, out)? else {
-                    return Ok(IndexAnswer::Decode);
-                };
-                out.scans += 1;
-                match answer.as_mut() {
-                    None => answer = Some(bits),
-                    Some(answer) => answer.or_assign(bits.view()),
-                }
-            }
-            out.scanned_pages += 1;
-            answer.map_or(IndexAnswer::Decode, IndexAnswer::Values)
+    answer_by_plan(plan, split.present, out, scan)
+}
+
+/// The answer for a page with `count` indices past the dictionary's `len` entries, the first
+/// at value `position`.
+fn past_dictionary(count: impl fmt::Display, position: impl fmt::Display, len: u32) -> IndexAnswer {
+    IndexAnswer::PastDictionary(format!(
+        "{count} dictionary indices are past the dictionary's {len} entries, the first at \
+         value {position} of the page"
+    ))
+}
+
+/// The answer of `plan` for a page of `present` indices: for [`IdPlan::Scans`], the OR of the
+/// bitmaps `scan` gives for each comparison (which also records the path it ran on), or
+/// [`IndexAnswer::Decode`] when a scan refused the data (`None`: QPL's parser refuses some
+/// valid streams; the page is decoded instead, and the codec reports data that really is bad).
+fn answer_by_plan(
+    plan: &IdPlan,
+    present: usize,
+    out: &mut Filtered,
+    mut scan: impl FnMut(Comparison, &mut Filtered) -> Result<Option<Bitmap>, Error>,
+) -> Result<IndexAnswer, Error> {
+    let scans = match plan {
+        IdPlan::None => return Ok(IndexAnswer::Values(Bitmap::repeat(false, present))),
+        IdPlan::All => return Ok(IndexAnswer::Values(Bitmap::repeat(true, present))),
+        IdPlan::Decode => return Ok(IndexAnswer::Decode),
+        IdPlan::Scans(scans) => scans,
+    };
+    let mut answer: Option<Bitmap> = None;
+    for &comparison in scans {
+        let Some(bits) = scan(comparison, out)? else {
+            return Ok(IndexAnswer::Decode);
+        };
+        out.scans += 1;
+        match answer.as_mut() {
+            None => answer = Some(bits),
+            Some(answer) => answer.or_assign(bits.view()),
         }
-        IdPlan::Decode => IndexAnswer::Decode,
+    }
+    Ok(match answer {
+        Some(bits) => {
+            out.scanned_pages += 1;
+            IndexAnswer::Values(bits)
+        }
+        None => IndexAnswer::Decode,
     })
 }
 
@@ -904,38 +927,6 @@ fn rle_runs_max(values: &[u8], n: u32) -> Option<(u32, u32)> {
         }
     }
     Some((width, max))
-}
-
-/// The OR of `scans` over the `n` indices of a dictionary page (`n` > 0); `None` when a scan
-/// refused the data (QPL's parser refuses some valid streams): the caller decodes the page
-/// instead, and the codec reports data that really is bad.
-fn scan_ids(
-    executor: &Executor,
-    stream: &Stream<'_>,
-    n: u32,
-    scans: &[Comparison],
-    out: &mut Filtered,
-) -> Result<Option<Bitmap>, Error> {
-    let mut answer: Option<Bitmap> = None;
-    for &comparison in scans {
-        let (bits, output) = match executor.scan_bitmap(stream, n, comparison) {
-            Ok(done) => done,
-            Err(e) if codec_decides(&e) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        out.scans += 1;
-        if output.path != Path::Fallback {
-            out.path = output.path;
-        }
-        match answer.as_mut() {
-            None => answer = Some(bits),
-            Some(answer) => answer.or_assign(bits.view()),
-        }
-    }
-    if answer.is_some() {
-        out.scanned_pages += 1;
-    }
-    Ok(answer)
 }
 
 /// The [`Scalar`] type name of a physical type's values (`None`: INT96, not comparable).
