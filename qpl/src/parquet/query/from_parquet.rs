@@ -9,7 +9,7 @@ use parquet::column::page::{Page as CratePage, PageReader};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::{ChunkReader, RowGroupReader};
 use parquet::file::serialized_reader::SerializedPageReader;
-use parquet::schema::types::ColumnDescriptor;
+use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
 
 use super::{ColumnChunk, QueryError, QueryErrorKind};
 use crate::parquet::{Codec, Column, Encoding, Page, PageCompression, PhysicalType};
@@ -39,42 +39,13 @@ impl ChunkPages {
             kind: QueryErrorKind::Invalid(message),
         };
         let schema = row_group.metadata().schema_descr();
-        let leaves = 0..schema.num_columns();
-        let by_path: Vec<usize> = leaves
-            .clone()
-            .filter(|&i| schema.column(i).path().string() == name)
-            .collect();
-        let found: Vec<usize> = if by_path.is_empty() {
-            leaves
-                .clone()
-                .filter(|&i| schema.column(i).path().parts()[0] == name)
-                .collect()
-        } else {
-            by_path
-        };
-        let [index] = found[..] else {
-            let names: Vec<String> = leaves.map(|i| schema.column(i).path().string()).collect();
-            return Err(error(
-                None,
-                match found.len() {
-                    0 => format!("no such column (the row group has: {})", names.join(", ")),
-                    n => format!("the name fits {n} leaves: {}", names.join(", ")),
-                },
-            ));
-        };
+        let index = leaf_index(schema, name).map_err(|m| error(None, m))?;
         let descr = schema.column(index);
         let column = column_of(&descr).map_err(|m| error(None, m))?;
         let mut reader = row_group
             .get_column_page_reader(index)
             .map_err(|e| error(None, e.to_string()))?;
-        let mut pages = Vec::new();
-        loop {
-            match reader.get_next_page() {
-                Ok(Some(page)) => pages.push(page),
-                Ok(None) => break,
-                Err(e) => return Err(error(Some(pages.len()), e.to_string())),
-            }
-        }
+        let pages = read_pages(reader.as_mut(), |_| {}).map_err(|(at, m)| error(Some(at), m))?;
         Ok(ChunkPages {
             name: descr.path().string(),
             column,
@@ -104,31 +75,16 @@ impl ChunkPages {
             .get(row_group)
             .ok_or_else(|| error(None, format!("the file has no row group {row_group}")))?;
         let schema = group.schema_descr();
-        let index = (0..schema.num_columns())
-            .find(|&i| schema.column(i).path().string() == name)
-            .or_else(|| {
-                let top: Vec<usize> = (0..schema.num_columns())
-                    .filter(|&i| schema.column(i).path().parts()[0] == name)
-                    .collect();
-                (top.len() == 1).then(|| top[0])
-            })
-            .ok_or_else(|| error(None, "no such column, or the name fits several".into()))?;
+        let index = leaf_index(schema, name).map_err(|m| error(None, m))?;
         let descr = schema.column(index);
         let column = column_of(&descr).map_err(|m| error(None, m))?;
         let (mut pages_reader, codec) =
             stored_page_reader(reader, metadata, row_group, index).map_err(|m| error(None, m))?;
-        let mut pages = Vec::new();
         let mut compression = Vec::new();
-        loop {
-            match pages_reader.get_next_page() {
-                Ok(Some(page)) => {
-                    compression.push(compression_of(&page, codec));
-                    pages.push(page);
-                }
-                Ok(None) => break,
-                Err(e) => return Err(error(Some(pages.len()), e.to_string())),
-            }
-        }
+        let pages = read_pages(pages_reader.as_mut(), |page| {
+            compression.push(compression_of(page, codec))
+        })
+        .map_err(|(at, m)| error(Some(at), m))?;
         Ok(ChunkPages {
             name: descr.path().string(),
             column,
@@ -154,6 +110,51 @@ impl ChunkPages {
             .collect::<Result<_, _>>()?;
         Ok(ColumnChunk::new(self.name.clone(), self.column, pages)
             .with_compression(self.compression.clone()))
+    }
+}
+
+/// The leaf of `schema` called `name`: its dotted path, or a top-level field with one leaf;
+/// else a message naming the leaves.
+fn leaf_index(schema: &SchemaDescriptor, name: &str) -> Result<usize, String> {
+    let leaves = 0..schema.num_columns();
+    let by_path: Vec<usize> = leaves
+        .clone()
+        .filter(|&i| schema.column(i).path().string() == name)
+        .collect();
+    let found: Vec<usize> = if by_path.is_empty() {
+        leaves
+            .clone()
+            .filter(|&i| schema.column(i).path().parts()[0] == name)
+            .collect()
+    } else {
+        by_path
+    };
+    let [index] = found[..] else {
+        let names: Vec<String> = leaves.map(|i| schema.column(i).path().string()).collect();
+        return Err(match found.len() {
+            0 => format!("no such column (the row group has: {})", names.join(", ")),
+            n => format!("the name fits {n} leaves: {}", names.join(", ")),
+        });
+    };
+    Ok(index)
+}
+
+/// Every page `reader` gives, in order, each shown to `each` as it comes; an error with the
+/// number of pages read before it.
+fn read_pages(
+    reader: &mut dyn PageReader,
+    mut each: impl FnMut(&CratePage),
+) -> Result<Vec<CratePage>, (usize, String)> {
+    let mut pages = Vec::new();
+    loop {
+        match reader.get_next_page() {
+            Ok(Some(page)) => {
+                each(&page);
+                pages.push(page);
+            }
+            Ok(None) => return Ok(pages),
+            Err(e) => return Err((pages.len(), e.to_string())),
+        }
     }
 }
 
