@@ -16,6 +16,7 @@
 use std::cell::RefCell;
 
 use zlib_rs::{Inflate, InflateError, InflateFlush, Status as ZStatus};
+use zune_inflate::{DeflateDecoder, DeflateOptions};
 
 use crate::job::{Flags, Job};
 use crate::status::Status;
@@ -37,6 +38,18 @@ const SCRATCH: usize = 32 * 1024;
 /// millions of values) are freed after their job, as the memory of one job is bounded
 /// (DZ9) and should not stay held by an idle thread.
 const KEPT_BUFFER: usize = 4 << 20;
+
+/// The largest deflate input (after any gzip or zlib header) tried on the small-page fast path
+/// (DZ15): a Parquet data page of a few thousand dictionary indices compresses to a few KiB.
+const FAST_INPUT: usize = 16 * 1024;
+
+/// The output limit given to zune-inflate on the fast path (DZ15): a page that inflates to
+/// more goes to zlib-rs, whose work the fast path then only added to.
+const FAST_LIMIT: usize = 128 * 1024;
+
+/// Room past the inflated page zune-inflate wants for its unchecked copies (its fast loop
+/// grows the buffer when fewer than 6 + 258 + 32 bytes are left).
+const FAST_SLACK: usize = 512;
 
 /// A thread's inflater and buffer, reused by its next decompress job.
 #[derive(Default)]
@@ -193,6 +206,12 @@ impl Stream<'_> {
 /// rest of the stream through the checksums. `limit` bounds the allocation: no more than
 /// `limit` bytes plus one step. The thread's inflater and buffer are reused (and a call from
 /// within `then` gets fresh ones).
+///
+/// A small stream that zune-inflate and zlib-rs are known to treat alike (one final block:
+/// stored, or dynamic with zlib's strict header rules, [`zune_agrees_with_zlib`]) is first
+/// inflated whole by zune-inflate, at most [`FAST_LIMIT`] bytes; `then` gets the same prefix
+/// and checksums as from zlib-rs. On any zune-inflate error the job runs through zlib-rs from
+/// the start, so statuses, cut streams and bounds are zlib-rs's (DZ15).
 pub(crate) fn with_inflated_source<T>(
     job: &Job,
     src1: &[u8],
@@ -200,7 +219,35 @@ pub(crate) fn with_inflated_source<T>(
     enough: impl FnMut(&[u8]) -> bool,
     then: impl FnOnce(Inflated<'_>) -> Result<T, Status>,
 ) -> Result<T, Status> {
+    inflate_job(job, src1, limit, enough, then, true)
+}
+
+/// [`with_inflated_source`], with the fast path or (`fast` false, for tests) without it.
+fn inflate_job<T>(
+    job: &Job,
+    src1: &[u8],
+    limit: usize,
+    mut enough: impl FnMut(&[u8]) -> bool,
+    then: impl FnOnce(Inflated<'_>) -> Result<T, Status>,
+    fast: bool,
+) -> Result<T, Status> {
     let start = header_len(job.flags, src1)?;
+    let checksummed = !job.flags.contains(Flags::OMIT_CHECKSUMS);
+    if let Some(page) = fast
+        .then(|| fast_inflate(&src1[start..], limit, checksummed))
+        .flatten()
+    {
+        let held = held_prefix(&page, limit, &mut enough);
+        let checksums = checksummed.then(|| {
+            let mut digest = Digest::new(job.flags.contains(Flags::CRC32C));
+            digest.update(&page);
+            digest.finish()
+        });
+        return then(Inflated {
+            data: &page[..held],
+            checksums,
+        });
+    }
     let mut reused = REUSED.with(|r| r.take());
     let mut inflate = match reused.inflate.take() {
         Some(mut inflate) => {
@@ -213,7 +260,7 @@ pub(crate) fn with_inflated_source<T>(
         job,
         &src1[start..],
         limit,
-        enough,
+        &mut enough,
         &mut inflate,
         &mut reused,
     )
@@ -237,7 +284,7 @@ fn inflate_source(
     job: &Job,
     input: &[u8],
     limit: usize,
-    mut enough: impl FnMut(&[u8]) -> bool,
+    enough: &mut impl FnMut(&[u8]) -> bool,
     inflate: &mut Inflate,
     reused: &mut Reused,
 ) -> Result<(usize, Option<(u32, u32)>), Status> {
@@ -276,6 +323,192 @@ fn inflate_source(
         None => None,
     };
     Ok((held, checksums))
+}
+
+/// The whole page inflated by zune-inflate, when `input` is a stream it inflates exactly as
+/// zlib-rs does ([`zune_agrees_with_zlib`]), no longer than [`FAST_INPUT`], that inflates
+/// without error within the bound: [`FAST_LIMIT`], or the job's `limit` when only the prefix
+/// is read (no checksums). `None`: the job goes to zlib-rs.
+fn fast_inflate(input: &[u8], limit: usize, checksummed: bool) -> Option<Vec<u8>> {
+    if input.len() > FAST_INPUT || !zune_agrees_with_zlib(input) {
+        return None;
+    }
+    let bound = if checksummed {
+        FAST_LIMIT
+    } else {
+        limit.min(FAST_LIMIT)
+    };
+    // zune-inflate zero-fills its buffer up front: sized for a page compressed up to 4:1
+    // (dictionary indices compress far less), grown by doubling past that.
+    let hint = bound.min(input.len().max(1024).saturating_mul(4)) + FAST_SLACK;
+    let options = DeflateOptions::default()
+        .set_limit(bound)
+        .set_size_hint(hint);
+    DeflateDecoder::new_with_options(input, options)
+        .decode_deflate()
+        .ok()
+}
+
+/// The prefix of the whole inflated `page` that zlib-rs's doubling steps would hold
+/// ([`inflate_source`]): the same `held`, so `then` sees the same bytes whichever inflater ran.
+fn held_prefix(page: &[u8], limit: usize, enough: &mut impl FnMut(&[u8]) -> bool) -> usize {
+    let mut held = 0;
+    while held < page.len() && held < limit && !enough(&page[..held]) {
+        let step = held.max(FIRST_STEP).min(limit - held);
+        held = (held + step).min(page.len());
+    }
+    held
+}
+
+/// Deflate's code-length alphabet order (RFC 1951 3.2.7).
+const PRECODE_ORDER: [usize; 19] = [
+    16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
+];
+
+/// Whether zune-inflate's result on the raw deflate stream `input` is known to be zlib-rs's,
+/// when zune-inflate succeeds: the first block is the final one, and it is stored, or dynamic
+/// with a header zlib accepts and complete codes. zune-inflate (libdeflate's rules) accepts
+/// streams zlib rejects: more than 286 literal/length or 30 distance codes, a code-length
+/// repeat past the last code, incomplete codes of one 1-bit code, an empty distance code used
+/// by a match, and in fixed blocks the literal/length symbols 286–287 and distance symbols
+/// 30–31; with this header no such symbol exists and every code is complete, so both decode
+/// every bit alike. Anything else (several blocks, a fixed block, a header zlib refuses, a cut
+/// header) is `false` and goes to zlib-rs.
+fn zune_agrees_with_zlib(input: &[u8]) -> bool {
+    let mut bits = Bits { input, at: 0 };
+    match bits.take(3) {
+        Some(0b001) => true, // final, stored
+        Some(0b101) => strict_dynamic_header(&mut bits),
+        _ => false,
+    }
+}
+
+/// A dynamic block header (after BFINAL and BTYPE) that zlib accepts, with complete codes.
+fn strict_dynamic_header(bits: &mut Bits<'_>) -> bool {
+    let (Some(hlit), Some(hdist), Some(hclen)) = (bits.take(5), bits.take(5), bits.take(4)) else {
+        return false;
+    };
+    let (nlit, ndist) = (257 + hlit as usize, 1 + hdist as usize);
+    if nlit > 286 || ndist > 30 {
+        return false;
+    }
+    let mut precode = [0u8; 19];
+    for &symbol in &PRECODE_ORDER[..4 + hclen as usize] {
+        let Some(len) = bits.take(3) else {
+            return false;
+        };
+        precode[symbol] = len as u8;
+    }
+    if !complete(&precode) {
+        return false;
+    }
+    // (symbol, length) by the next 7 bits; every entry filled, as the code is complete.
+    let mut table = [(0u8, 0u8); 128];
+    let codes = canonical_codes(&precode);
+    for (symbol, (&len, &code)) in precode.iter().zip(&codes).enumerate() {
+        if len == 0 {
+            continue;
+        }
+        let reversed = (code.reverse_bits() >> (16 - u32::from(len))) as usize;
+        for fill in 0..1usize << (7 - len) {
+            table[reversed | fill << len] = (symbol as u8, len);
+        }
+    }
+    let mut lens = [0u8; 286 + 30];
+    let total = nlit + ndist;
+    let mut i = 0;
+    while i < total {
+        let Some(peek) = bits.peek(7) else {
+            return false;
+        };
+        let (symbol, len) = table[peek as usize];
+        if bits.take(u32::from(len)).is_none() {
+            return false;
+        }
+        let (value, repeat) = match symbol {
+            0..=15 => (symbol, Some(1)),
+            16 if i == 0 => return false,
+            16 => (lens[i - 1], bits.take(2).map(|r| 3 + r as usize)),
+            17 => (0, bits.take(3).map(|r| 3 + r as usize)),
+            _ => (0, bits.take(7).map(|r| 11 + r as usize)),
+        };
+        let Some(repeat) = repeat.filter(|&r| i + r <= total) else {
+            return false;
+        };
+        lens[i..i + repeat].fill(value);
+        i += repeat;
+    }
+    let (litlen, dist) = lens[..total].split_at(nlit);
+    litlen[256] != 0 && complete(litlen) && complete(dist)
+}
+
+/// Whether the code lengths `lens` (0: unused) fill the code space exactly.
+fn complete(lens: &[u8]) -> bool {
+    let mut count = [0i32; 16];
+    for &len in lens {
+        count[usize::from(len)] += 1;
+    }
+    let mut left = 1i32;
+    for &n in &count[1..] {
+        left = 2 * left - n;
+        if left < 0 {
+            return false;
+        }
+    }
+    left == 0
+}
+
+/// The canonical (RFC 1951 3.2.2) code of each symbol of `lens`, most significant bit first.
+fn canonical_codes(lens: &[u8; 19]) -> [u16; 19] {
+    let mut count = [0u16; 16];
+    for &len in lens {
+        count[usize::from(len)] += 1;
+    }
+    count[0] = 0;
+    let mut next = [0u16; 16];
+    for len in 1..16 {
+        next[len] = (next[len - 1] + count[len - 1]) << 1;
+    }
+    let mut codes = [0u16; 19];
+    for (code, &len) in codes.iter_mut().zip(lens) {
+        if len != 0 {
+            *code = next[usize::from(len)];
+            next[usize::from(len)] += 1;
+        }
+    }
+    codes
+}
+
+/// Deflate's bits, least significant first.
+struct Bits<'a> {
+    input: &'a [u8],
+    /// Bits read.
+    at: usize,
+}
+
+impl Bits<'_> {
+    /// The next `n` ≤ 16 bits without reading them, zeros past the input's end (a code at
+    /// the end may be shorter than `n`: `take` checks its length); `None` at the end.
+    fn peek(&self, n: u32) -> Option<u32> {
+        if self.at >= self.input.len() * 8 {
+            return None;
+        }
+        let byte = self.at / 8;
+        let mut word = [0u8; 4];
+        let have = (self.input.len() - byte).min(4);
+        word[..have].copy_from_slice(&self.input[byte..byte + have]);
+        Some((u32::from_le_bytes(word) >> (self.at % 8)) & ((1 << n) - 1))
+    }
+
+    /// Reads `n` ≤ 16 bits; `None` past the input's end.
+    fn take(&mut self, n: u32) -> Option<u32> {
+        if self.at + n as usize > self.input.len() * 8 {
+            return None;
+        }
+        let value = self.peek(n)?;
+        self.at += n as usize;
+        Some(value)
+    }
 }
 
 /// CRC and XOR over bytes arriving in pieces of any length.
@@ -378,6 +611,472 @@ mod tests {
                 Err(Status::SRC_IS_SHORT_ERR)
             );
         }
+    }
+
+    /// Deflate bits, least significant first, for hand-made streams.
+    pub(crate) struct BitWriter {
+        out: Vec<u8>,
+        acc: u64,
+        n: u32,
+    }
+
+    impl BitWriter {
+        pub(crate) fn new() -> BitWriter {
+            BitWriter {
+                out: Vec::new(),
+                acc: 0,
+                n: 0,
+            }
+        }
+
+        pub(crate) fn put(&mut self, value: u32, n: u32) {
+            self.acc |= u64::from(value) << self.n;
+            self.n += n;
+            while self.n >= 8 {
+                self.out.push(self.acc as u8);
+                self.acc >>= 8;
+                self.n -= 8;
+            }
+        }
+
+        /// A Huffman code: most significant bit first.
+        pub(crate) fn code(&mut self, code: u32, len: u8) {
+            for i in (0..u32::from(len)).rev() {
+                self.put((code >> i) & 1, 1);
+            }
+        }
+
+        pub(crate) fn finish(mut self) -> Vec<u8> {
+            if self.n > 0 {
+                self.out.push(self.acc as u8);
+            }
+            self.out
+        }
+    }
+
+    fn codes_of(lens: &[u8]) -> Vec<u32> {
+        let mut count = [0u32; 16];
+        for &l in lens {
+            count[usize::from(l)] += 1;
+        }
+        count[0] = 0;
+        let mut next = [0u32; 16];
+        for b in 1..16 {
+            next[b] = (next[b - 1] + count[b - 1]) << 1;
+        }
+        lens.iter()
+            .map(|&l| {
+                let c = next[usize::from(l)];
+                next[usize::from(l)] += u32::from(l != 0);
+                c
+            })
+            .collect()
+    }
+
+    /// A dynamic block header: `nlit`, `ndist` codes, then the code-length sequence as
+    /// (precode symbol, extra bits, extra bit count) under the precode lengths `pre`.
+    fn dynamic_header(
+        w: &mut BitWriter,
+        last: bool,
+        (nlit, ndist): (usize, usize),
+        pre: &[u8; 19],
+        sequence: &[(usize, u32, u32)],
+    ) {
+        w.put(u32::from(last), 1);
+        w.put(2, 2);
+        w.put((nlit - 257) as u32, 5);
+        w.put((ndist - 1) as u32, 5);
+        w.put(15, 4);
+        for &s in &PRECODE_ORDER {
+            w.put(u32::from(pre[s]), 3);
+        }
+        let codes = codes_of(pre);
+        for &(s, extra, n) in sequence {
+            w.code(codes[s], pre[s]);
+            w.put(extra, n);
+        }
+    }
+
+    /// `lens` written one by one under a precode giving 0..=15 four bits each.
+    fn plain_lengths(lens: &[u8]) -> ([u8; 19], Vec<(usize, u32, u32)>) {
+        let mut pre = [0u8; 19];
+        pre[..16].fill(4);
+        (pre, lens.iter().map(|&l| (usize::from(l), 0, 0)).collect())
+    }
+
+    /// A final dynamic block with `lens` (literal/length then distance), then `body`
+    /// written with its codes: (symbol, is a distance symbol) or raw bits.
+    fn dynamic_block(nlit: usize, lens: &[u8], body: &[Body]) -> Vec<u8> {
+        let (pre, seq) = plain_lengths(lens);
+        let mut w = BitWriter::new();
+        dynamic_header(&mut w, true, (nlit, lens.len() - nlit), &pre, &seq);
+        let (lit, dist) = lens.split_at(nlit);
+        let (lit_codes, dist_codes) = (codes_of(lit), codes_of(dist));
+        for b in body {
+            match *b {
+                Body::Lit(s) => w.code(lit_codes[s], lit[s]),
+                Body::Dist(s) => w.code(dist_codes[s], dist[s]),
+                Body::Bits(v, n) => w.put(v, n),
+            }
+        }
+        w.finish()
+    }
+
+    enum Body {
+        Lit(usize),
+        Dist(usize),
+        Bits(u32, u32),
+    }
+
+    /// Streams zune-inflate 0.2.54 accepts and zlib-rs refuses (each checked to differ when
+    /// the fast path was written), streams both refuse, and valid ones.
+    fn edge_streams() -> Vec<(&'static str, Vec<u8>)> {
+        use Body::*;
+        let mut cases = Vec::new();
+        let mut l = vec![0u8; 289];
+        (l[97], l[256], l[286], l[287], l[288]) = (1, 2, 2, 1, 1);
+        cases.push((
+            "287 literal/length codes",
+            dynamic_block(287, &l, &[Lit(97), Lit(97), Lit(256)]),
+        ));
+        let mut l = vec![0u8; 257 + 31];
+        (l[97], l[256], l[257], l[258]) = (1, 1, 1, 1);
+        cases.push((
+            "31 distance codes",
+            dynamic_block(257, &l, &[Lit(97), Lit(97), Lit(256)]),
+        ));
+        {
+            let mut pre = [0u8; 19];
+            (pre[0], pre[1], pre[16], pre[18]) = (2, 2, 2, 2);
+            let seq = [
+                (18, 86, 7),
+                (1, 0, 0),
+                (18, 127, 7),
+                (18, 9, 7),
+                (1, 0, 0),
+                (1, 0, 0),
+                (16, 0, 2),
+            ];
+            let mut w = BitWriter::new();
+            dynamic_header(&mut w, true, (257, 2), &pre, &seq);
+            w.put(0, 1); // 'a' (code 0), then end of block (code 1)
+            w.put(1, 1);
+            cases.push(("a code-length repeat past the last code", w.finish()));
+        }
+        let mut l = vec![0u8; 259];
+        (l[97], l[98], l[256], l[257]) = (2, 2, 2, 2);
+        cases.push((
+            "a match under an empty distance code",
+            dynamic_block(258, &l, &[Lit(97), Lit(257), Bits(0, 1), Lit(256)]),
+        ));
+        l[258] = 1;
+        cases.push((
+            "the unused half of a one-code distance code",
+            dynamic_block(258, &l, &[Lit(97), Lit(257), Bits(1, 1), Lit(256)]),
+        ));
+        cases.push((
+            "the used half of a one-code distance code (valid)",
+            dynamic_block(258, &l, &[Lit(97), Lit(257), Bits(0, 1), Lit(256)]),
+        ));
+        let mut l = vec![0u8; 258];
+        (l[256], l[257]) = (1, 1);
+        cases.push((
+            "the unused half of an end-of-block-only code",
+            dynamic_block(257, &l, &[Bits(1, 1)]),
+        ));
+        {
+            let mut pre = [0u8; 19];
+            pre[8] = 1;
+            let mut w = BitWriter::new();
+            dynamic_header(&mut w, true, (257, 1), &pre, &[(8, 0, 0); 258]);
+            w.put(0, 8);
+            cases.push(("a one-code precode", w.finish()));
+        }
+        let fixed = |body: &dyn Fn(&mut BitWriter)| {
+            let mut w = BitWriter::new();
+            w.put(1, 1);
+            w.put(1, 2);
+            body(&mut w);
+            w.finish()
+        };
+        cases.push((
+            "fixed literal/length symbol 286",
+            fixed(&|w| {
+                w.code(0x30 + 97, 8);
+                w.code(0xC0 + 6, 8);
+                w.code(0, 5);
+                w.code(0, 7);
+            }),
+        ));
+        cases.push((
+            "fixed distance symbol 30",
+            fixed(&|w| {
+                w.code(0x30 + 97, 8);
+                for _ in 0..100 {
+                    w.code(0xC0 + 5, 8);
+                    w.code(0, 5);
+                }
+                w.code(1, 7);
+                w.code(30, 5);
+                w.put(0, 13);
+                w.code(0, 7);
+            }),
+        ));
+        cases.push((
+            "fixed distance too far back",
+            fixed(&|w| {
+                w.code(0x30 + 97, 8);
+                w.code(1, 7);
+                w.code(1, 5);
+                w.code(0, 7);
+            }),
+        ));
+        let stored = |len: u32, nlen: u32, data: &[u8], last: u32| {
+            let mut w = BitWriter::new();
+            w.put(last, 1);
+            w.put(0, 2);
+            w.put(0, 5);
+            w.put(len, 16);
+            w.put(nlen, 16);
+            for &b in data {
+                w.put(u32::from(b), 8);
+            }
+            w.finish()
+        };
+        cases.push(("stored, wrong NLEN", stored(3, 0xFFFB, b"abc", 1)));
+        cases.push(("stored (valid)", stored(3, 0xFFFC, b"abc", 1)));
+        cases.push(("stored, cut", stored(5, 0xFFFA, b"abc", 1)));
+        cases.push((
+            "stored, not final, then nothing",
+            stored(3, 0xFFFC, b"abc", 0),
+        ));
+        let mut trailing = stored(3, 0xFFFC, b"abc", 1);
+        trailing.extend_from_slice(&[0xFF; 9]);
+        cases.push(("stored, then bytes after the final block", trailing));
+        cases.push(("empty final fixed block", fixed(&|w| w.code(0, 7))));
+        cases.push(("reserved block type", vec![0b111, 0, 0]));
+        cases.push(("nothing", vec![]));
+        cases
+    }
+
+    fn packed_job(n: u32, flags: Flags) -> Job {
+        Job {
+            operation: crate::Operation::Extract,
+            src1_bit_width: 8,
+            num_input_elements: n,
+            param_low: 0,
+            param_high: n.max(1) - 1,
+            flags: flags | Flags::DECOMPRESS_ENABLE,
+            ..Job::default()
+        }
+    }
+
+    /// What `then` got (the held prefix and checksums), or the status, with or without the
+    /// fast path.
+    type Seen = Result<(Vec<u8>, Option<(u32, u32)>), Status>;
+
+    fn seen(job: &Job, src: &[u8], limit: usize, parquet_needs: Option<u64>, fast: bool) -> Seen {
+        // As a Parquet job's check: true once the prefix holds enough of something.
+        let enough = |data: &[u8]| match parquet_needs {
+            Some(n) => data.iter().filter(|&&b| b == 7).count() as u64 >= n,
+            None => false,
+        };
+        inflate_job(
+            job,
+            src,
+            limit,
+            enough,
+            |i| Ok((i.data.to_vec(), i.checksums)),
+            fast,
+        )
+    }
+
+    /// Every way of running a stream gives the same result with the fast path as without.
+    fn assert_same(name: &str, src: &[u8]) {
+        for flags in [Flags(0), Flags::OMIT_CHECKSUMS, Flags::CRC32C] {
+            for limit in [0usize, 1, 3, 64, 4096, 1 << 20] {
+                for parquet in [None, Some(1), Some(1000)] {
+                    let job = packed_job(4, flags);
+                    assert_eq!(
+                        seen(&job, src, limit, parquet, true),
+                        seen(&job, src, limit, parquet, false),
+                        "{name}: flags {flags:?} limit {limit} parquet {parquet:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn streams_zune_and_zlib_treat_differently_get_zlibs_result() {
+        for (name, stream) in edge_streams() {
+            assert_same(name, &stream);
+            for cut in 0..stream.len() {
+                assert_same(name, &stream[..cut]);
+            }
+        }
+        // The refused ones are refused with zlib's status, not zune-inflate's acceptance.
+        let status = |name: &str| {
+            let (_, s) = edge_streams().into_iter().find(|c| c.0 == name).unwrap();
+            seen(&packed_job(4, Flags(0)), &s, 1 << 20, None, true).map(|_| ())
+        };
+        assert_eq!(
+            status("287 literal/length codes"),
+            Err(Status::WRONG_NUM_LL_CODES_ERR)
+        );
+        assert_eq!(
+            status("a match under an empty distance code"),
+            Err(Status::BAD_D_CODE_ERR)
+        );
+        assert_eq!(
+            status("fixed literal/length symbol 286"),
+            Err(Status::BAD_LL_CODE_ERR)
+        );
+        assert_eq!(
+            status("fixed distance too far back"),
+            Err(Status::REF_BEFORE_START_ERR)
+        );
+        assert_eq!(
+            status("a code-length repeat past the last code"),
+            Err(Status::FIRST_LL_CODE_16_ERR)
+        );
+    }
+
+    fn deflate(data: &[u8], level: u32) -> Vec<u8> {
+        use std::io::Write;
+        let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(level));
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    /// Pages like the benchmarks' (packed indices with runs), a Parquet RLE page, and pages
+    /// past the fast path's limits.
+    fn sample_pages() -> Vec<Vec<u8>> {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut pages = Vec::new();
+        for len in [0usize, 1, 100, 3000, 20_000] {
+            let page: Vec<u8> = (0..len)
+                .map(|i| {
+                    if (i / 16) % 3 == 0 {
+                        7
+                    } else {
+                        next() as u8 & 0x3F
+                    }
+                })
+                .collect();
+            pages.push(page);
+        }
+        pages.push(vec![0u8; 300_000]); // inflates past FAST_LIMIT from a small input
+        let mut parquet = vec![4u8]; // width 4; runs of 8 bit-packed values
+        for _ in 0..200 {
+            parquet.push(3);
+            parquet.extend((0..4).map(|_| next() as u8));
+        }
+        pages.push(parquet);
+        pages
+    }
+
+    #[test]
+    fn valid_pages_and_their_mutations_give_the_same_result_either_way() {
+        let mut x = 12345u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for page in sample_pages() {
+            for level in [0, 1, 6, 9] {
+                let stream = deflate(&page, level);
+                assert_same("valid", &stream);
+                let rounds = if page.len() <= 3000 { 40 } else { 0 };
+                for _ in 0..rounds {
+                    let mut bad = stream.clone();
+                    if bad.is_empty() {
+                        break;
+                    }
+                    for _ in 0..1 + next() % 3 {
+                        let at = (next() % bad.len() as u64) as usize;
+                        // Flips in the header are the interesting ones.
+                        let at = if next() % 2 == 0 {
+                            at % bad.len().min(40)
+                        } else {
+                            at
+                        };
+                        bad[at] ^= 1 << (next() % 8);
+                    }
+                    assert_same("mutated", &bad);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_path_runs_on_small_pages_only() {
+        let small = deflate(&sample_pages()[3], 6);
+        assert!(zune_agrees_with_zlib(&small));
+        assert_eq!(
+            fast_inflate(&small, 1 << 20, true).map(|p| p.len()),
+            Some(3000)
+        );
+        // Its bound: the job's `limit` when only the prefix is read (checked after a match:
+        // the page's runs of 7 are matches every 48 bytes), FAST_LIMIT with checksums.
+        assert_eq!(fast_inflate(&small, 100, false), None);
+        assert_eq!(fast_inflate(&small, 100, true).map(|p| p.len()), Some(3000));
+        // A page inflating past FAST_LIMIT from a small input, with matches (DZ15).
+        let long = matches_then_literals(1200, 0);
+        assert!(long.len() < 1000 && zune_agrees_with_zlib(&long));
+        assert_eq!(fast_inflate(&long, 1 << 20, true), None);
+        assert_same("past the limit", &long);
+        // Inputs past FAST_INPUT, several blocks, fixed blocks: zlib-rs.
+        let big = deflate(&sample_pages()[4], 0);
+        assert!(big.len() > FAST_INPUT);
+        assert_eq!(fast_inflate(&big, 1 << 20, true), None);
+        assert!(!zune_agrees_with_zlib(&deflate(b"ab", 6))); // a fixed block
+    }
+
+    /// A final dynamic block: literal 0, `matches` matches of 258 bytes at distance 1 (three
+    /// bits each), `literals` zero literals (one bit each), end of block.
+    fn matches_then_literals(matches: usize, literals: usize) -> Vec<u8> {
+        use Body::*;
+        // Literal 0: one bit; length 258 (symbol 285) and end of block: two; distances: one.
+        let mut l = vec![0u8; 288];
+        (l[0], l[256], l[285], l[286], l[287]) = (1, 2, 2, 1, 1);
+        let mut body = vec![Lit(0)];
+        for _ in 0..matches {
+            body.extend([Lit(285), Dist(0)]);
+        }
+        body.extend((0..literals).map(|_| Lit(0)));
+        body.push(Lit(256));
+        dynamic_block(286, &l, &body)
+    }
+
+    /// DZ15's memory bound: zune-inflate checks its limit after each match (and before each
+    /// stored block), so a run of literals (one bit each at best) passes it by up to eight
+    /// bytes per input byte: the fast path's page is at most FAST_LIMIT + 8·FAST_INPUT plus
+    /// a match and its slack, whatever the stream.
+    #[test]
+    fn the_fast_paths_memory_is_bounded_by_constants() {
+        // 507 matches to just under the limit, checked after each, then as many one-bit
+        // zero literals as fit in FAST_INPUT: never checked.
+        let header = matches_then_literals(0, 0).len();
+        let matches = (FAST_LIMIT - 1) / 258;
+        let literals = (FAST_INPUT - header - 1 - matches * 3 / 8 - 1) * 8;
+        let stream = matches_then_literals(matches, literals);
+        assert!(stream.len() <= FAST_INPUT && zune_agrees_with_zlib(&stream));
+        let page = fast_inflate(&stream, usize::MAX, true).expect("no limit check after literals");
+        assert_eq!(page.len(), 1 + matches * 258 + literals);
+        assert!(page.len() > FAST_LIMIT + 8 * (FAST_INPUT - 1024));
+        let bound = FAST_LIMIT + 8 * FAST_INPUT + 258 + 4096 + 296 + FAST_SLACK;
+        assert!(page.len() <= bound && page.capacity() <= 2 * bound);
+        // And the job's result is zlib-rs's.
+        assert_same("literals past the limit", &stream);
     }
 
     #[test]
