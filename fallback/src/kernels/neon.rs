@@ -5,7 +5,7 @@
 //! the RLE/bit-packed hybrid's output) is here. The plain loop of `portable` stays scalar for
 //! most widths on aarch64 as on x86-64 (LLVM vectorises the eight lanes of a group for some
 //! widths only, and then two 64-bit lanes at a time; checked in the assembly, see
-//! `docs/parquet-encodings.md`, "What runs where"). This kernel decodes a group of 8 values
+//! `docs/parquet-encodings.md`, "The portable tier on aarch64"). This kernel decodes a group of 8 values
 //! of `W` bits (`W` bytes) with two 16-byte loads, a `tbl` each that moves every value's
 //! bytes into its own 32-bit lane, one `ushl` by the lanes' bit offsets and an `and` (widths up
 //! to 25, whose values span at most 4 bytes); wider values span up to 5 bytes and go through
