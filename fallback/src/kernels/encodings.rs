@@ -13,6 +13,7 @@ use super::avx2;
 use super::{kernels, Kernels};
 
 /// Whether the chosen tier has the AVX2 encoding kernels.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline]
 fn avx2_kernels() -> bool {
     match kernels() {
@@ -186,6 +187,7 @@ pub(crate) mod portable {
 
     /// [`delta_i64`] for the widths 33..=64 only (others: `acc`, nothing written), for the
     /// AVX2 tier, which decodes the narrower ones in vectors.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn delta_wide_i64(
         width: u32,
@@ -355,6 +357,7 @@ pub(crate) fn gather_u64(indices: &[u32], dictionary: &[u64], out: &mut [u64]) {
 /// GroupVarInt INT32's tables and fast path: whole groups decoded while each has a full
 /// 16-byte window after its control byte (the codec checks the groups near the data's end).
 pub(crate) mod group_varint {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
     use super::avx2_kernels;
     #[cfg(target_arch = "x86_64")]
     use crate::kernels::{avx2, ssse3};
@@ -496,6 +499,7 @@ mod tests {
     //! directly, against the portable ones, at every length tail.
 
     use super::*;
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
     use crate::kernels::BitWidth;
 
     /// Deterministic pseudo-random words.
@@ -561,6 +565,7 @@ mod tests {
 
     /// Every implementation of the DELTA kernels: dispatched, portable and (with AVX2) AVX2.
     fn delta_kernels() -> (Vec<Mini32>, Vec<Mini64>, Vec<Block32>, Vec<Block64>) {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut all = (
             vec![delta_i32 as Mini32, portable::delta_i32],
             vec![delta_i64 as Mini64, portable::delta_i64],

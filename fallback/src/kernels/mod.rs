@@ -6,6 +6,7 @@
 //!   compression (also fused with unpacking) and expansion of every lane type, narrowing,
 //!   aggregates, popcounts and fills so far.
 //! - `avx512` (x86-64): AVX-512 F/BW/VBMI/VBMI2 with POPCNT.
+//! - `neon` (aarch64): NEON unpacking for the portable tier there (NEON is baseline).
 //! - `tier`: which tier runs ([`kernel_tier`]), from the CPU and `QPL_FALLBACK_KERNELS`.
 //! - [`runs`]: the RLE/bit-packed hybrid's run reader, which the sources' decoder and the
 //!   SIMD hybrid kernel both walk.
@@ -21,12 +22,18 @@
 //! the chosen tier through these functions against the portable one; `avx2` also tests its
 //! kernels directly wherever the CPU has AVX2, whichever tier runs.
 
+// Off x86-64 the dispatchers below have only their portable arm, which ignores most
+// arguments.
+#![cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 pub(crate) mod encodings;
 pub(crate) mod lanes;
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+mod neon;
 pub(crate) mod portable;
 pub(crate) mod runs;
 #[cfg(target_arch = "x86_64")]
@@ -198,7 +205,10 @@ pub(crate) fn unpack_with(
     out: &mut [u32],
 ) -> bool {
     match kernels {
+        #[cfg(not(all(target_arch = "aarch64", target_endian = "little")))]
         Kernels::Portable => false,
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        Kernels::Portable => neon::unpack(width, big_endian, src, out),
         #[cfg(target_arch = "x86_64")]
         Kernels::Avx2 => {
             let Some(width) = BitWidth::new(width) else {
@@ -242,6 +252,13 @@ pub(crate) fn unpack_to_le_bytes(
         return Some(MinMaxSum::NONE);
     }
     match kernels {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        Kernels::Portable if !big_endian => Some(neon::unpack_to_le_bytes(
+            BitWidth::new(width)?,
+            src,
+            out,
+            aggregate,
+        )),
         Kernels::Portable => Some(portable::unpack_to_le_bytes(
             BitWidth::new(width)?,
             big_endian,
@@ -303,6 +320,16 @@ pub(crate) fn hybrid_to_le_bytes(
     aggregate: bool,
 ) -> Option<(usize, usize, MinMaxSum)> {
     match kernels {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        Kernels::Portable => {
+            let width = BitWidth::new(width)?;
+            Some(if aggregate {
+                neon::hybrid_to_le_bytes::<true>(width, data, mask, out)
+            } else {
+                neon::hybrid_to_le_bytes::<false>(width, data, mask, out)
+            })
+        }
+        #[cfg(not(all(target_arch = "aarch64", target_endian = "little")))]
         Kernels::Portable => {
             let width = BitWidth::new(width)?;
             Some(if aggregate {

@@ -431,7 +431,12 @@ fn scan_width<const W: usize, const BE: bool>(
     }
 }
 
-/// The portable kernel of [`super::hybrid_to_le_bytes`] (same contract).
+/// The portable kernel of [`super::hybrid_to_le_bytes`] (same contract). On aarch64 the
+/// portable tier runs `neon::hybrid_to_le_bytes`, tested against this one.
+#[cfg_attr(
+    all(target_arch = "aarch64", target_endian = "little"),
+    allow(dead_code)
+)]
 pub(crate) fn hybrid_to_le_bytes<const AGGREGATE: bool>(
     width: BitWidth,
     data: &[u8],
