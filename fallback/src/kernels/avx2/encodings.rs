@@ -11,9 +11,9 @@
 //!   block's miniblocks in one loop, the running sum in a register throughout. INT64
 //!   deltas of 33..=64 bits: the portable fused kernels, compiled here with AVX2 and BMI2.
 //! - GroupVarInt INT32 ([`group_varint`]): pairs of groups shuffled into place by one
-//!   `vpshufb`, their positions from the sizes of 1, 2 and 4 groups starting at each byte,
-//!   computed 32 bytes a vector for blocks of up to 512 bytes (pointer jumping), so that the
-//!   position chain is one load and an add per 4 groups.
+//!   `vpshufb`, their positions from the sizes of 1 and 2 groups starting at each byte,
+//!   computed 32 bytes a vector for blocks of up to 1,024 bytes (pointer jumping), so that the
+//!   position chain is one load and an add per 2 groups.
 //! - Gathers (dictionaries): `vpgatherdd` / `vpgatherdq` of 8 / 4 entries per instruction,
 //!   each index clamped to the dictionary's last entry first, so no index reads outside it.
 
@@ -361,31 +361,11 @@ pub(in crate::kernels) unsafe fn gather_u64(indices: &[u32], dictionary: &[u64],
 
 /// GroupVarInt INT32 (varint-GB, as in Lemire et al.): one `pshufb` mask per control byte
 /// moves a group's four ints into four 32-bit lanes; pairs of groups are decoded with one
-/// 256-bit shuffle and store, four groups per step of the position chain.
+/// 256-bit shuffle and store, a pair per step of the position chain.
 pub(in crate::kernels) mod group_varint {
     use crate::kernels::encodings::group_varint::{SHUFFLE_32, WINDOW_32};
-    use crate::kernels::ssse3::group_varint::decode_group;
+    use crate::kernels::ssse3::group_varint::{block_len, decode_group, Sizes, BLOCK, MARGIN};
     use std::arch::x86_64::*;
-
-    /// Group starts a block covers at most: the sizes of groups (of 2 and of 4 groups)
-    /// starting at each of its bytes are computed together, up front, then the groups are
-    /// decoded with no branch but the loop's (whose exit, mispredicted once a block, is what
-    /// a large block amortises).
-    const BLOCK: usize = 512;
-    /// Bytes past a block's group starts that its sizes (of single groups) are computed
-    /// for: a 4-group step's last group starts before `BLOCK + 51`, and the 2-group sizes
-    /// are computed for `BLOCK + 64` starts, which look 17 bytes further on (rounded up to
-    /// 32-byte vectors).
-    const MARGIN: usize = 96;
-
-    /// The sizes (control byte included) of groups starting at each byte, of 2 groups and
-    /// of 4 groups, for one block.
-    #[repr(C, align(32))]
-    struct Sizes {
-        one: [u8; BLOCK + MARGIN],
-        two: [u8; BLOCK + 64],
-        four: [u8; BLOCK],
-    }
 
     /// Lane index within each 128-bit half, minus `k` (for the in-lane `vpshufb`s).
     #[inline]
@@ -405,6 +385,7 @@ pub(in crate::kernels) mod group_varint {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn single_sizes(bytes: &[u8], sizes: &mut Sizes, n: usize) {
+        assert!(n <= BLOCK + 32);
         let bytes = &bytes[..n];
         let nibble_sums = _mm256_setr_epi8(
             5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10, 8, 9, 10, 11, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10,
@@ -417,7 +398,7 @@ pub(in crate::kernels) mod group_varint {
         let low_nibble = _mm256_set1_epi8(0x0F);
         let mut q = 0;
         while q < n {
-            // SAFETY: q + 32 ≤ n ≤ bytes.len() and ≤ sizes.one.len() (the caller's n).
+            // SAFETY: q + 32 ≤ n ≤ bytes.len() and ≤ sizes.one.len() (asserted).
             unsafe {
                 let c = _mm256_loadu_si256(bytes.as_ptr().add(q).cast());
                 let lo = _mm256_and_si256(c, low_nibble);
@@ -432,14 +413,14 @@ pub(in crate::kernels) mod group_varint {
         }
     }
 
-    /// Fills `sizes.two[..n]` from `sizes.one` (`n` a multiple of 32, at most `BLOCK + 64`,
-    /// and `sizes.one` filled to `n + 21`): `one[q] + one[q + one[q]]`. The second
+    /// Fills `sizes.two[..n]` from `sizes.one` (`n` a multiple of 32, at most `BLOCK`, and
+    /// `sizes.one` filled to `n + 21`): `one[q] + one[q + one[q]]`. The second
     /// group starts 5..=17 bytes on, inside the two 16-byte windows loaded 5 and 21 bytes
     /// after each 16-byte half, selected with `vpshufb` (an index with bit 7 set gives 0).
     #[inline]
     #[target_feature(enable = "avx2")]
     fn pair_sizes(sizes: &mut Sizes, n: usize) {
-        assert!(n <= BLOCK + 64);
+        assert!(n <= BLOCK);
         let base = lanes_minus(5);
         let sixteen = _mm256_set1_epi8(16);
         let high = _mm256_set1_epi8(0x70);
@@ -447,7 +428,7 @@ pub(in crate::kernels) mod group_varint {
         let mut q = 0;
         while q < n {
             // SAFETY: q + 32 ≤ n ≤ sizes.two.len() (asserted); the loads read
-            // one[q + 5 .. q + 53], below n + 21 ≤ BLOCK + 85 < one.len().
+            // one[q + 5 .. q + 53], below n + 21 ≤ BLOCK + 21 < one.len().
             unsafe {
                 let size = _mm256_load_si256(one.add(q).cast());
                 let w0 = _mm256_loadu_si256(one.add(q + 5).cast());
@@ -468,55 +449,16 @@ pub(in crate::kernels) mod group_varint {
         }
     }
 
-    /// Fills `sizes.four[..n]` from `sizes.two` (`n` a multiple of 32, at most `BLOCK`):
-    /// `two[q] + two[q + two[q]]`, the second pair starting 10..=34 bytes on, inside three
-    /// 16-byte windows loaded 10, 26 and 42 bytes after each 16-byte half.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn quad_sizes(sizes: &mut Sizes, n: usize) {
-        assert!(n <= BLOCK);
-        let base = lanes_minus(10);
-        let sixteen = _mm256_set1_epi8(16);
-        let high = _mm256_set1_epi8(0x70);
-        let two = sizes.two.as_ptr();
-        let mut q = 0;
-        while q < n {
-            // SAFETY: q + 32 ≤ n ≤ sizes.four.len(); the loads read two[q + 10 .. q + 74],
-            // below BLOCK + 42 < two.len().
-            unsafe {
-                let size = _mm256_load_si256(two.add(q).cast());
-                let w0 = _mm256_loadu_si256(two.add(q + 10).cast());
-                let w1 = _mm256_loadu_si256(two.add(q + 26).cast());
-                let w2 = _mm256_loadu_si256(two.add(q + 42).cast());
-                // The next pair's byte, counted from 10 after this half's first: 0..=39.
-                let j = _mm256_add_epi8(size, base);
-                let j16 = _mm256_sub_epi8(j, sixteen);
-                let from_w0 = _mm256_shuffle_epi8(w0, _mm256_adds_epu8(j, high));
-                // 16..=31: lane j − 16; below 16 saturates to 0xFF, 32 and up to 0x80 and up.
-                let from_w1 = _mm256_shuffle_epi8(w1, _mm256_adds_epu8(j16, high));
-                // 32 and up: lane j − 32; below 32 it is negative (bit 7 set).
-                let from_w2 = _mm256_shuffle_epi8(w2, _mm256_sub_epi8(j16, sixteen));
-                let next = _mm256_or_si256(_mm256_or_si256(from_w0, from_w1), from_w2);
-                _mm256_store_si256(
-                    sizes.four.as_mut_ptr().add(q).cast(),
-                    _mm256_add_epi8(size, next),
-                );
-            }
-            q += 32;
-        }
-    }
-
     /// `decode_fast_portable_32` (`kernels::encodings`) with one `vpshufb` per pair of
     /// groups. Each group's position depends on the previous group's control byte, a chain
     /// that would cost a load of the control byte, a load of its table entry and an add per
-    /// group. Here, per block of up to 512 bytes, the sizes of groups that could start at
-    /// each byte are computed first (32 a `vpshufb` pair), then the size of the 2 and of the
-    /// 4 groups from each byte (pointer jumping: `two[q] = one[q] + one[q + one[q]]`, the
-    /// lookups `vpshufb`s into windows of the sizes loaded a few bytes on); the chain is then
-    /// one load from the 4-group sizes and an add per 4 groups, and the groups inside a step
-    /// are found off the chain (from the 1- and 2-group sizes). Groups are decoded in pairs
-    /// (the two windows and the two masks each loaded into the halves of one 256-bit
-    /// vector). The last groups (within 128 bytes of the data's end) one at a time.
+    /// group. Here, per block of up to 1,024 bytes, the sizes of groups that could start at
+    /// each byte are computed first (32 a `vpshufb` pair), then the size of the 2 groups
+    /// from each byte (pointer jumping: `two[q] = one[q] + one[q + one[q]]`, the lookups
+    /// `vpshufb`s into windows of the sizes loaded a few bytes on); the chain is then one
+    /// load from the pair sizes and an add per 2 groups. Groups are decoded in pairs (the
+    /// two windows and the two masks each loaded into the halves of one 256-bit vector).
+    /// The last groups (within 96 bytes of the data's end) one at a time.
     ///
     /// # Safety
     /// The CPU supports AVX2.
@@ -528,39 +470,27 @@ pub(in crate::kernels) mod group_varint {
     ) -> (usize, usize) {
         let groups = out.len() / 4;
         let mut group = 0;
-        let mut sizes = Sizes {
-            one: [0; BLOCK + MARGIN],
-            two: [0; BLOCK + 64],
-            four: [0; BLOCK],
-        };
-        while groups - group >= 4 {
-            // Group starts this block covers: 32..=BLOCK, a multiple of 32, with MARGIN more
-            // bytes in the data.
-            let block = data.len().saturating_sub(pos).saturating_sub(MARGIN) & !31;
-            let block = block.min(BLOCK);
+        let mut sizes = Sizes::new();
+        while groups - group >= 2 {
+            let block = block_len(data, pos);
             if block == 0 {
                 break;
             }
             let bytes = &data[pos..pos + block + MARGIN];
-            single_sizes(bytes, &mut sizes, block + MARGIN);
-            pair_sizes(&mut sizes, block + 64);
-            quad_sizes(&mut sizes, block);
-            let (one, two, four) = (sizes.one.as_ptr(), sizes.two.as_ptr(), sizes.four.as_ptr());
+            single_sizes(bytes, &mut sizes, block + 32);
+            pair_sizes(&mut sizes, block);
+            let (one, two) = (sizes.one.as_ptr(), sizes.two.as_ptr());
             let src = bytes.as_ptr();
             let dst = out.as_mut_ptr();
             let mut offset = 0;
-            while offset < block && groups - group >= 4 {
-                // SAFETY: `offset` < block ≤ BLOCK, so `two` and `four` are read inside;
-                // the third group starts at `second_pair` ≤ offset + 34 and the fourth at
-                // `fourth` ≤ offset + 51 < BLOCK + MARGIN, inside `one`; each group's
-                // control byte and 16-byte window (to at most fourth + 17 < block + 68)
-                // are inside `bytes` (block + MARGIN long); the masks are 16-byte table
-                // rows; `group + 4 ≤ groups`, so values 4·group .. 4·group + 16 are inside
-                // `out`.
+            while offset < block && groups - group >= 2 {
+                // SAFETY: `offset` < block ≤ BLOCK, so `one` and `two` are read inside; the
+                // second group starts at `second` ≤ offset + 17, and both groups' control
+                // bytes and 16-byte windows (to at most second + 17 < block + 34) are inside
+                // `bytes` (block + MARGIN long); the masks are 16-byte table rows;
+                // `group + 2 ≤ groups`, so values 4·group .. 4·group + 8 are inside `out`.
                 unsafe {
                     let second = offset + usize::from(*one.add(offset));
-                    let third = offset + usize::from(*two.add(offset));
-                    let fourth = third + usize::from(*one.add(third));
                     let windows =
                         _mm256_loadu2_m128i(src.add(second + 1).cast(), src.add(offset + 1).cast());
                     let masks = _mm256_loadu2_m128i(
@@ -571,19 +501,9 @@ pub(in crate::kernels) mod group_varint {
                         dst.add(4 * group).cast(),
                         _mm256_shuffle_epi8(windows, masks),
                     );
-                    let windows =
-                        _mm256_loadu2_m128i(src.add(fourth + 1).cast(), src.add(third + 1).cast());
-                    let masks = _mm256_loadu2_m128i(
-                        SHUFFLE_32[usize::from(*src.add(fourth))].as_ptr().cast(),
-                        SHUFFLE_32[usize::from(*src.add(third))].as_ptr().cast(),
-                    );
-                    _mm256_storeu_si256(
-                        dst.add(4 * group + 8).cast(),
-                        _mm256_shuffle_epi8(windows, masks),
-                    );
-                    offset += usize::from(*four.add(offset));
+                    offset += usize::from(*two.add(offset));
                 }
-                group += 4;
+                group += 2;
             }
             pos += offset;
         }
