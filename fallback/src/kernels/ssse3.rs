@@ -68,10 +68,14 @@ pub(super) mod group_varint {
     }
 
     /// Group starts the block at `pos` covers: 32..=BLOCK, a multiple of 32, with `MARGIN`
-    /// more bytes in the data; 0 when the data is too short for a block.
+    /// more bytes in the data, and no more than `groups` groups can span (17 bytes each, so
+    /// that a caller decoding a few groups at a time does not pay for a whole block's
+    /// sizes); 0 when the data is too short for a block.
     #[inline]
-    pub(in crate::kernels) fn block_len(data: &[u8], pos: usize) -> usize {
-        (data.len().saturating_sub(pos).saturating_sub(MARGIN) & !31).min(BLOCK)
+    pub(in crate::kernels) fn block_len(data: &[u8], pos: usize, groups: usize) -> usize {
+        let in_data = data.len().saturating_sub(pos).saturating_sub(MARGIN) & !31;
+        let for_groups = groups.saturating_mul(17).saturating_add(31) & !31;
+        in_data.min(for_groups).min(BLOCK)
     }
 
     /// Fills `sizes.one[..n]` (`n` a multiple of 16, at most `BLOCK + 32`; `bytes`
@@ -154,7 +158,7 @@ pub(super) mod group_varint {
         let mut group = 0;
         let mut sizes = Sizes::new();
         while groups - group >= 2 {
-            let block = block_len(data, pos);
+            let block = block_len(data, pos, groups - group);
             if block == 0 {
                 break;
             }

@@ -472,7 +472,7 @@ pub(in crate::kernels) mod group_varint {
         let mut group = 0;
         let mut sizes = Sizes::new();
         while groups - group >= 2 {
-            let block = block_len(data, pos);
+            let block = block_len(data, pos, groups - group);
             if block == 0 {
                 break;
             }
