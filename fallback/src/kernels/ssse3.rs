@@ -7,21 +7,11 @@
 
 /// GroupVarInt INT32 (varint-GB, as in Lemire et al.): one `pshufb` mask per control byte
 /// moves a group's four ints into four 32-bit lanes; the sizes of the groups (and pairs of
-/// groups) that could start at each of the next 64 bytes are computed up front with `pshufb`
-/// so that stepping two groups on is one load and an add.
+/// groups) that could start at each byte of a block are computed up front with `pshufb` so
+/// that stepping two groups on is one load and an add.
 pub(super) mod group_varint {
     use crate::kernels::encodings::group_varint::{GROUP_DATA_LEN_32, SHUFFLE_32, WINDOW_32};
     use std::arch::x86_64::*;
-
-    /// Group starts a span covers: the sizes of groups starting there are computed together,
-    /// up front.
-    pub(in crate::kernels) const SPAN: usize = 64;
-    /// Bytes whose group sizes a span computes: a pair's second group starts before
-    /// `SPAN + 17`.
-    pub(in crate::kernels) const SIZED: usize = 96;
-    /// Bytes a span needs: the second group of a pair starts before `SPAN + 17` and spans up
-    /// to 17 bytes, and `SIZED` bytes are loaded.
-    pub(in crate::kernels) const SPAN_BYTES: usize = 128;
 
     #[inline]
     #[target_feature(enable = "ssse3")]
@@ -47,83 +37,114 @@ pub(super) mod group_varint {
         1 + usize::from(GROUP_DATA_LEN_32[control])
     }
 
-    /// The size (control byte included) of a group starting at each byte of `bytes`:
-    /// 5 + the sum of the byte's four 2-bit fields, summed per nibble with `pshufb`.
-    #[inline]
-    #[target_feature(enable = "ssse3")]
-    pub(in crate::kernels) fn group_sizes(bytes: &[u8; SIZED]) -> [__m128i; SIZED / 16] {
-        // The sum of a nibble's two 2-bit fields.
-        let nibble_sums = _mm_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6);
-        let low_nibble = _mm_set1_epi8(0x0F);
-        let five = _mm_set1_epi8(5);
-        std::array::from_fn(|chunk| {
-            let c = load(&bytes[16 * chunk..]);
-            let lo = _mm_and_si128(c, low_nibble);
-            let hi = _mm_and_si128(_mm_srli_epi16(c, 4), low_nibble);
-            _mm_add_epi8(
-                _mm_add_epi8(
-                    _mm_shuffle_epi8(nibble_sums, lo),
-                    _mm_shuffle_epi8(nibble_sums, hi),
-                ),
-                five,
-            )
-        })
+    /// Group starts a block covers at most: the sizes of groups (and of pairs of groups)
+    /// starting at each of its bytes are computed together, up front, then the groups are
+    /// decoded with no branch but the loop's (whose exit, mispredicted once a block, is what
+    /// a large block amortises).
+    pub(in crate::kernels) const BLOCK: usize = 1024;
+    /// Bytes a block needs past its group starts: a pair's second group starts before
+    /// `BLOCK + 17` and its window ends before `BLOCK + 34` (rounded up to 32-byte vectors,
+    /// the sizes of single groups being computed for `BLOCK + 32` starts).
+    pub(in crate::kernels) const MARGIN: usize = 64;
+
+    /// The sizes (control byte included) of groups starting at each byte of a block, and of
+    /// pairs of groups.
+    #[repr(C, align(32))]
+    pub(in crate::kernels) struct Sizes {
+        /// One group's, for the block's starts and the 32 bytes after them.
+        pub(in crate::kernels) one: [u8; BLOCK + 32],
+        /// Two groups'.
+        pub(in crate::kernels) two: [u8; BLOCK],
     }
 
-    /// For each of the first `SPAN` bytes `q`: the size of the group starting at `q` plus
-    /// that of the group after it, `sizes[q] + sizes[q + sizes[q]]` (at most 34), looked up
-    /// with `pshufb` in the 16-byte chunk of `q` and the two after it (`q + sizes[q]` is at
-    /// most 15 + 17 = 32 lanes on).
-    #[inline]
-    #[target_feature(enable = "ssse3")]
-    pub(in crate::kernels) fn pair_sizes(sizes: &[__m128i; SIZED / 16]) -> [__m128i; SPAN / 16] {
-        let lanes = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        let sixteen = _mm_set1_epi8(16);
-        let fifteen = _mm_set1_epi8(15);
-        let thirty_one = _mm_set1_epi8(31);
-        std::array::from_fn(|chunk| {
-            let size = sizes[chunk];
-            // The next group's lane, counted from this chunk's first: 5..=32.
-            let next = _mm_add_epi8(lanes, size);
-            // In this chunk when below 16: other lanes get bit 7 set, which pshufb reads as 0.
-            let in_this = _mm_or_si128(next, _mm_cmpgt_epi8(next, fifteen));
-            // In the next chunk when 16..=31: below 16 the difference is negative (bit 7 set);
-            // at 32 it is 16, masked by the comparison.
-            let minus_16 = _mm_sub_epi8(next, sixteen);
-            let in_next = _mm_or_si128(minus_16, _mm_cmpgt_epi8(next, thirty_one));
-            // In the chunk after when 32: the difference is 0 then, negative otherwise.
-            let in_after = _mm_sub_epi8(minus_16, sixteen);
-            let following = _mm_or_si128(
-                _mm_or_si128(
-                    _mm_shuffle_epi8(sizes[chunk], in_this),
-                    _mm_shuffle_epi8(sizes[chunk + 1], in_next),
-                ),
-                _mm_shuffle_epi8(sizes[chunk + 2], in_after),
-            );
-            _mm_add_epi8(size, following)
-        })
-    }
-
-    /// Stores vectors into a byte array, to be indexed by scalar loads.
-    #[inline]
-    #[target_feature(enable = "ssse3")]
-    pub(in crate::kernels) fn to_bytes<const N: usize, const B: usize>(
-        vectors: [__m128i; N],
-    ) -> [u8; B] {
-        let mut bytes = [0u8; B];
-        for (dst, vector) in bytes.chunks_exact_mut(16).zip(vectors) {
-            let dst: &mut [u8; 16] = dst.try_into().unwrap();
-            // SAFETY: `dst` is 16 writable bytes; unaligned stores are allowed.
-            unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast::<__m128i>(), vector) };
+    impl Sizes {
+        /// Zeroed buffers.
+        pub(in crate::kernels) fn new() -> Self {
+            Sizes {
+                one: [0; BLOCK + 32],
+                two: [0; BLOCK],
+            }
         }
-        bytes
     }
 
-    /// `decode_fast_portable_32` (`kernels::encodings`) with one `pshufb` per group: the
-    /// sizes of the groups that could start at each of the next 64 bytes and of each pair
-    /// of groups are computed first, then groups are decoded in pairs, the positions chained
-    /// by one load from the pair sizes and an add per two groups; the last groups (within
-    /// `SPAN_BYTES` of the end) one at a time.
+    /// Group starts the block at `pos` covers: 32..=BLOCK, a multiple of 32, with `MARGIN`
+    /// more bytes in the data, and no more than `groups` groups can span (17 bytes each, so
+    /// that a caller decoding a few groups at a time does not pay for a whole block's
+    /// sizes); 0 when the data is too short for a block.
+    #[inline]
+    pub(in crate::kernels) fn block_len(data: &[u8], pos: usize, groups: usize) -> usize {
+        let in_data = data.len().saturating_sub(pos).saturating_sub(MARGIN) & !31;
+        let for_groups = groups.saturating_mul(17).saturating_add(31) & !31;
+        in_data.min(for_groups).min(BLOCK)
+    }
+
+    /// Fills `sizes.one[..n]` (`n` a multiple of 16, at most `BLOCK + 32`; `bytes`
+    /// holding at least `n`): 5 + the sum of each byte's four 2-bit fields, summed per
+    /// nibble with `pshufb`.
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn single_sizes(bytes: &[u8], sizes: &mut Sizes, n: usize) {
+        let (bytes, one) = (&bytes[..n], &mut sizes.one[..n]);
+        let nibble_sums = _mm_setr_epi8(5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10, 8, 9, 10, 11);
+        let nibble_sums_hi = _mm_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6);
+        let low_nibble = _mm_set1_epi8(0x0F);
+        for (dst, src) in one.chunks_exact_mut(16).zip(bytes.chunks_exact(16)) {
+            let c = load(src);
+            let lo = _mm_and_si128(c, low_nibble);
+            let hi = _mm_and_si128(_mm_srli_epi16::<4>(c), low_nibble);
+            let size = _mm_add_epi8(
+                _mm_shuffle_epi8(nibble_sums, lo),
+                _mm_shuffle_epi8(nibble_sums_hi, hi),
+            );
+            // SAFETY: `dst` is 16 writable bytes.
+            unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), size) };
+        }
+    }
+
+    /// Fills `sizes.two[..n]` from `sizes.one` (`n` a multiple of 16, at most `BLOCK`,
+    /// `sizes.one` filled to `n + 21`): `one[q] + one[q + one[q]]`. The second group starts
+    /// 5..=17 bytes on, inside the two 16-byte windows loaded 5 and 21 bytes after each
+    /// 16 bytes, selected with `pshufb` (an index with bit 7 set gives 0).
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn pair_sizes(sizes: &mut Sizes, n: usize) {
+        let base = _mm_setr_epi8(-5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+        let sixteen = _mm_set1_epi8(16);
+        let high = _mm_set1_epi8(0x70);
+        let (one, two) = (&sizes.one, &mut sizes.two[..n]);
+        for (q, dst) in (0..n).step_by(16).zip(two.chunks_exact_mut(16)) {
+            let size = load(&one[q..]);
+            let w0 = load(&one[q + 5..]);
+            let w1 = load(&one[q + 21..]);
+            // The next group's byte, counted from 5 after these 16's first: 0..=27.
+            let j = _mm_add_epi8(size, base);
+            // Below 16: w0's lane (+0x70 keeps bit 7 clear); 16 and up saturate past it.
+            let from_w0 = _mm_shuffle_epi8(w0, _mm_adds_epu8(j, high));
+            // 16 and up: w1's lane j − 16; below 16 wraps to bit 7 set.
+            let from_w1 = _mm_shuffle_epi8(w1, _mm_sub_epi8(j, sixteen));
+            let next = _mm_or_si128(from_w0, from_w1);
+            // SAFETY: `dst` is 16 writable bytes.
+            unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), _mm_add_epi8(size, next)) };
+        }
+    }
+
+    /// Computes the sizes of 1 and 2 groups from each byte of the block `bytes` (the
+    /// block's `block` group starts and `MARGIN` bytes after them; `block` from
+    /// [`block_len`]).
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    pub(in crate::kernels) fn block_sizes(bytes: &[u8], sizes: &mut Sizes, block: usize) {
+        assert!(block <= BLOCK && block.is_multiple_of(32) && bytes.len() >= block + MARGIN);
+        single_sizes(bytes, sizes, block + 32);
+        pair_sizes(sizes, block);
+    }
+
+    /// `decode_fast_portable_32` (`kernels::encodings`) with one `pshufb` per group: per
+    /// block of up to 1,024 bytes, the sizes of 1 and 2 groups from each byte are computed
+    /// first ([`block_sizes`]: pointer jumping, `two[q] = one[q] + one[q + one[q]]`), then
+    /// the groups are decoded in pairs, the positions chained by one load from the pair
+    /// sizes and an add per pair; the last groups (within 96 bytes of the end) one at a
+    /// time.
     ///
     /// # Safety
     /// The CPU supports SSSE3.
@@ -135,20 +156,24 @@ pub(super) mod group_varint {
     ) -> (usize, usize) {
         let groups = out.len() / 4;
         let mut group = 0;
-        while groups - group >= 2 && data.len().saturating_sub(pos) >= SPAN_BYTES {
-            let span: &[u8; SPAN_BYTES] = data[pos..pos + SPAN_BYTES].try_into().unwrap();
-            let size_vectors = group_sizes(span[..SIZED].try_into().unwrap());
-            let pairs: [u8; SPAN] = to_bytes(pair_sizes(&size_vectors));
-            let sizes: [u8; SIZED] = to_bytes(size_vectors);
+        let mut sizes = Sizes::new();
+        while groups - group >= 2 {
+            let block = block_len(data, pos, groups - group);
+            if block == 0 {
+                break;
+            }
+            let bytes = &data[pos..pos + block + MARGIN];
+            block_sizes(bytes, &mut sizes, block);
+            let (one, two) = (&sizes.one, &sizes.two);
             let mut offset = 0;
-            while offset < SPAN && groups - group >= 2 {
-                let second = offset + usize::from(sizes[offset]);
-                // `offset` < SPAN and `second` ≤ offset + 17, so both groups' 17 bytes are
-                // inside `span`; `group + 2 ≤ groups`, so both fit `out`.
+            while offset < block && groups - group >= 2 {
+                // `offset` < block and the second group starts ≤ offset + 17, each with 17
+                // bytes inside `bytes` (block + 64 long).
+                let second = offset + usize::from(one[offset]);
                 let (first_out, second_out) = out[4 * group..4 * group + 8].split_at_mut(4);
-                decode_group(&span[offset..], first_out);
-                decode_group(&span[second..], second_out);
-                offset += usize::from(pairs[offset]);
+                decode_group(&bytes[offset..], first_out);
+                decode_group(&bytes[second..], second_out);
+                offset += usize::from(two[offset]);
                 group += 2;
             }
             pos += offset;

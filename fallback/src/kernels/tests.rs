@@ -846,3 +846,113 @@ fn ssse3_group_varint_matches_the_portable_loop() {
         }
     }
 }
+
+/// GroupVarInt INT32 bytes of `groups` groups whose lengths follow `mix` (each int's byte
+/// length from the mix's `pick`), values random within their length.
+fn group_varint_bytes(groups: usize, seed: u32, pick: impl Fn(usize, u32) -> usize) -> Vec<u8> {
+    let mut x = seed | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let values: Vec<i32> = (0..4 * groups)
+        .map(|i| {
+            let r = next();
+            let len = pick(i, r);
+            // At least one high byte set, so the encoder uses `len` bytes.
+            let top = 1 | (r >> 8);
+            (if len == 4 {
+                r | 0x0100_0000
+            } else {
+                (r & ((1u32 << (8 * len)) - 1)) | (top & 0xFF) << (8 * (len - 1))
+            }) as i32
+        })
+        .collect();
+    let mut data = Vec::new();
+    crate::parquet::group_varint::encode(&values, &mut data);
+    data
+}
+
+/// Every GroupVarInt INT32 kernel this machine has (the AVX2 one, the SSSE3 one and the
+/// dispatched one) against the portable loop: on random bytes (every control byte) and on
+/// encoded groups of every length mix (all 1-, 2-, 3- or 4-byte ints, random lengths, runs
+/// of each length, one long int in four), from every start up to 40 bytes, for group counts
+/// that end inside the kernels' blocks and steps, and data lengths that end at and around
+/// the block boundaries (so that the one-group tail and the stop 17 bytes before the end are
+/// crossed); every kernel stops at the same group and byte.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn group_varint_kernels_match_the_portable_loop() {
+    use super::encodings::group_varint::{decode_fast_32, decode_fast_portable_32};
+    type Kernel = unsafe fn(&[u8], usize, &mut [i32]) -> (usize, usize);
+    let mut kernels: Vec<(&str, Kernel)> = vec![("dispatched", |d, p, o| decode_fast_32(d, p, o))];
+    if std::arch::is_x86_feature_detected!("ssse3") {
+        kernels.push(("ssse3", ssse3::group_varint::decode_32));
+    }
+    if std::arch::is_x86_feature_detected!("avx2") {
+        kernels.push(("avx2", avx2::encodings::group_varint::decode_32));
+    }
+    type Pick = fn(usize, u32) -> usize;
+    let mixes: [(&str, Pick); 8] = [
+        ("1", |_, _| 1),
+        ("2", |_, _| 2),
+        ("3", |_, _| 3),
+        ("4", |_, _| 4),
+        ("random", |_, r| 1 + (r >> 30) as usize),
+        ("runs", |i, _| 1 + (i / 37) % 4),
+        ("one long in four", |i, _| if i % 4 == 3 { 4 } else { 1 }),
+        ("mostly short", |_, r| if r % 16 == 0 { 4 } else { 1 }),
+    ];
+    let mut inputs: Vec<(String, Vec<u8>)> = Vec::new();
+    for len in [
+        0usize, 16, 17, 18, 127, 128, 129, 159, 160, 161, 600, 608, 609, 640, 1500, 5000,
+    ] {
+        inputs.push((format!("noise {len}"), noise(len, len as u32)));
+    }
+    for (name, pick) in mixes {
+        for groups in [40usize, 300, 1000] {
+            inputs.push((
+                format!("{name} ×{groups}"),
+                group_varint_bytes(groups, groups as u32, pick),
+            ));
+        }
+    }
+    for (name, data) in &inputs {
+        for start in (0..40).filter(|&s| s <= data.len()) {
+            for groups in [0usize, 1, 2, 3, 4, 5, 7, 8, 9, 64, 130, 499, 1001, 1500] {
+                let mut want = vec![-1i32; 4 * groups];
+                let stop = decode_fast_portable_32(data, start, &mut want);
+                for &(kernel_name, kernel) in &kernels {
+                    let mut got = vec![-1i32; 4 * groups];
+                    // SAFETY: each kernel is in the list only when the CPU has its feature.
+                    let got_stop = unsafe { kernel(data, start, &mut got) };
+                    let at = format!("{kernel_name}: {name} start {start} groups {groups}");
+                    assert_eq!(got_stop, stop, "{at}");
+                    assert_eq!(got, want, "{at}");
+                }
+            }
+        }
+    }
+}
+
+/// GroupVarInt INT32 decoding of encoded data cut anywhere inside its groups is a
+/// `Truncated` error, never a panic, whichever kernel runs (the cut can fall in a kernel's
+/// block, its tail, or its last group).
+#[test]
+fn group_varint_truncated_input_is_an_error() {
+    use crate::parquet::group_varint::decode;
+    use crate::parquet::ErrorKind;
+    let data = group_varint_bytes(200, 7, |_, r| 1 + (r >> 30) as usize);
+    let mut full = vec![0i32; 800];
+    decode(&data, &mut full).unwrap();
+    for cut in (0..data.len())
+        .step_by(7)
+        .chain(data.len() - 20..data.len())
+    {
+        let mut out = vec![0i32; 800];
+        let err = decode(&data[..cut], &mut out).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Truncated, "cut at {cut}");
+    }
+}

@@ -17,12 +17,12 @@
 //! INT32 decoding goes through a 256-entry table (indexed by the control byte) of the group's
 //! length and, on x86-64, a `pshufb` mask that moves the four ints' bytes into four 32-bit
 //! lanes (varint-GB as in Lemire et al.), with the sizes of the groups (and pairs of groups)
-//! that could start at each of the next 64 bytes computed up front so that stepping two
-//! groups on is one load and an add: the AVX2 tier decodes a pair of groups per 256-bit
-//! shuffle, the portable tier runs the SSSE3 kernel (one group per 128-bit shuffle) when the
-//! CPU has SSSE3; elsewhere (aarch64, x86-64 without SSSE3), four unaligned 32-bit loads
-//! from a 16-byte window, masked. Groups within 17 bytes of the data's end go through the
-//! checking path, so no load reads past the slice.
+//! that could start at each byte of a block of up to 1,024 bytes computed up front so that
+//! stepping two groups on is one load and an add: the AVX2 tier decodes a pair of groups per
+//! 256-bit shuffle, the portable tier runs the SSSE3 kernel (one group per 128-bit shuffle)
+//! when the CPU has SSSE3; elsewhere (aarch64, x86-64 without SSSE3), four unaligned 32-bit
+//! loads from a 16-byte window, masked. Groups within 17 bytes of the data's end go through
+//! the checking path, so no load reads past the slice.
 
 use super::{FixedWidth, ParquetError, ValueDecoder};
 #[cfg(test)]

@@ -11,8 +11,9 @@
 //!   block's miniblocks in one loop, the running sum in a register throughout. INT64
 //!   deltas of 33..=64 bits: the portable fused kernels, compiled here with AVX2 and BMI2.
 //! - GroupVarInt INT32 ([`group_varint`]): pairs of groups shuffled into place by one
-//!   `vpshufb`, their positions from sizes computed for 64 bytes at a time (the helpers
-//!   shared with the SSSE3 kernel, `kernels::ssse3`).
+//!   `vpshufb`, their positions from the sizes of 1 and 2 groups starting at each byte,
+//!   computed 32 bytes a vector for blocks of up to 1,024 bytes (pointer jumping), so that the
+//!   position chain is one load and an add per 2 groups.
 //! - Gathers (dictionaries): `vpgatherdd` / `vpgatherdq` of 8 / 4 entries per instruction,
 //!   each index clamped to the dictionary's last entry first, so no index reads outside it.
 
@@ -360,22 +361,104 @@ pub(in crate::kernels) unsafe fn gather_u64(indices: &[u32], dictionary: &[u64],
 
 /// GroupVarInt INT32 (varint-GB, as in Lemire et al.): one `pshufb` mask per control byte
 /// moves a group's four ints into four 32-bit lanes; pairs of groups are decoded with one
-/// 256-bit shuffle and store.
+/// 256-bit shuffle and store, a pair per step of the position chain.
 pub(in crate::kernels) mod group_varint {
     use crate::kernels::encodings::group_varint::{SHUFFLE_32, WINDOW_32};
-    use crate::kernels::ssse3::group_varint::{
-        decode_group, group_sizes, pair_sizes, to_bytes, SIZED, SPAN, SPAN_BYTES,
-    };
+    use crate::kernels::ssse3::group_varint::{block_len, decode_group, Sizes, BLOCK, MARGIN};
     use std::arch::x86_64::*;
+
+    /// Lane index within each 128-bit half, minus `k` (for the in-lane `vpshufb`s).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn lanes_minus(k: i8) -> __m256i {
+        _mm256_add_epi8(
+            _mm256_setr_epi8(
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+                10, 11, 12, 13, 14, 15,
+            ),
+            _mm256_set1_epi8(-k),
+        )
+    }
+
+    /// Fills `sizes.one[..n]` (`n` a multiple of 32, `bytes` holding at least `n`): 5 + the
+    /// sum of each byte's four 2-bit fields, summed per nibble with `vpshufb`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn single_sizes(bytes: &[u8], sizes: &mut Sizes, n: usize) {
+        assert!(n <= BLOCK + 32);
+        let bytes = &bytes[..n];
+        let nibble_sums = _mm256_setr_epi8(
+            5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10, 8, 9, 10, 11, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10,
+            8, 9, 10, 11,
+        );
+        let nibble_sums_hi = _mm256_setr_epi8(
+            0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6, 0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3,
+            4, 5, 6,
+        );
+        let low_nibble = _mm256_set1_epi8(0x0F);
+        let mut q = 0;
+        while q < n {
+            // SAFETY: q + 32 ≤ n ≤ bytes.len() and ≤ sizes.one.len() (asserted).
+            unsafe {
+                let c = _mm256_loadu_si256(bytes.as_ptr().add(q).cast());
+                let lo = _mm256_and_si256(c, low_nibble);
+                let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(c), low_nibble);
+                let size = _mm256_add_epi8(
+                    _mm256_shuffle_epi8(nibble_sums, lo),
+                    _mm256_shuffle_epi8(nibble_sums_hi, hi),
+                );
+                _mm256_store_si256(sizes.one.as_mut_ptr().add(q).cast(), size);
+            }
+            q += 32;
+        }
+    }
+
+    /// Fills `sizes.two[..n]` from `sizes.one` (`n` a multiple of 32, at most `BLOCK`, and
+    /// `sizes.one` filled to `n + 21`): `one[q] + one[q + one[q]]`. The second
+    /// group starts 5..=17 bytes on, inside the two 16-byte windows loaded 5 and 21 bytes
+    /// after each 16-byte half, selected with `vpshufb` (an index with bit 7 set gives 0).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn pair_sizes(sizes: &mut Sizes, n: usize) {
+        assert!(n <= BLOCK);
+        let base = lanes_minus(5);
+        let sixteen = _mm256_set1_epi8(16);
+        let high = _mm256_set1_epi8(0x70);
+        let one = sizes.one.as_ptr();
+        let mut q = 0;
+        while q < n {
+            // SAFETY: q + 32 ≤ n ≤ sizes.two.len() (asserted); the loads read
+            // one[q + 5 .. q + 53], below n + 21 ≤ BLOCK + 21 < one.len().
+            unsafe {
+                let size = _mm256_load_si256(one.add(q).cast());
+                let w0 = _mm256_loadu_si256(one.add(q + 5).cast());
+                let w1 = _mm256_loadu_si256(one.add(q + 21).cast());
+                // The next group's byte, counted from 5 after this half's first: 0..=27.
+                let j = _mm256_add_epi8(size, base);
+                // Below 16: w0's lane (+0x70 keeps bit 7 clear); 16 and up saturate past it.
+                let from_w0 = _mm256_shuffle_epi8(w0, _mm256_adds_epu8(j, high));
+                // 16 and up: w1's lane j − 16; below 16 wraps to bit 7 set.
+                let from_w1 = _mm256_shuffle_epi8(w1, _mm256_sub_epi8(j, sixteen));
+                let next = _mm256_or_si256(from_w0, from_w1);
+                _mm256_store_si256(
+                    sizes.two.as_mut_ptr().add(q).cast(),
+                    _mm256_add_epi8(size, next),
+                );
+            }
+            q += 32;
+        }
+    }
 
     /// `decode_fast_portable_32` (`kernels::encodings`) with one `vpshufb` per pair of
     /// groups. Each group's position depends on the previous group's control byte, a chain
     /// that would cost a load of the control byte, a load of its table entry and an add per
-    /// group. Here the sizes of groups that could start at each of the next 96 bytes are
-    /// computed together first (16 a `pshufb` pair), then the size of each such group plus
-    /// the next one's; groups are decoded in pairs (the two windows and the two masks each
-    /// loaded into the halves of one 256-bit vector) and the chain is one load from those
-    /// pair sizes and an add per two groups.
+    /// group. Here, per block of up to 1,024 bytes, the sizes of groups that could start at
+    /// each byte are computed first (32 a `vpshufb` pair), then the size of the 2 groups
+    /// from each byte (pointer jumping: `two[q] = one[q] + one[q + one[q]]`, the lookups
+    /// `vpshufb`s into windows of the sizes loaded a few bytes on); the chain is then one
+    /// load from the pair sizes and an add per 2 groups. Groups are decoded in pairs (the
+    /// two windows and the two masks each loaded into the halves of one 256-bit vector).
+    /// The last groups (within 96 bytes of the data's end) one at a time.
     ///
     /// # Safety
     /// The CPU supports AVX2.
@@ -387,34 +470,39 @@ pub(in crate::kernels) mod group_varint {
     ) -> (usize, usize) {
         let groups = out.len() / 4;
         let mut group = 0;
-        while groups - group >= 2 && data.len().saturating_sub(pos) >= SPAN_BYTES {
-            let span: &[u8; SPAN_BYTES] = data[pos..pos + SPAN_BYTES].try_into().unwrap();
-            let size_vectors = group_sizes(span[..SIZED].try_into().unwrap());
-            let pairs: [u8; SPAN] = to_bytes(pair_sizes(&size_vectors));
-            let sizes: [u8; SIZED] = to_bytes(size_vectors);
+        let mut sizes = Sizes::new();
+        while groups - group >= 2 {
+            let block = block_len(data, pos, groups - group);
+            if block == 0 {
+                break;
+            }
+            let bytes = &data[pos..pos + block + MARGIN];
+            single_sizes(bytes, &mut sizes, block + 32);
+            pair_sizes(&mut sizes, block);
+            let (one, two) = (sizes.one.as_ptr(), sizes.two.as_ptr());
+            let src = bytes.as_ptr();
+            let dst = out.as_mut_ptr();
             let mut offset = 0;
-            while offset < SPAN && groups - group >= 2 {
-                let second = offset + usize::from(sizes[offset]);
-                let (first_control, second_control) = (span[offset], span[second]);
-                // SAFETY: `offset` < SPAN and `second` ≤ offset + 17 < SPAN + 17, so both
-                // 16-byte windows (from the byte after each control byte) end before
-                // SPAN + 34 ≤ SPAN_BYTES, inside `span`; the masks are 16-byte table rows;
+            while offset < block && groups - group >= 2 {
+                // SAFETY: `offset` < block ≤ BLOCK, so `one` and `two` are read inside; the
+                // second group starts at `second` ≤ offset + 17, and both groups' control
+                // bytes and 16-byte windows (to at most second + 17 < block + 34) are inside
+                // `bytes` (block + MARGIN long); the masks are 16-byte table rows;
                 // `group + 2 ≤ groups`, so values 4·group .. 4·group + 8 are inside `out`.
                 unsafe {
-                    let windows = _mm256_loadu2_m128i(
-                        span.as_ptr().add(second + 1).cast(),
-                        span.as_ptr().add(offset + 1).cast(),
-                    );
+                    let second = offset + usize::from(*one.add(offset));
+                    let windows =
+                        _mm256_loadu2_m128i(src.add(second + 1).cast(), src.add(offset + 1).cast());
                     let masks = _mm256_loadu2_m128i(
-                        SHUFFLE_32[usize::from(second_control)].as_ptr().cast(),
-                        SHUFFLE_32[usize::from(first_control)].as_ptr().cast(),
+                        SHUFFLE_32[usize::from(*src.add(second))].as_ptr().cast(),
+                        SHUFFLE_32[usize::from(*src.add(offset))].as_ptr().cast(),
                     );
                     _mm256_storeu_si256(
-                        out.as_mut_ptr().add(4 * group).cast(),
+                        dst.add(4 * group).cast(),
                         _mm256_shuffle_epi8(windows, masks),
                     );
+                    offset += usize::from(*two.add(offset));
                 }
-                offset += usize::from(pairs[offset]);
                 group += 2;
             }
             pos += offset;
