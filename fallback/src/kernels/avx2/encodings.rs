@@ -77,7 +77,7 @@ pub(in crate::kernels) unsafe fn delta_i32(
 
 /// The decoder of the last width a block kernel unpacked, kept while the width repeats
 /// (a block's miniblocks often share one).
-struct Cached {
+pub(super) struct Cached {
     width: u8,
     decoder: Decoder,
 }
@@ -120,62 +120,79 @@ pub(in crate::kernels) unsafe fn delta_block_i32(
     for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
         let body = src.get(at..).unwrap_or(&[]);
         at += per_miniblock / 8 * usize::from(width);
-        let Some(bits) = BitWidth::new(u32::from(width)) else {
-            // Width 0 (the codec has checked every width ≤ 32).
-            let acc = _mm256_cvtsi256_si32(acc_v) as u32;
-            let acc = portable_encodings::progression_i32(min, acc, chunk);
-            acc_v = _mm256_set1_epi32(acc as i32);
-            continue;
-        };
-        let groups = if width == 32 {
-            // The deltas are little-endian words: loaded as they are, nothing to unpack.
-            let groups = (body.len() / 32).min(chunk.len() / 8);
-            for g in 0..groups {
-                // SAFETY: group g is bytes 32g .. 32g + 32 ≤ body.len() and writes values
-                // 8g .. 8g + 8 of `chunk`, inside its length ≥ 8·groups.
-                unsafe {
-                    let deltas = _mm256_loadu_si256(body.as_ptr().add(32 * g).cast());
-                    let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
-                    _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
-                    acc_v = next;
-                }
-            }
-            groups
-        } else {
-            let (p, groups) = miniblock_plan(bits, body, chunk.len());
-            let decoder = decoder_for(&mut cache, width, p);
-            macro_rules! groups {
-                ($five:literal) => {
-                    for g in 0..groups {
-                        // SAFETY: `miniblock_plan` counted only groups whose loads stay
-                        // inside `body`; group g writes values 8g..8g + 8 of `chunk`,
-                        // inside its length ≥ 8·groups.
-                        unsafe {
-                            let deltas =
-                                decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
-                            let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
-                            _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
-                            acc_v = next;
-                        }
-                    }
-                };
-            }
-            if p.five {
-                groups!(true);
-            } else {
-                groups!(false);
-            }
-            groups
-        };
-        if 8 * groups < chunk.len() {
-            let acc = _mm256_cvtsi256_si32(acc_v) as u32;
-            let rest = body.get(groups * usize::from(width)..).unwrap_or(&[]);
-            let acc =
-                portable_encodings::delta_i32(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
-            acc_v = _mm256_set1_epi32(acc as i32);
-        }
+        acc_v = miniblock_i32(width, body, min, min_v, acc_v, chunk, &mut cache);
     }
     _mm256_cvtsi256_si32(acc_v) as u32
+}
+
+/// One INT32 miniblock of [`delta_block_i32`]: `chunk.len()` deltas of `width` (0..=32)
+/// bits from the start of `body`, `min` (also in every lane of `min_v`) added, summed onto
+/// the running sum in every lane of `acc_v`; returns the new running sum (in every lane).
+/// `cache` keeps the last width's unpack plan in registers.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) fn miniblock_i32(
+    width: u8,
+    body: &[u8],
+    min: u32,
+    min_v: __m256i,
+    mut acc_v: __m256i,
+    chunk: &mut [i32],
+    cache: &mut Option<Cached>,
+) -> __m256i {
+    let Some(bits) = BitWidth::new(u32::from(width)) else {
+        // Width 0 (the codec has checked every width ≤ 32).
+        let acc = _mm256_cvtsi256_si32(acc_v) as u32;
+        let acc = portable_encodings::progression_i32(min, acc, chunk);
+        return _mm256_set1_epi32(acc as i32);
+    };
+    let groups = if width == 32 {
+        // The deltas are little-endian words: loaded as they are, nothing to unpack.
+        let groups = (body.len() / 32).min(chunk.len() / 8);
+        for g in 0..groups {
+            // SAFETY: group g is bytes 32g .. 32g + 32 ≤ body.len() and writes values
+            // 8g .. 8g + 8 of `chunk`, inside its length ≥ 8·groups.
+            unsafe {
+                let deltas = _mm256_loadu_si256(body.as_ptr().add(32 * g).cast());
+                let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
+                _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
+                acc_v = next;
+            }
+        }
+        groups
+    } else {
+        let (p, groups) = miniblock_plan(bits, body, chunk.len());
+        let decoder = decoder_for(cache, width, p);
+        macro_rules! groups {
+            ($five:literal) => {
+                for g in 0..groups {
+                    // SAFETY: `miniblock_plan` counted only groups whose loads stay
+                    // inside `body`; group g writes values 8g..8g + 8 of `chunk`,
+                    // inside its length ≥ 8·groups.
+                    unsafe {
+                        let deltas = decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
+                        let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
+                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
+                        acc_v = next;
+                    }
+                }
+            };
+        }
+        if p.five {
+            groups!(true);
+        } else {
+            groups!(false);
+        }
+        groups
+    };
+    if 8 * groups < chunk.len() {
+        let acc = _mm256_cvtsi256_si32(acc_v) as u32;
+        let rest = body.get(groups * usize::from(width)..).unwrap_or(&[]);
+        let acc =
+            portable_encodings::delta_i32(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
+        acc_v = _mm256_set1_epi32(acc as i32);
+    }
+    acc_v
 }
 
 /// Scans 4 64-bit lanes (each already `min + delta`) onto `acc_v` (the running sum in every
@@ -237,45 +254,61 @@ pub(in crate::kernels) unsafe fn delta_block_i64(
     for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
         let body = src.get(at..).unwrap_or(&[]);
         at += per_miniblock / 8 * usize::from(width);
-        let Some(bits) = BitWidth::new(u32::from(width)) else {
-            acc = match width {
-                0 => portable_encodings::progression_i64(min, acc, chunk),
-                _ => portable_encodings::delta_wide_i64(u32::from(width), body, min, acc, chunk),
-            };
-            continue;
+        acc = miniblock_i64(width, body, min, min_v, acc, chunk, &mut cache);
+    }
+    acc
+}
+
+/// One INT64 miniblock of [`delta_block_i64`]: `chunk.len()` deltas of `width` (0..=64)
+/// bits from the start of `body`, `min` (also in both lanes of `min_v`) added, summed onto
+/// `acc`; returns the last sum. `cache` keeps the last width's unpack plan in registers.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) fn miniblock_i64(
+    width: u8,
+    body: &[u8],
+    min: u64,
+    min_v: __m256i,
+    mut acc: u64,
+    chunk: &mut [i64],
+    cache: &mut Option<Cached>,
+) -> u64 {
+    let Some(bits) = BitWidth::new(u32::from(width)) else {
+        return match width {
+            0 => portable_encodings::progression_i64(min, acc, chunk),
+            _ => portable_encodings::delta_wide_i64(u32::from(width), body, min, acc, chunk),
         };
-        let (p, groups) = miniblock_plan(bits, body, chunk.len());
-        let decoder = decoder_for(&mut cache, width, p);
-        let mut acc_v = _mm256_set1_epi64x(acc as i64);
-        macro_rules! groups {
-            ($five:literal) => {
-                for g in 0..groups {
-                    // SAFETY: as in `delta_block_i32`; group g writes values 8g..8g + 8 of
-                    // `chunk`.
-                    unsafe {
-                        let deltas = decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
-                        let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(deltas));
-                        let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(deltas));
-                        let (sums, next) = scan4_i64(_mm256_add_epi64(low, min_v), acc_v);
-                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
-                        let (sums, next) = scan4_i64(_mm256_add_epi64(high, min_v), next);
-                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g + 4).cast(), sums);
-                        acc_v = next;
-                    }
+    };
+    let (p, groups) = miniblock_plan(bits, body, chunk.len());
+    let decoder = decoder_for(cache, width, p);
+    let mut acc_v = _mm256_set1_epi64x(acc as i64);
+    macro_rules! groups {
+        ($five:literal) => {
+            for g in 0..groups {
+                // SAFETY: as in `delta_block_i32`; group g writes values 8g..8g + 8 of
+                // `chunk`.
+                unsafe {
+                    let deltas = decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
+                    let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(deltas));
+                    let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(deltas));
+                    let (sums, next) = scan4_i64(_mm256_add_epi64(low, min_v), acc_v);
+                    _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
+                    let (sums, next) = scan4_i64(_mm256_add_epi64(high, min_v), next);
+                    _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g + 4).cast(), sums);
+                    acc_v = next;
                 }
-            };
-        }
-        if p.five {
-            groups!(true);
-        } else {
-            groups!(false);
-        }
-        acc = _mm256_extract_epi64::<0>(acc_v) as u64;
-        if 8 * groups < chunk.len() {
-            let rest = body.get(groups * p.width..).unwrap_or(&[]);
-            acc =
-                portable_encodings::delta_i64(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
-        }
+            }
+        };
+    }
+    if p.five {
+        groups!(true);
+    } else {
+        groups!(false);
+    }
+    acc = _mm256_extract_epi64::<0>(acc_v) as u64;
+    if 8 * groups < chunk.len() {
+        let rest = body.get(groups * p.width..).unwrap_or(&[]);
+        acc = portable_encodings::delta_i64(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
     }
     acc
 }
