@@ -195,6 +195,16 @@ pub(super) fn miniblock_i32(
     acc_v
 }
 
+/// The inclusive prefix sums of 8 32-bit lanes (wrapping; exact when they stay below 2^32).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn scan8_u32_exact(mut x: __m256i) -> __m256i {
+    x = _mm256_add_epi32(x, _mm256_slli_si256::<4>(x));
+    x = _mm256_add_epi32(x, _mm256_slli_si256::<8>(x));
+    let low_total = _mm256_shuffle_epi32::<0xFF>(x);
+    _mm256_add_epi32(x, _mm256_permute2x128_si256::<0x08>(low_total, low_total))
+}
+
 /// Scans 4 64-bit lanes (each already `min + delta`) onto `acc_v` (the running sum in every
 /// lane): returns the sums and the new running sum.
 #[inline]
@@ -273,6 +283,27 @@ pub(super) fn miniblock_i64(
     chunk: &mut [i64],
     cache: &mut Option<Cached>,
 ) -> u64 {
+    if width == 64 {
+        // The deltas are little-endian 8-byte words: loaded as they are, 4 at a time.
+        let quads = (body.len() / 32).min(chunk.len() / 4);
+        let mut acc_v = _mm256_set1_epi64x(acc as i64);
+        for q in 0..quads {
+            // SAFETY: quad q is bytes 32q .. 32q + 32 ≤ body.len() and writes values
+            // 4q .. 4q + 4 of `chunk`, inside its length ≥ 4·quads.
+            unsafe {
+                let deltas = _mm256_loadu_si256(body.as_ptr().add(32 * q).cast());
+                let (sums, next) = scan4_i64(_mm256_add_epi64(deltas, min_v), acc_v);
+                _mm256_storeu_si256(chunk.as_mut_ptr().add(4 * q).cast(), sums);
+                acc_v = next;
+            }
+        }
+        acc = _mm256_extract_epi64::<0>(acc_v) as u64;
+        if 4 * quads == chunk.len() {
+            return acc;
+        }
+        let rest = body.get(32 * quads..).unwrap_or(&[]);
+        return portable_encodings::delta_wide_i64(64, rest, min, acc, &mut chunk[4 * quads..]);
+    }
     let Some(bits) = BitWidth::new(u32::from(width)) else {
         return match width {
             0 => portable_encodings::progression_i64(min, acc, chunk),
@@ -282,6 +313,51 @@ pub(super) fn miniblock_i64(
     let (p, groups) = miniblock_plan(bits, body, chunk.len());
     let decoder = decoder_for(cache, width, p);
     let mut acc_v = _mm256_set1_epi64x(acc as i64);
+    if width <= 29 {
+        // 8 deltas of ≤ 29 bits sum to less than 2^32: the group is scanned in 8 32-bit
+        // lanes (exact), widened, and `min`·(i + 1) added per lane, so the two 64-bit
+        // halves need no scan of their own.
+        let step = |k: u64| min.wrapping_mul(k) as i64;
+        let min_low = _mm256_set_epi64x(step(4), step(3), step(2), step(1));
+        let min_high = _mm256_set_epi64x(step(8), step(7), step(6), step(5));
+        macro_rules! narrow {
+            ($five:literal) => {
+                for g in 0..groups {
+                    // SAFETY: as in `delta_block_i32`; group g writes values 8g..8g + 8 of
+                    // `chunk`.
+                    unsafe {
+                        let d = decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
+                        let sums = scan8_u32_exact(d);
+                        let low = _mm256_add_epi64(
+                            _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sums)),
+                            min_low,
+                        );
+                        let high = _mm256_add_epi64(
+                            _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(sums)),
+                            min_high,
+                        );
+                        let total = _mm256_permute4x64_epi64::<0xFF>(high);
+                        let out = chunk.as_mut_ptr().add(8 * g);
+                        _mm256_storeu_si256(out.cast(), _mm256_add_epi64(low, acc_v));
+                        _mm256_storeu_si256(out.add(4).cast(), _mm256_add_epi64(high, acc_v));
+                        acc_v = _mm256_add_epi64(acc_v, total);
+                    }
+                }
+            };
+        }
+        if p.five {
+            narrow!(true);
+        } else {
+            narrow!(false);
+        }
+        acc = _mm256_extract_epi64::<0>(acc_v) as u64;
+        if 8 * groups < chunk.len() {
+            let rest = body.get(groups * p.width..).unwrap_or(&[]);
+            acc =
+                portable_encodings::delta_i64(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
+        }
+        return acc;
+    }
     macro_rules! groups {
         ($five:literal) => {
             for g in 0..groups {
