@@ -286,8 +286,9 @@ pub(crate) mod portable {
         Some((min, widths_at, bodies_at, end))
     }
 
-    /// Decodes whole DELTA_BINARY_PACKED blocks from byte `pos` of `data` into `out`
-    /// (`out.len() / (miniblocks · per_miniblock)` of them), each header read and checked by
+    /// Decodes whole DELTA_BINARY_PACKED blocks of `miniblocks` miniblocks of `per_miniblock`
+    /// values from byte `pos` of `data` into `out` (`out.len() / (miniblocks · per_miniblock)`
+    /// of them), each header read and checked by
     /// [`block_header`], its bodies decoded by `block(widths, bodies, min, acc, out)`; stops
     /// at the first block [`block_header`] refuses. Returns the blocks decoded, the byte after
     /// them and the last sum.
@@ -295,8 +296,7 @@ pub(crate) mod portable {
     pub(crate) fn walk_blocks<A: Copy, O>(
         data: &[u8],
         mut pos: usize,
-        miniblocks: usize,
-        per_miniblock: usize,
+        (miniblocks, per_miniblock): (usize, usize),
         bits: u32,
         mut acc: A,
         out: &mut [O],
@@ -335,8 +335,7 @@ pub(crate) mod portable {
         walk_blocks(
             data,
             pos,
-            miniblocks,
-            per_miniblock,
+            (miniblocks, per_miniblock),
             32,
             acc,
             out,
@@ -357,8 +356,7 @@ pub(crate) mod portable {
         walk_blocks(
             data,
             pos,
-            miniblocks,
-            per_miniblock,
+            (miniblocks, per_miniblock),
             64,
             acc,
             out,

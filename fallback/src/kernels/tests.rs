@@ -851,10 +851,13 @@ fn ssse3_group_varint_matches_the_portable_loop() {
 /// out) -> (blocks, pos, acc)`).
 type Blocks<A, O> = fn(&[u8], usize, usize, usize, A, &mut [O]) -> (usize, usize, A);
 
+/// The INT32 and INT64 implementations of [`Blocks`].
+type BlocksKernels = (Vec<Blocks<u32, i32>>, Vec<Blocks<u64, i64>>);
+
 /// Every implementation of the runs-of-blocks kernels: dispatched, portable and (on a CPU
 /// with AVX2 and BMI2) the AVX2 ones directly.
-fn delta_blocks_kernels() -> (Vec<Blocks<u32, i32>>, Vec<Blocks<u64, i64>>) {
-    let mut all: (Vec<Blocks<u32, i32>>, Vec<Blocks<u64, i64>>) = (
+fn delta_blocks_kernels() -> BlocksKernels {
+    let mut all: BlocksKernels = (
         vec![
             encodings::delta_blocks_i32,
             encodings::portable::delta_blocks_i32,

@@ -28,8 +28,7 @@ pub(in crate::kernels) unsafe fn delta_blocks_i32(
     let (blocks, pos, acc_v) = walk_blocks(
         data,
         pos,
-        miniblocks,
-        per_miniblock,
+        (miniblocks, per_miniblock),
         32,
         acc_v,
         out,
@@ -65,8 +64,7 @@ pub(in crate::kernels) unsafe fn delta_blocks_i64(
     walk_blocks(
         data,
         pos,
-        miniblocks,
-        per_miniblock,
+        (miniblocks, per_miniblock),
         64,
         acc,
         out,
