@@ -8,8 +8,10 @@
 //! - Miniblocks (DELTA_BINARY_PACKED with deltas of ≤ 32 bits): unpacking fused with the
 //!   prefix sum: each group of 8 deltas is unpacked into a register by the AVX2 unpacker's
 //!   `Decoder` (`avx2.rs`), scanned there and stored once, with no buffer in between; a
-//!   block's miniblocks in one loop, the running sum in a register throughout. INT64
-//!   deltas of 33..=64 bits: the portable fused kernels, compiled here with AVX2 and BMI2.
+//!   block's miniblocks in one loop, the running sum in a register throughout (runs of
+//!   blocks, headers included: `avx2::delta`). INT64 deltas of ≤ 29 bits are scanned in
+//!   32-bit lanes and widened; 33..=63 bits: the portable fused kernels, compiled here with
+//!   AVX2 and BMI2; 64 bits: loaded as words.
 //! - GroupVarInt INT32 ([`group_varint`]): pairs of groups shuffled into place by one
 //!   `vpshufb`, their positions from sizes computed for 64 bytes at a time (the helpers
 //!   shared with the SSSE3 kernel, `kernels::ssse3`).
@@ -242,10 +244,13 @@ pub(in crate::kernels) unsafe fn delta_i64(
 
 /// A whole DELTA_BINARY_PACKED INT64 block (`kernels::encodings::delta_block_i64`) in one
 /// loop, as [`delta_block_i32`]: widths 1..=32 unpacked by the AVX2 unpacker into 8 32-bit
-/// lanes, widened to two vectors of 4 64-bit lanes and scanned there ([`scan4_i64`]); widths
-/// 33..=64 by the portable fused kernels (8 values a group, unpacked with unaligned 8-byte
-/// loads into registers and summed there), compiled here with AVX2 and BMI2; width 0 an
-/// arithmetic progression. A width above 64 (refused by the codec) writes nothing.
+/// lanes; up to 29 bits scanned there ([`scan8_u32_exact`]: 8 such deltas sum below 2^32),
+/// then widened and `min`·(i + 1) added per lane; 30..=32 bits widened to two vectors of 4
+/// 64-bit lanes and scanned there ([`scan4_i64`]); widths 33..=63 by the portable fused
+/// kernels (8 values a group, unpacked with unaligned 8-byte loads into registers and summed
+/// there), compiled here with AVX2 and BMI2; width 64 loaded as words, 4 a vector, and
+/// scanned in place; width 0 an arithmetic progression. A width above 64 (refused by the
+/// codec) writes nothing.
 ///
 /// # Safety
 /// The CPU supports AVX2 and BMI2.
