@@ -18,6 +18,7 @@
 
 use std::arch::x86_64::*;
 
+pub(super) mod delta;
 pub(super) mod encodings;
 
 use super::{portable, runs, BitWidth, Compare, MinMaxSum};

@@ -229,6 +229,143 @@ pub(crate) mod portable {
     blocks!(delta_block_i32, i32, u32, delta_i32);
     blocks!(delta_block_i64, i64, u64, delta_i64);
 
+    /// Bytes a block's bodies must leave before the data's end for [`walk_blocks`] to decode
+    /// it: every group of every kernel then takes its in-place path (the AVX2 unpacker's
+    /// 16-byte loads need up to 32 bytes past a miniblock's start, the portable fused
+    /// kernels 8 past a group's end).
+    pub(crate) const BLOCK_SLACK: usize = 32;
+
+    /// A whole block's header (its min delta, then one width byte per miniblock) at byte
+    /// `pos` of `data`, for the fast path: `(min, widths_at, bodies_at, end)` when the min
+    /// delta is a ULEB128 of at most 9 bytes whose zigzag value fits `bits` (32 or 64) bits,
+    /// every width is at most `bits`, and the bodies end [`BLOCK_SLACK`] bytes or more before
+    /// the data's end; `None` otherwise (the codec's own path then decodes the block or
+    /// names the error).
+    #[inline(always)]
+    pub(crate) fn block_header(
+        data: &[u8],
+        pos: usize,
+        miniblocks: usize,
+        per_miniblock: usize,
+        bits: u32,
+    ) -> Option<(u64, usize, usize, usize)> {
+        let mut raw = 0u64;
+        let mut at = pos;
+        let mut ended = false;
+        for i in 0..9 {
+            let byte = *data.get(at)?;
+            at += 1;
+            raw |= u64::from(byte & 0x7F) << (7 * i);
+            if byte < 0x80 {
+                ended = true;
+                break;
+            }
+        }
+        if !ended {
+            return None;
+        }
+        let min = (raw >> 1) ^ (raw & 1).wrapping_neg();
+        if bits == 32 && i64::from(min as i32) != min as i64 {
+            return None;
+        }
+        let widths_at = at;
+        let bodies_at = widths_at.checked_add(miniblocks)?;
+        let widths = data.get(widths_at..bodies_at)?;
+        let (mut max, mut sum) = (0u8, 0usize);
+        for &w in widths {
+            max = max.max(w);
+            sum += usize::from(w);
+        }
+        if u32::from(max) > bits {
+            return None;
+        }
+        // sum ≤ 64 · miniblocks and per_miniblock · miniblocks ≤ 2^20 (the codec's block
+        // size limit): no overflow.
+        let end = bodies_at.checked_add(per_miniblock / 8 * sum)?;
+        if end.checked_add(BLOCK_SLACK)? > data.len() {
+            return None;
+        }
+        Some((min, widths_at, bodies_at, end))
+    }
+
+    /// Decodes whole DELTA_BINARY_PACKED blocks of `miniblocks` miniblocks of `per_miniblock`
+    /// values from byte `pos` of `data` into `out` (`out.len() / (miniblocks · per_miniblock)`
+    /// of them), each header read and checked by
+    /// [`block_header`], its bodies decoded by `block(widths, bodies, min, acc, out)`; stops
+    /// at the first block [`block_header`] refuses. Returns the blocks decoded, the byte after
+    /// them and the last sum.
+    #[inline(always)]
+    pub(crate) fn walk_blocks<A: Copy, O>(
+        data: &[u8],
+        mut pos: usize,
+        (miniblocks, per_miniblock): (usize, usize),
+        bits: u32,
+        mut acc: A,
+        out: &mut [O],
+        mut block: impl FnMut(&[u8], &[u8], u64, A, &mut [O]) -> A,
+    ) -> (usize, usize, A) {
+        let mut done = 0;
+        for chunk in out.chunks_exact_mut((miniblocks * per_miniblock).max(1)) {
+            let Some((min, widths_at, bodies_at, end)) =
+                block_header(data, pos, miniblocks, per_miniblock, bits)
+            else {
+                break;
+            };
+            acc = block(
+                &data[widths_at..bodies_at],
+                &data[bodies_at..],
+                min,
+                acc,
+                chunk,
+            );
+            pos = end;
+            done += 1;
+        }
+        (done, pos, acc)
+    }
+
+    /// [`super::delta_blocks_i32`] on the portable tier.
+    #[inline]
+    pub(crate) fn delta_blocks_i32(
+        data: &[u8],
+        pos: usize,
+        miniblocks: usize,
+        per_miniblock: usize,
+        acc: u32,
+        out: &mut [i32],
+    ) -> (usize, usize, u32) {
+        walk_blocks(
+            data,
+            pos,
+            (miniblocks, per_miniblock),
+            32,
+            acc,
+            out,
+            |w, src, min, acc, out| delta_block_i32(w, per_miniblock, src, min as u32, acc, out),
+        )
+    }
+
+    /// [`super::delta_blocks_i64`] on the portable tier.
+    #[inline]
+    pub(crate) fn delta_blocks_i64(
+        data: &[u8],
+        pos: usize,
+        miniblocks: usize,
+        per_miniblock: usize,
+        acc: u64,
+        out: &mut [i64],
+    ) -> (usize, usize, u64) {
+        walk_blocks(
+            data,
+            pos,
+            (miniblocks, per_miniblock),
+            64,
+            acc,
+            out,
+            |w, src, min, acc, out| delta_block_i64(w, per_miniblock, src, min, acc, out),
+        )
+    }
+
     /// `out[i] = dictionary[indices[i]]`, every index already checked below
     /// `dictionary.len()` (an index past it is clamped to the last entry, never read out of
     /// bounds); unrolled by 4 so that the loads of several values are in flight at once.
@@ -327,6 +464,53 @@ pub(crate) fn delta_block_i64(
         };
     }
     portable::delta_block_i64(widths, per_miniblock, src, min, acc, out)
+}
+
+/// Whole DELTA_BINARY_PACKED INT32 blocks of `miniblocks` miniblocks of `per_miniblock`
+/// values (a multiple of 8) from byte `pos` of the page `data`, the headers (min delta,
+/// widths) read and checked here: `out.len() / (miniblocks · per_miniblock)` blocks at most,
+/// stopping before the first block that is not whole and valid with 32 bytes after it (a
+/// min delta out of range or of more than 9 bytes, a width above 32, bodies past the data).
+/// Returns `(blocks decoded, the byte after them, the last sum)`; the codec decodes the rest
+/// its own way. One call for a page's blocks: the per-block calls, the width dispatch and
+/// the AVX2 unpack plan's registers are paid once per run of blocks.
+#[inline]
+pub(crate) fn delta_blocks_i32(
+    data: &[u8],
+    pos: usize,
+    miniblocks: usize,
+    per_miniblock: usize,
+    acc: u32,
+    out: &mut [i32],
+) -> (usize, usize, u32) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_kernels() {
+        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2 and BMI2.
+        return unsafe {
+            avx2::delta::delta_blocks_i32(data, pos, miniblocks, per_miniblock, acc, out)
+        };
+    }
+    portable::delta_blocks_i32(data, pos, miniblocks, per_miniblock, acc, out)
+}
+
+/// [`delta_blocks_i32`] for INT64 (widths ≤ 64, any min delta of at most 9 bytes).
+#[inline]
+pub(crate) fn delta_blocks_i64(
+    data: &[u8],
+    pos: usize,
+    miniblocks: usize,
+    per_miniblock: usize,
+    acc: u64,
+    out: &mut [i64],
+) -> (usize, usize, u64) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_kernels() {
+        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2 and BMI2.
+        return unsafe {
+            avx2::delta::delta_blocks_i64(data, pos, miniblocks, per_miniblock, acc, out)
+        };
+    }
+    portable::delta_blocks_i64(data, pos, miniblocks, per_miniblock, acc, out)
 }
 
 /// Dictionary decoding of 4-byte values: `out[i] = dictionary[indices[i]]` for

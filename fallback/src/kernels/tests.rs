@@ -956,3 +956,246 @@ fn group_varint_truncated_input_is_an_error() {
         assert_eq!(err.kind, ErrorKind::Truncated, "cut at {cut}");
     }
 }
+
+/// A run of DELTA_BINARY_PACKED blocks kernel (`(data, pos, miniblocks, per_miniblock, acc,
+/// out) -> (blocks, pos, acc)`).
+type Blocks<A, O> = fn(&[u8], usize, usize, usize, A, &mut [O]) -> (usize, usize, A);
+
+/// The INT32 and INT64 implementations of [`Blocks`].
+type BlocksKernels = (Vec<Blocks<u32, i32>>, Vec<Blocks<u64, i64>>);
+
+/// Every implementation of the runs-of-blocks kernels: dispatched, portable and (on a CPU
+/// with AVX2 and BMI2) the AVX2 ones directly.
+fn delta_blocks_kernels() -> BlocksKernels {
+    let mut all: BlocksKernels = (
+        vec![
+            encodings::delta_blocks_i32,
+            encodings::portable::delta_blocks_i32,
+        ],
+        vec![
+            encodings::delta_blocks_i64,
+            encodings::portable::delta_blocks_i64,
+        ],
+    );
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: pushed only on a CPU with AVX2 and BMI2.
+        all.0
+            .push(|d, p, m, v, a, o| unsafe { avx2::delta::delta_blocks_i32(d, p, m, v, a, o) });
+        // SAFETY: pushed only on a CPU with AVX2 and BMI2.
+        all.1
+            .push(|d, p, m, v, a, o| unsafe { avx2::delta::delta_blocks_i64(d, p, m, v, a, o) });
+    }
+    all
+}
+
+fn push_uleb128(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Blocks of DELTA_BINARY_PACKED data, each `(min delta, widths)`, the bodies noise; returns
+/// the bytes and where each block starts (and the end).
+fn delta_blocks_page(
+    blocks: &[(i64, Vec<u8>)],
+    per_miniblock: usize,
+    seed: u32,
+) -> (Vec<u8>, Vec<usize>) {
+    let mut data = vec![0xEE; 3];
+    let mut starts = vec![];
+    for (k, (min, widths)) in blocks.iter().enumerate() {
+        starts.push(data.len());
+        push_uleb128(&mut data, ((min << 1) ^ (min >> 63)) as u64);
+        data.extend_from_slice(widths);
+        let body: usize = widths
+            .iter()
+            .map(|&w| per_miniblock / 8 * usize::from(w))
+            .sum();
+        data.extend(noise(body, seed + k as u32));
+    }
+    starts.push(data.len());
+    (data, starts)
+}
+
+/// The reference: each block by the portable one-block kernel (itself held to a bit-by-bit
+/// serial sum in `encodings::tests`), its min delta and widths as given.
+fn delta_blocks_reference(
+    blocks: &[(i64, Vec<u8>)],
+    data: &[u8],
+    starts: &[usize],
+    per_miniblock: usize,
+    acc: u64,
+) -> (Vec<i64>, Vec<i32>) {
+    let block_size = per_miniblock * blocks.first().map_or(0, |b| b.1.len());
+    let mut want64 = vec![0i64; block_size * blocks.len()];
+    let mut want32 = vec![0i32; block_size * blocks.len()];
+    let (mut acc64, mut acc32) = (acc, acc as u32);
+    for (k, (min, widths)) in blocks.iter().enumerate() {
+        let body = &data[starts[k + 1]
+            - widths
+                .iter()
+                .map(|&w| per_miniblock / 8 * usize::from(w))
+                .sum::<usize>()..];
+        let range = k * block_size..(k + 1) * block_size;
+        if widths.iter().all(|&w| w <= 64) {
+            acc64 = encodings::portable::delta_block_i64(
+                widths,
+                per_miniblock,
+                body,
+                *min as u64,
+                acc64,
+                &mut want64[range.clone()],
+            );
+        }
+        if widths.iter().all(|&w| w <= 32) {
+            acc32 = encodings::portable::delta_block_i32(
+                widths,
+                per_miniblock,
+                body,
+                *min as u32,
+                acc32,
+                &mut want32[range],
+            );
+        }
+    }
+    (want64, want32)
+}
+
+/// Runs of whole DELTA_BINARY_PACKED blocks with their headers read inside the kernel, on
+/// every tier this CPU has: every width 0..=64 (INT32 0..=32) in turn, mixed widths (the
+/// AVX2 plan kept and changed), block layouts of 1, 4 and 8 miniblocks of 8..=64 values,
+/// min deltas at the extremes (wrapping), against the one-block kernels; and each reason to
+/// stop early (a width above the type's, an INT32 min delta out of range, a 10-byte min
+/// delta, widths or bodies past the data or within 32 bytes of its end, `out` shorter) stops
+/// before that block, with the blocks before it decoded, the position after them returned and
+/// nothing written for the rest.
+#[test]
+fn delta_block_runs_match_the_one_block_kernels_and_stop_where_they_must() {
+    let (k32, k64) = delta_blocks_kernels();
+    let mins = [
+        0i64,
+        -4,
+        1000,
+        i64::from(i32::MIN),
+        i64::from(i32::MAX),
+        -(1 << 62),
+    ];
+    for (miniblocks, per_miniblock) in [(4usize, 32usize), (1, 8), (8, 16), (2, 64)] {
+        let mut layouts: Vec<Vec<(i64, Vec<u8>)>> = (0..=64u8)
+            .map(|w| {
+                (0..3)
+                    .map(|k| (mins[(w as usize + k) % mins.len()], vec![w; miniblocks]))
+                    .collect()
+            })
+            .collect();
+        layouts.push(
+            (0..7)
+                .map(|k| {
+                    let widths = (0..miniblocks)
+                        .map(|m| [10u8, 32, 0, 1, 31, 26, 10, 17, 64, 33][(k * 3 + m) % 10])
+                        .collect();
+                    (mins[k % mins.len()], widths)
+                })
+                .collect(),
+        );
+        for (case, blocks) in layouts.iter().enumerate() {
+            let (mut data, starts) = delta_blocks_page(blocks, per_miniblock, case as u32);
+            data.extend_from_slice(&[0xAB; 32]);
+            let acc = 0xFFFF_FFF0_u64 << 20;
+            let (want64, want32) =
+                delta_blocks_reference(blocks, &data, &starts, per_miniblock, acc);
+            let block_size = miniblocks * per_miniblock;
+            let n = block_size * blocks.len();
+            let what = format!("case {case} layout {miniblocks}×{per_miniblock}");
+            // INT64: every block decodes unless its min delta takes 10 bytes (none here).
+            for f in &k64 {
+                let mut got = vec![7i64; n + 1];
+                let (done, pos, last) = f(
+                    &data,
+                    starts[0],
+                    miniblocks,
+                    per_miniblock,
+                    acc,
+                    &mut got[..n],
+                );
+                assert_eq!((done, pos), (blocks.len(), starts[blocks.len()]), "{what}");
+                assert_eq!(&got[..n], &want64[..], "{what}");
+                assert_eq!(last, want64[n - 1] as u64, "{what}");
+                assert_eq!(got[n], 7, "{what}");
+            }
+            // INT32: stops at the first block with a width above 32 or a min delta out of
+            // range.
+            let good = blocks
+                .iter()
+                .position(|(min, w)| w.iter().any(|&w| w > 32) || i32::try_from(*min).is_err())
+                .unwrap_or(blocks.len());
+            for f in &k32 {
+                let mut got = vec![7i32; n + 1];
+                let (done, pos, last) = f(
+                    &data,
+                    starts[0],
+                    miniblocks,
+                    per_miniblock,
+                    acc as u32,
+                    &mut got[..n],
+                );
+                assert_eq!((done, pos), (good, starts[good]), "{what}");
+                assert_eq!(
+                    &got[..good * block_size],
+                    &want32[..good * block_size],
+                    "{what}"
+                );
+                assert!(got[good * block_size..].iter().all(|&v| v == 7), "{what}");
+                let want_last = if good == 0 {
+                    acc as u32
+                } else {
+                    want32[good * block_size - 1] as u32
+                };
+                assert_eq!(last, want_last, "{what}");
+            }
+            // Cut the data at every 7th byte from the last block's start: the blocks
+            // whose bodies end 32 bytes or more before the cut are decoded, the others left
+            // to the caller. `out` one value short of the blocks: the last is not decoded.
+            let last_start = starts[blocks.len() - 1];
+            for cut in (last_start..data.len()).step_by(7) {
+                let fits = (1..=blocks.len())
+                    .take_while(|&k| starts[k] + 32 <= cut)
+                    .count();
+                for f in &k64 {
+                    let mut got = vec![7i64; n];
+                    let (done, pos, _) = f(
+                        &data[..cut],
+                        starts[0],
+                        miniblocks,
+                        per_miniblock,
+                        acc,
+                        &mut got,
+                    );
+                    assert_eq!((done, pos), (fits, starts[fits]), "{what} cut {cut}");
+                    assert_eq!(&got[..fits * block_size], &want64[..fits * block_size]);
+                    assert!(got[fits * block_size..].iter().all(|&v| v == 7));
+                }
+            }
+            for f in &k64 {
+                let mut got = vec![7i64; n - 1];
+                let (done, ..) = f(&data, starts[0], miniblocks, per_miniblock, acc, &mut got);
+                assert_eq!(done, blocks.len() - 1, "{what}");
+            }
+        }
+    }
+    // A 10-byte min delta (i64::MIN's zigzag) and a width of 65: left to the caller.
+    for (min, width) in [(i64::MIN, 3u8), (5, 65)] {
+        let blocks = vec![(1, vec![3u8; 4]), (min, vec![width; 4])];
+        let (mut data, starts) = delta_blocks_page(&blocks, 32, 9);
+        data.extend_from_slice(&[0; 300]);
+        for f in &k64 {
+            let mut got = vec![7i64; 256];
+            let (done, pos, _) = f(&data, starts[0], 4, 32, 0, &mut got);
+            assert_eq!((done, pos), (1, starts[1]), "min {min} width {width}");
+            assert!(got[128..].iter().all(|&v| v == 7));
+        }
+    }
+}

@@ -28,7 +28,9 @@ use super::{
     read_uleb128, read_zigzag, write_uleb128, write_zigzag, ErrorKind, FixedWidth, ParquetError,
     ValueDecoder,
 };
-use crate::kernels::encodings::{delta_block_i32, delta_block_i64, delta_i32, delta_i64};
+use crate::kernels::encodings::{
+    delta_block_i32, delta_block_i64, delta_blocks_i32, delta_blocks_i64, delta_i32, delta_i64,
+};
 use crate::unpack::BitWidth;
 
 const ENCODING: &str = "DELTA_BINARY_PACKED";
@@ -98,6 +100,19 @@ mod sealed {
             }
             last
         }
+        /// Decodes whole blocks of `miniblocks` miniblocks of `per_miniblock` values from
+        /// byte `pos` of the page `data` into `out` (a multiple of the block size), reading
+        /// their headers; stops before the first block the fast kernels leave to the caller
+        /// (`kernels::encodings::delta_blocks_i32`). Returns the blocks decoded, the byte
+        /// after them and the new last value.
+        fn decode_blocks(
+            data: &[u8],
+            pos: usize,
+            miniblocks: usize,
+            per_miniblock: usize,
+            last: Self,
+            out: &mut [Self],
+        ) -> (usize, usize, Self);
     }
 }
 
@@ -141,6 +156,19 @@ impl sealed::Sealed for i32 {
     ) -> i32 {
         delta_block_i32(widths, per_miniblock, src, min as u32, last as u32, out) as i32
     }
+    #[inline]
+    fn decode_blocks(
+        data: &[u8],
+        pos: usize,
+        miniblocks: usize,
+        per_miniblock: usize,
+        last: i32,
+        out: &mut [i32],
+    ) -> (usize, usize, i32) {
+        let (blocks, pos, last) =
+            delta_blocks_i32(data, pos, miniblocks, per_miniblock, last as u32, out);
+        (blocks, pos, last as i32)
+    }
 }
 
 impl sealed::Sealed for i64 {
@@ -175,6 +203,19 @@ impl sealed::Sealed for i64 {
         out: &mut [i64],
     ) -> i64 {
         delta_block_i64(widths, per_miniblock, src, min as u64, last as u64, out) as i64
+    }
+    #[inline]
+    fn decode_blocks(
+        data: &[u8],
+        pos: usize,
+        miniblocks: usize,
+        per_miniblock: usize,
+        last: i64,
+        out: &mut [i64],
+    ) -> (usize, usize, i64) {
+        let (blocks, pos, last) =
+            delta_blocks_i64(data, pos, miniblocks, per_miniblock, last as u64, out);
+        (blocks, pos, last as i64)
     }
 }
 
@@ -592,8 +633,31 @@ impl<T: DeltaInt> ValueDecoder for DeltaBinaryPackedDecoder<'_, T> {
         self.buffer_pos += from_buffer;
         done += from_buffer;
         while done < want {
-            // Whole blocks straight into `out`, in one kernel call each.
+            // Whole blocks straight into `out`: a run of them in one kernel call, which
+            // reads their headers (and leaves any block it does not take, such as the last
+            // ones of the page, to the call after it), else one block per call.
             if self.miniblock_left == 0 && self.block_deltas_left == 0 && self.deltas_left > 0 {
+                let blocks = (want - done).min(self.deltas_left) / self.block_size;
+                if blocks > 0 {
+                    let n = blocks * self.block_size;
+                    let (decoded, pos, last) = T::decode_blocks(
+                        self.data,
+                        self.pos,
+                        self.miniblocks,
+                        self.values_per_miniblock,
+                        self.last,
+                        &mut out[done..done + n],
+                    );
+                    if decoded > 0 {
+                        self.last = last;
+                        self.pos = pos;
+                        self.cursor = pos;
+                        self.deltas_left -= decoded * self.block_size;
+                        self.block += decoded;
+                        done += decoded * self.block_size;
+                        continue;
+                    }
+                }
                 let in_block = self.deltas_left.min(self.block_size);
                 if want - done >= in_block {
                     self.decode_block(&mut out[done..done + in_block])?;

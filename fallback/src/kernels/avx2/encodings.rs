@@ -8,8 +8,10 @@
 //! - Miniblocks (DELTA_BINARY_PACKED with deltas of ≤ 32 bits): unpacking fused with the
 //!   prefix sum: each group of 8 deltas is unpacked into a register by the AVX2 unpacker's
 //!   `Decoder` (`avx2.rs`), scanned there and stored once, with no buffer in between; a
-//!   block's miniblocks in one loop, the running sum in a register throughout. INT64
-//!   deltas of 33..=64 bits: the portable fused kernels, compiled here with AVX2 and BMI2.
+//!   block's miniblocks in one loop, the running sum in a register throughout (runs of
+//!   blocks, headers included: `avx2::delta`). INT64 deltas of ≤ 29 bits are scanned in
+//!   32-bit lanes and widened; 33..=63 bits: the portable fused kernels, compiled here with
+//!   AVX2 and BMI2; 64 bits: loaded as words.
 //! - GroupVarInt INT32 ([`group_varint`]): pairs of groups shuffled into place by one
 //!   `vpshufb`, their positions from the sizes of 1 and 2 groups starting at each byte,
 //!   computed 32 bytes a vector for blocks of up to 1,024 bytes (pointer jumping), so that the
@@ -78,7 +80,7 @@ pub(in crate::kernels) unsafe fn delta_i32(
 
 /// The decoder of the last width a block kernel unpacked, kept while the width repeats
 /// (a block's miniblocks often share one).
-struct Cached {
+pub(super) struct Cached {
     width: u8,
     decoder: Decoder,
 }
@@ -121,62 +123,89 @@ pub(in crate::kernels) unsafe fn delta_block_i32(
     for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
         let body = src.get(at..).unwrap_or(&[]);
         at += per_miniblock / 8 * usize::from(width);
-        let Some(bits) = BitWidth::new(u32::from(width)) else {
-            // Width 0 (the codec has checked every width ≤ 32).
-            let acc = _mm256_cvtsi256_si32(acc_v) as u32;
-            let acc = portable_encodings::progression_i32(min, acc, chunk);
-            acc_v = _mm256_set1_epi32(acc as i32);
-            continue;
-        };
-        let groups = if width == 32 {
-            // The deltas are little-endian words: loaded as they are, nothing to unpack.
-            let groups = (body.len() / 32).min(chunk.len() / 8);
-            for g in 0..groups {
-                // SAFETY: group g is bytes 32g .. 32g + 32 ≤ body.len() and writes values
-                // 8g .. 8g + 8 of `chunk`, inside its length ≥ 8·groups.
-                unsafe {
-                    let deltas = _mm256_loadu_si256(body.as_ptr().add(32 * g).cast());
-                    let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
-                    _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
-                    acc_v = next;
-                }
-            }
-            groups
-        } else {
-            let (p, groups) = miniblock_plan(bits, body, chunk.len());
-            let decoder = decoder_for(&mut cache, width, p);
-            macro_rules! groups {
-                ($five:literal) => {
-                    for g in 0..groups {
-                        // SAFETY: `miniblock_plan` counted only groups whose loads stay
-                        // inside `body`; group g writes values 8g..8g + 8 of `chunk`,
-                        // inside its length ≥ 8·groups.
-                        unsafe {
-                            let deltas =
-                                decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
-                            let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
-                            _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
-                            acc_v = next;
-                        }
-                    }
-                };
-            }
-            if p.five {
-                groups!(true);
-            } else {
-                groups!(false);
-            }
-            groups
-        };
-        if 8 * groups < chunk.len() {
-            let acc = _mm256_cvtsi256_si32(acc_v) as u32;
-            let rest = body.get(groups * usize::from(width)..).unwrap_or(&[]);
-            let acc =
-                portable_encodings::delta_i32(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
-            acc_v = _mm256_set1_epi32(acc as i32);
-        }
+        acc_v = miniblock_i32(width, body, min, min_v, acc_v, chunk, &mut cache);
     }
     _mm256_cvtsi256_si32(acc_v) as u32
+}
+
+/// One INT32 miniblock of [`delta_block_i32`]: `chunk.len()` deltas of `width` (0..=32)
+/// bits from the start of `body`, `min` (also in every lane of `min_v`) added, summed onto
+/// the running sum in every lane of `acc_v`; returns the new running sum (in every lane).
+/// `cache` keeps the last width's unpack plan in registers.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) fn miniblock_i32(
+    width: u8,
+    body: &[u8],
+    min: u32,
+    min_v: __m256i,
+    mut acc_v: __m256i,
+    chunk: &mut [i32],
+    cache: &mut Option<Cached>,
+) -> __m256i {
+    let Some(bits) = BitWidth::new(u32::from(width)) else {
+        // Width 0 (the codec has checked every width ≤ 32).
+        let acc = _mm256_cvtsi256_si32(acc_v) as u32;
+        let acc = portable_encodings::progression_i32(min, acc, chunk);
+        return _mm256_set1_epi32(acc as i32);
+    };
+    let groups = if width == 32 {
+        // The deltas are little-endian words: loaded as they are, nothing to unpack.
+        let groups = (body.len() / 32).min(chunk.len() / 8);
+        for g in 0..groups {
+            // SAFETY: group g is bytes 32g .. 32g + 32 ≤ body.len() and writes values
+            // 8g .. 8g + 8 of `chunk`, inside its length ≥ 8·groups.
+            unsafe {
+                let deltas = _mm256_loadu_si256(body.as_ptr().add(32 * g).cast());
+                let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
+                _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
+                acc_v = next;
+            }
+        }
+        groups
+    } else {
+        let (p, groups) = miniblock_plan(bits, body, chunk.len());
+        let decoder = decoder_for(cache, width, p);
+        macro_rules! groups {
+            ($five:literal) => {
+                for g in 0..groups {
+                    // SAFETY: `miniblock_plan` counted only groups whose loads stay
+                    // inside `body`; group g writes values 8g..8g + 8 of `chunk`,
+                    // inside its length ≥ 8·groups.
+                    unsafe {
+                        let deltas = decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
+                        let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
+                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
+                        acc_v = next;
+                    }
+                }
+            };
+        }
+        if p.five {
+            groups!(true);
+        } else {
+            groups!(false);
+        }
+        groups
+    };
+    if 8 * groups < chunk.len() {
+        let acc = _mm256_cvtsi256_si32(acc_v) as u32;
+        let rest = body.get(groups * usize::from(width)..).unwrap_or(&[]);
+        let acc =
+            portable_encodings::delta_i32(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
+        acc_v = _mm256_set1_epi32(acc as i32);
+    }
+    acc_v
+}
+
+/// The inclusive prefix sums of 8 32-bit lanes (wrapping; exact when they stay below 2^32).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn scan8_u32_exact(mut x: __m256i) -> __m256i {
+    x = _mm256_add_epi32(x, _mm256_slli_si256::<4>(x));
+    x = _mm256_add_epi32(x, _mm256_slli_si256::<8>(x));
+    let low_total = _mm256_shuffle_epi32::<0xFF>(x);
+    _mm256_add_epi32(x, _mm256_permute2x128_si256::<0x08>(low_total, low_total))
 }
 
 /// Scans 4 64-bit lanes (each already `min + delta`) onto `acc_v` (the running sum in every
@@ -216,10 +245,13 @@ pub(in crate::kernels) unsafe fn delta_i64(
 
 /// A whole DELTA_BINARY_PACKED INT64 block (`kernels::encodings::delta_block_i64`) in one
 /// loop, as [`delta_block_i32`]: widths 1..=32 unpacked by the AVX2 unpacker into 8 32-bit
-/// lanes, widened to two vectors of 4 64-bit lanes and scanned there ([`scan4_i64`]); widths
-/// 33..=64 by the portable fused kernels (8 values a group, unpacked with unaligned 8-byte
-/// loads into registers and summed there), compiled here with AVX2 and BMI2; width 0 an
-/// arithmetic progression. A width above 64 (refused by the codec) writes nothing.
+/// lanes; up to 29 bits scanned there ([`scan8_u32_exact`]: 8 such deltas sum below 2^32),
+/// then widened and `min`·(i + 1) added per lane; 30..=32 bits widened to two vectors of 4
+/// 64-bit lanes and scanned there ([`scan4_i64`]); widths 33..=63 by the portable fused
+/// kernels (8 values a group, unpacked with unaligned 8-byte loads into registers and summed
+/// there), compiled here with AVX2 and BMI2; width 64 loaded as words, 4 a vector, and
+/// scanned in place; width 0 an arithmetic progression. A width above 64 (refused by the
+/// codec) writes nothing.
 ///
 /// # Safety
 /// The CPU supports AVX2 and BMI2.
@@ -238,38 +270,91 @@ pub(in crate::kernels) unsafe fn delta_block_i64(
     for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
         let body = src.get(at..).unwrap_or(&[]);
         at += per_miniblock / 8 * usize::from(width);
-        let Some(bits) = BitWidth::new(u32::from(width)) else {
-            acc = match width {
-                0 => portable_encodings::progression_i64(min, acc, chunk),
-                _ => portable_encodings::delta_wide_i64(u32::from(width), body, min, acc, chunk),
-            };
-            continue;
-        };
-        let (p, groups) = miniblock_plan(bits, body, chunk.len());
-        let decoder = decoder_for(&mut cache, width, p);
+        acc = miniblock_i64(width, body, min, min_v, acc, chunk, &mut cache);
+    }
+    acc
+}
+
+/// One INT64 miniblock of [`delta_block_i64`]: `chunk.len()` deltas of `width` (0..=64)
+/// bits from the start of `body`, `min` (also in both lanes of `min_v`) added, summed onto
+/// `acc`; returns the last sum. `cache` keeps the last width's unpack plan in registers.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) fn miniblock_i64(
+    width: u8,
+    body: &[u8],
+    min: u64,
+    min_v: __m256i,
+    mut acc: u64,
+    chunk: &mut [i64],
+    cache: &mut Option<Cached>,
+) -> u64 {
+    if width == 64 {
+        // The deltas are little-endian 8-byte words: loaded as they are, 4 at a time.
+        let quads = (body.len() / 32).min(chunk.len() / 4);
         let mut acc_v = _mm256_set1_epi64x(acc as i64);
-        macro_rules! groups {
+        for q in 0..quads {
+            // SAFETY: quad q is bytes 32q .. 32q + 32 ≤ body.len() and writes values
+            // 4q .. 4q + 4 of `chunk`, inside its length ≥ 4·quads.
+            unsafe {
+                let deltas = _mm256_loadu_si256(body.as_ptr().add(32 * q).cast());
+                let (sums, next) = scan4_i64(_mm256_add_epi64(deltas, min_v), acc_v);
+                _mm256_storeu_si256(chunk.as_mut_ptr().add(4 * q).cast(), sums);
+                acc_v = next;
+            }
+        }
+        acc = _mm256_extract_epi64::<0>(acc_v) as u64;
+        if 4 * quads == chunk.len() {
+            return acc;
+        }
+        let rest = body.get(32 * quads..).unwrap_or(&[]);
+        return portable_encodings::delta_wide_i64(64, rest, min, acc, &mut chunk[4 * quads..]);
+    }
+    let Some(bits) = BitWidth::new(u32::from(width)) else {
+        return match width {
+            0 => portable_encodings::progression_i64(min, acc, chunk),
+            _ => portable_encodings::delta_wide_i64(u32::from(width), body, min, acc, chunk),
+        };
+    };
+    let (p, groups) = miniblock_plan(bits, body, chunk.len());
+    let decoder = decoder_for(cache, width, p);
+    let mut acc_v = _mm256_set1_epi64x(acc as i64);
+    if width <= 29 {
+        // 8 deltas of ≤ 29 bits sum to less than 2^32: the group is scanned in 8 32-bit
+        // lanes (exact), widened, and `min`·(i + 1) added per lane, so the two 64-bit
+        // halves need no scan of their own.
+        let step = |k: u64| min.wrapping_mul(k) as i64;
+        let min_low = _mm256_set_epi64x(step(4), step(3), step(2), step(1));
+        let min_high = _mm256_set_epi64x(step(8), step(7), step(6), step(5));
+        macro_rules! narrow {
             ($five:literal) => {
                 for g in 0..groups {
                     // SAFETY: as in `delta_block_i32`; group g writes values 8g..8g + 8 of
                     // `chunk`.
                     unsafe {
-                        let deltas = decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
-                        let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(deltas));
-                        let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(deltas));
-                        let (sums, next) = scan4_i64(_mm256_add_epi64(low, min_v), acc_v);
-                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
-                        let (sums, next) = scan4_i64(_mm256_add_epi64(high, min_v), next);
-                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g + 4).cast(), sums);
-                        acc_v = next;
+                        let d = decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
+                        let sums = scan8_u32_exact(d);
+                        let low = _mm256_add_epi64(
+                            _mm256_cvtepu32_epi64(_mm256_castsi256_si128(sums)),
+                            min_low,
+                        );
+                        let high = _mm256_add_epi64(
+                            _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(sums)),
+                            min_high,
+                        );
+                        let total = _mm256_permute4x64_epi64::<0xFF>(high);
+                        let out = chunk.as_mut_ptr().add(8 * g);
+                        _mm256_storeu_si256(out.cast(), _mm256_add_epi64(low, acc_v));
+                        _mm256_storeu_si256(out.add(4).cast(), _mm256_add_epi64(high, acc_v));
+                        acc_v = _mm256_add_epi64(acc_v, total);
                     }
                 }
             };
         }
         if p.five {
-            groups!(true);
+            narrow!(true);
         } else {
-            groups!(false);
+            narrow!(false);
         }
         acc = _mm256_extract_epi64::<0>(acc_v) as u64;
         if 8 * groups < chunk.len() {
@@ -277,6 +362,35 @@ pub(in crate::kernels) unsafe fn delta_block_i64(
             acc =
                 portable_encodings::delta_i64(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
         }
+        return acc;
+    }
+    macro_rules! groups {
+        ($five:literal) => {
+            for g in 0..groups {
+                // SAFETY: as in `delta_block_i32`; group g writes values 8g..8g + 8 of
+                // `chunk`.
+                unsafe {
+                    let deltas = decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
+                    let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(deltas));
+                    let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(deltas));
+                    let (sums, next) = scan4_i64(_mm256_add_epi64(low, min_v), acc_v);
+                    _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
+                    let (sums, next) = scan4_i64(_mm256_add_epi64(high, min_v), next);
+                    _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g + 4).cast(), sums);
+                    acc_v = next;
+                }
+            }
+        };
+    }
+    if p.five {
+        groups!(true);
+    } else {
+        groups!(false);
+    }
+    acc = _mm256_extract_epi64::<0>(acc_v) as u64;
+    if 8 * groups < chunk.len() {
+        let rest = body.get(groups * p.width..).unwrap_or(&[]);
+        acc = portable_encodings::delta_i64(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
     }
     acc
 }
