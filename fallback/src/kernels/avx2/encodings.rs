@@ -4,7 +4,8 @@
 //! - Prefix sums (DELTA_BINARY_PACKED): a vector of 8 (INT32) or 4 (INT64) deltas is scanned
 //!   in registers (shift-and-add inside each 128-bit half, then the low half's total added
 //!   to the high half), off the loop's dependency chain; the chain is one vector add per
-//!   vector (the running sum plus the vector's total, broadcast), not one add per value.
+//!   vector (the running sum plus the vector's total, broadcast), not one add per value;
+//!   INT32 miniblocks scan two vectors at a time, the chain one add per pair.
 //! - Miniblocks (DELTA_BINARY_PACKED with deltas of ≤ 32 bits): unpacking fused with the
 //!   prefix sum: each group of 8 deltas is unpacked into a register by the AVX2 unpacker's
 //!   `Decoder` (`avx2.rs`), scanned there and stored once, with no buffer in between; a
@@ -38,6 +39,40 @@ fn scan8_i32(mut x: __m256i, acc_v: __m256i) -> (__m256i, __m256i) {
     x = _mm256_add_epi32(x, _mm256_permute2x128_si256::<0x08>(low_total, low_total));
     let total = _mm256_permutevar8x32_epi32(x, _mm256_set1_epi32(7));
     (_mm256_add_epi32(x, acc_v), _mm256_add_epi32(acc_v, total))
+}
+
+/// Scans two vectors of 8 32-bit lanes (each already `min + delta`; `a`'s values first)
+/// onto `acc_v` (the running sum in every lane): returns both vectors' sums and the new
+/// running sum. Each vector's half totals take 2 lane moves (`vpshufd` to broadcast lanes 3
+/// and 7 in their halves, `vperm2i128` to swap the halves: their sum is the vector's total,
+/// and the swapped copy's high half the low half's total, added to the high half by a
+/// blend), against 4 in [`scan8_i32`]; the loop's chain is the adds of the totals.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn scan16_i32(mut a: __m256i, mut b: __m256i, acc_v: __m256i) -> (__m256i, __m256i, __m256i) {
+    a = _mm256_add_epi32(a, _mm256_slli_si256::<4>(a));
+    b = _mm256_add_epi32(b, _mm256_slli_si256::<4>(b));
+    a = _mm256_add_epi32(a, _mm256_slli_si256::<8>(a));
+    b = _mm256_add_epi32(b, _mm256_slli_si256::<8>(b));
+    // [a3 ×4 | a7 ×4] and [a7 ×4 | a3 ×4].
+    let a_halves = _mm256_shuffle_epi32::<0xFF>(a);
+    let a_swapped = _mm256_permute2x128_si256::<0x01>(a_halves, a_halves);
+    let b_halves = _mm256_shuffle_epi32::<0xFF>(b);
+    let b_swapped = _mm256_permute2x128_si256::<0x01>(b_halves, b_halves);
+    let a_total = _mm256_add_epi32(a_halves, a_swapped);
+    let b_total = _mm256_add_epi32(b_halves, b_swapped);
+    let acc_b = _mm256_add_epi32(acc_v, a_total);
+    // The running sum in the low half, plus the low half's total in the high half.
+    let a_sums = _mm256_add_epi32(
+        a,
+        _mm256_blend_epi32::<0xF0>(acc_v, _mm256_add_epi32(acc_v, a_swapped)),
+    );
+    let b_sums = _mm256_add_epi32(
+        b,
+        _mm256_blend_epi32::<0xF0>(acc_b, _mm256_add_epi32(acc_b, b_swapped)),
+    );
+    let next = _mm256_add_epi32(acc_v, _mm256_add_epi32(a_total, b_total));
+    (a_sums, b_sums, next)
 }
 
 /// The unpacker's plan for `width` (LSB-first) and how many of the `count` values' groups
@@ -101,8 +136,8 @@ fn decoder_for<'c>(cache: &'c mut Option<Cached>, width: u8, p: &Plan) -> &'c De
 /// loop: the running sum stays in a vector register from miniblock to miniblock, the unpack
 /// plan's registers are kept while the width repeats, width-32 miniblocks are loaded as
 /// words and width-0 ones are arithmetic progressions. Each group of 8 deltas is unpacked
-/// into a register by the AVX2 unpacker's `Decoder` (`avx2.rs`), scanned there
-/// ([`scan8_i32`]) and stored once. The groups whose 16-byte loads would pass the end of
+/// into a register by the AVX2 unpacker's `Decoder` (`avx2.rs`), two groups at a time,
+/// scanned there ([`scan16_i32`]) and stored once. The groups whose 16-byte loads would pass the end of
 /// `src` (and a partial group) go to the portable fused kernel.
 ///
 /// # Safety
@@ -152,7 +187,23 @@ pub(super) fn miniblock_i32(
     let groups = if width == 32 {
         // The deltas are little-endian words: loaded as they are, nothing to unpack.
         let groups = (body.len() / 32).min(chunk.len() / 8);
-        for g in 0..groups {
+        for g in (0..groups & !1).step_by(2) {
+            // SAFETY: groups g and g + 1 are bytes 32g .. 32g + 64 ≤ body.len() and write
+            // values 8g .. 8g + 16 of `chunk`, inside its length ≥ 8·groups.
+            unsafe {
+                let a = _mm256_loadu_si256(body.as_ptr().add(32 * g).cast());
+                let b = _mm256_loadu_si256(body.as_ptr().add(32 * g + 32).cast());
+                let (a, b, next) = scan16_i32(
+                    _mm256_add_epi32(a, min_v),
+                    _mm256_add_epi32(b, min_v),
+                    acc_v,
+                );
+                _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), a);
+                _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g + 8).cast(), b);
+                acc_v = next;
+            }
+        }
+        for g in groups & !1..groups {
             // SAFETY: group g is bytes 32g .. 32g + 32 ≤ body.len() and writes values
             // 8g .. 8g + 8 of `chunk`, inside its length ≥ 8·groups.
             unsafe {
@@ -168,7 +219,27 @@ pub(super) fn miniblock_i32(
         let decoder = decoder_for(cache, width, p);
         macro_rules! groups {
             ($five:literal) => {
-                for g in 0..groups {
+                // Two groups unpacked before either is scanned, so that their unpacks
+                // overlap and the pair's scan shares its lane moves.
+                for g in (0..groups & !1).step_by(2) {
+                    // SAFETY: `miniblock_plan` counted only groups whose loads stay
+                    // inside `body`, g + 1 among them; groups g and g + 1 write values
+                    // 8g..8g + 16 of `chunk`, inside its length ≥ 8·groups.
+                    unsafe {
+                        let at = body.as_ptr().add(g * p.width);
+                        let a = decoder.group::<false, $five>(at);
+                        let b = decoder.group::<false, $five>(at.add(p.width));
+                        let (a, b, next) = scan16_i32(
+                            _mm256_add_epi32(a, min_v),
+                            _mm256_add_epi32(b, min_v),
+                            acc_v,
+                        );
+                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), a);
+                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g + 8).cast(), b);
+                        acc_v = next;
+                    }
+                }
+                for g in groups & !1..groups {
                     // SAFETY: `miniblock_plan` counted only groups whose loads stay
                     // inside `body`; group g writes values 8g..8g + 8 of `chunk`,
                     // inside its length ≥ 8·groups.
