@@ -967,6 +967,8 @@ type BlocksKernels = (Vec<Blocks<u32, i32>>, Vec<Blocks<u64, i64>>);
 /// Every implementation of the runs-of-blocks kernels: dispatched, portable and (on a CPU
 /// with AVX2 and BMI2) the AVX2 ones directly.
 fn delta_blocks_kernels() -> BlocksKernels {
+    // Off x86-64 nothing is pushed.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut all: BlocksKernels = (
         vec![
             encodings::delta_blocks_i32,
