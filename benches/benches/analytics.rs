@@ -25,8 +25,9 @@
 //!
 //! Environment: `QPL_BENCH_ELEMENTS` (default 1M = 2^20 elements per job; `16M`, or a number).
 
+mod common;
+
 use std::hint::black_box;
-use std::time::Duration;
 
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -440,19 +441,9 @@ fn analytics(c: &mut Criterion) {
     }
 }
 
-/// ~2.5 s per benchmark (0.5 s warm-up, 2 s of 20 samples): the whole suite runs in about
-/// ten minutes on two cores at the default size.
-fn config() -> Criterion {
-    Criterion::default()
-        .sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
-        .without_plots()
-}
-
 criterion_group! {
     name = benches;
-    config = config();
+    config = common::config();
     targets = analytics
 }
 criterion_main!(benches);

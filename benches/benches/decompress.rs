@@ -36,9 +36,10 @@
 //! Environment: `QPL_BENCH_ELEMENTS` (default 1M = 2^20 values per iteration),
 //! `QPL_BENCH_PAGE_VALUES` (default [`PAGE_VALUES`]).
 
+mod common;
+
 use std::hint::black_box;
 use std::io::Write;
-use std::time::Duration;
 
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -584,18 +585,9 @@ fn decompress(c: &mut Criterion) {
     }
 }
 
-/// A short configuration (0.5 s warm-up, 20 samples in 2 s), as the other suites.
-fn config() -> Criterion {
-    Criterion::default()
-        .sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
-        .without_plots()
-}
-
 criterion_group! {
     name = benches;
-    config = config();
+    config = common::config();
     targets = decompress
 }
 criterion_main!(benches);

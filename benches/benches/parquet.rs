@@ -20,9 +20,10 @@
 //! Environment: `QPL_BENCH_ELEMENTS` (default 1M = 2^20 values per page).
 
 use std::fmt::Debug;
+mod common;
+
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Bencher, Criterion, Throughput};
@@ -669,18 +670,9 @@ fn parquet_encodings(c: &mut Criterion) {
     }
 }
 
-/// As the analytics suite: ~2.5 s per benchmark (0.5 s warm-up, 2 s of 20 samples).
-fn config() -> Criterion {
-    Criterion::default()
-        .sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
-        .without_plots()
-}
-
 criterion_group! {
     name = benches;
-    config = config();
+    config = common::config();
     targets = parquet_encodings
 }
 criterion_main!(benches);
