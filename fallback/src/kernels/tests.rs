@@ -1201,3 +1201,57 @@ fn delta_block_runs_match_the_one_block_kernels_and_stop_where_they_must() {
         }
     }
 }
+
+/// The AVX2 GroupVarInt kernel's fixed-stride blocks (each block's sizes computed while the
+/// block before it is decoded, from a few hundred groups asked for) against the portable
+/// loop: encoded data of every length mix over several blocks, from starts up to 40, with
+/// group counts around the threshold and ending anywhere, and the data cut so that the
+/// last fixed-stride block, the switch back to variable blocks and the one-group tail fall
+/// at every byte near the end (no read past the slice; every kernel stops at the same
+/// group and byte).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn avx2_group_varint_fixed_stride_blocks_match_the_portable_loop() {
+    use super::encodings::group_varint::{decode_fast_32, decode_fast_portable_32};
+    if !std::arch::is_x86_feature_detected!("avx2") {
+        return;
+    }
+    type Pick = fn(usize, u32) -> usize;
+    let mixes: [(&str, Pick); 6] = [
+        ("1", |_, _| 1),
+        ("4", |_, _| 4),
+        ("random", |_, r| 1 + (r >> 30) as usize),
+        ("runs", |i, _| 1 + (i / 301) % 4),
+        ("one long in four", |i, _| if i % 4 == 3 { 4 } else { 1 }),
+        ("mostly short", |_, r| if r % 16 == 0 { 4 } else { 1 }),
+    ];
+    let check = |what: &str, data: &[u8], start: usize, groups: usize| {
+        let mut want = vec![-1i32; 4 * groups];
+        let stop = decode_fast_portable_32(data, start, &mut want);
+        let mut got = vec![-1i32; 4 * groups];
+        // SAFETY: the CPU supports AVX2, just checked.
+        let got_stop = unsafe { avx2::encodings::group_varint::decode_32(data, start, &mut got) };
+        assert_eq!(got_stop, stop, "{what} start {start} groups {groups}");
+        assert_eq!(got, want, "{what} start {start} groups {groups}");
+        let mut dispatched = vec![-1i32; 4 * groups];
+        assert_eq!(decode_fast_32(data, start, &mut dispatched), stop, "{what}");
+        assert_eq!(dispatched, want, "{what} start {start} groups {groups}");
+    };
+    for (name, pick) in mixes {
+        let data = group_varint_bytes(1500, 11, pick);
+        for start in [0usize, 1, 5, 17, 31, 32, 39] {
+            for groups in [408usize, 409, 410, 411, 500, 777, 1024, 1499, 1500, 1600] {
+                check(name, &data, start, groups);
+            }
+        }
+        // Cuts near the end (the kernels stop 17 bytes before it) and at every byte around
+        // the multiples of the block size.
+        let mut cuts: Vec<usize> = (data.len().saturating_sub(200)..=data.len()).collect();
+        for k in 2..(data.len() / 1024).min(6) {
+            cuts.extend(k * 1024 - 40..k * 1024 + 100);
+        }
+        for cut in cuts.into_iter().filter(|&c| c <= data.len()) {
+            check(&format!("{name} cut {cut}"), &data[..cut], 3, 1500);
+        }
+    }
+}

@@ -634,6 +634,150 @@ pub(in crate::kernels) mod group_varint {
         }
     }
 
+    /// The sizes of groups starting at each of the 32 bytes `c` (see [`single_sizes`]).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn chunk_sizes(c: __m256i) -> __m256i {
+        let nibble_sums = _mm256_setr_epi8(
+            5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10, 8, 9, 10, 11, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10,
+            8, 9, 10, 11,
+        );
+        let nibble_sums_hi = _mm256_setr_epi8(
+            0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6, 0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3,
+            4, 5, 6,
+        );
+        let low_nibble = _mm256_set1_epi8(0x0F);
+        let lo = _mm256_and_si256(c, low_nibble);
+        let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(c), low_nibble);
+        _mm256_add_epi8(
+            _mm256_shuffle_epi8(nibble_sums, lo),
+            _mm256_shuffle_epi8(nibble_sums_hi, hi),
+        )
+    }
+
+    /// The pair sizes of 32 starts (see [`pair_sizes`]) from the single sizes of those 32
+    /// bytes (`cur`) and of the 32 after them (`next`), in registers: the windows 5 and 21
+    /// bytes on are `vpalignr`s of `cur`, `next` and the halves between them.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn chunk_pairs(cur: __m256i, next: __m256i) -> __m256i {
+        let mid = _mm256_permute2x128_si256::<0x21>(cur, next);
+        let w0 = _mm256_alignr_epi8::<5>(mid, cur);
+        let w1 = _mm256_alignr_epi8::<5>(next, mid);
+        let j = _mm256_add_epi8(cur, lanes_minus(5));
+        let from_w0 = _mm256_shuffle_epi8(w0, _mm256_adds_epu8(j, _mm256_set1_epi8(0x70)));
+        let from_w1 = _mm256_shuffle_epi8(w1, _mm256_sub_epi8(j, _mm256_set1_epi8(16)));
+        _mm256_add_epi8(cur, _mm256_or_si256(from_w0, from_w1))
+    }
+
+    /// The size pass of one block at a fixed stride, run a 32-byte step at a time inside the
+    /// decode loop of the block before it: step `i` computes the single sizes of bytes
+    /// `32(i + 1)..32(i + 2)` and the pair sizes of starts `32i..32(i + 1)`, the single
+    /// sizes of the 32 bytes before carried in a register.
+    struct SizePass {
+        /// The block's first byte in the data.
+        src: *const u8,
+        /// Where the sizes go.
+        sizes: *mut Sizes,
+        /// The steps done, to `STEPS`.
+        step: usize,
+        /// The single sizes of bytes `32 · step ..`.
+        cur: __m256i,
+    }
+
+    /// Steps of a block's [`SizePass`]: single sizes of `BLOCK + 32` bytes, pair sizes of
+    /// `BLOCK` starts.
+    const STEPS: usize = BLOCK / 32;
+
+    impl SizePass {
+        /// Starts the pass of the block at `src`, whose `BLOCK + MARGIN` bytes are readable,
+        /// into `sizes` (alive and not otherwise accessed until the pass is done).
+        ///
+        /// # Safety
+        /// As above; the CPU supports AVX2.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        unsafe fn new(src: *const u8, sizes: *mut Sizes) -> Self {
+            // SAFETY: bytes 0..32 of the block are readable and `one` has 32 bytes (the
+            // caller's guarantee).
+            let cur = unsafe {
+                let cur = chunk_sizes(_mm256_loadu_si256(src.cast()));
+                _mm256_store_si256((*sizes).one.as_mut_ptr().cast(), cur);
+                cur
+            };
+            SizePass {
+                src,
+                sizes,
+                step: 0,
+                cur,
+            }
+        }
+
+        /// One step, if any is left.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn run_step(&mut self) {
+            if self.step < STEPS {
+                let q = 32 * self.step;
+                // SAFETY: q + 64 ≤ BLOCK + 32 < BLOCK + MARGIN bytes are readable from
+                // `src`, `one` holds BLOCK + 32 bytes and `two` BLOCK (`new`'s contract).
+                unsafe {
+                    let next = chunk_sizes(_mm256_loadu_si256(self.src.add(q + 32).cast()));
+                    let sizes = self.sizes;
+                    _mm256_store_si256((*sizes).one.as_mut_ptr().add(q + 32).cast(), next);
+                    _mm256_store_si256(
+                        (*sizes).two.as_mut_ptr().add(q).cast(),
+                        chunk_pairs(self.cur, next),
+                    );
+                    self.cur = next;
+                }
+                self.step += 1;
+            }
+        }
+    }
+
+    impl SizePass {
+        /// A pass with no steps to run.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn idle() -> Self {
+            SizePass {
+                src: std::ptr::null(),
+                sizes: std::ptr::null_mut(),
+                step: STEPS,
+                cur: _mm256_setzero_si256(),
+            }
+        }
+    }
+
+    /// Groups left below which the fixed-stride blocks are not used: the last block's
+    /// size pass for the block after it is wasted when the groups end inside it, so a call
+    /// must ask for at least enough groups to cross two blocks of the shortest groups.
+    const PIPELINE_GROUPS: usize = 2 * BLOCK / 5;
+
+    /// Decodes the groups at `offset` and `offset + one[offset]` from `src` into 8 values
+    /// at `dst`.
+    ///
+    /// # Safety
+    /// The CPU supports AVX2; `one[offset]` is readable and is the size of the group at
+    /// `src + offset`; both groups' control bytes and 16-byte windows are readable; 8
+    /// values at `dst` are writable.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn decode_pair(src: *const u8, offset: usize, one: *const u8, dst: *mut i32) {
+        // SAFETY: the caller's guarantees; the masks are 16-byte table rows.
+        unsafe {
+            let second = offset + usize::from(*one.add(offset));
+            let windows =
+                _mm256_loadu2_m128i(src.add(second + 1).cast(), src.add(offset + 1).cast());
+            let masks = _mm256_loadu2_m128i(
+                SHUFFLE_32[usize::from(*src.add(second))].as_ptr().cast(),
+                SHUFFLE_32[usize::from(*src.add(offset))].as_ptr().cast(),
+            );
+            _mm256_storeu_si256(dst.cast(), _mm256_shuffle_epi8(windows, masks));
+        }
+    }
+
     /// `decode_fast_portable_32` (`kernels::encodings`) with one `vpshufb` per pair of
     /// groups. Each group's position depends on the previous group's control byte, a chain
     /// that would cost a load of the control byte, a load of its table entry and an add per
@@ -644,6 +788,12 @@ pub(in crate::kernels) mod group_varint {
     /// load from the pair sizes and an add per 2 groups. Groups are decoded in pairs (the
     /// two windows and the two masks each loaded into the halves of one 256-bit vector).
     /// The last groups (within 96 bytes of the data's end) one at a time.
+    ///
+    /// A call asking for [`PIPELINE_GROUPS`] groups or more first runs blocks at a fixed
+    /// stride of `BLOCK` bytes (the chain's offset carried from one to the next), each
+    /// block's size pass a 32-byte step at a time inside the decode loop of the block before
+    /// it ([`SizePass`]): the size pass (~23 instructions per 32 bytes) runs while the
+    /// decode waits on the chain, instead of between the blocks' decode loops.
     ///
     /// # Safety
     /// The CPU supports AVX2.
@@ -656,6 +806,52 @@ pub(in crate::kernels) mod group_varint {
         let groups = out.len() / 4;
         let mut group = 0;
         let mut sizes = Sizes::new();
+        if groups >= PIPELINE_GROUPS && data.len().saturating_sub(pos) >= BLOCK + MARGIN {
+            let mut spare = Sizes::new();
+            let (mut cur, mut next) = (&mut sizes, &mut spare);
+            let bytes = &data[pos..pos + BLOCK + MARGIN];
+            single_sizes(bytes, cur, BLOCK + 32);
+            pair_sizes(cur, BLOCK);
+            let (mut base, mut offset) = (pos, 0);
+            let dst = out.as_mut_ptr();
+            loop {
+                // `data` holds BLOCK + MARGIN bytes from `base` (checked before the first
+                // block and, for the next, here).
+                let has_next =
+                    data.len() - base >= 2 * BLOCK + MARGIN && groups - group >= PIPELINE_GROUPS;
+                let mut pass = if has_next {
+                    let next_sizes: *mut Sizes = next;
+                    // SAFETY: BLOCK + MARGIN bytes from base + BLOCK are in `data`;
+                    // `next` is not used until the pass is done.
+                    unsafe { SizePass::new(data.as_ptr().add(base + BLOCK), next_sizes) }
+                } else {
+                    SizePass::idle()
+                };
+                let (one, two) = (cur.one.as_ptr(), cur.two.as_ptr());
+                // SAFETY: `base` < data.len() (BLOCK + MARGIN bytes from it are in `data`).
+                let src = unsafe { data.as_ptr().add(base) };
+                while offset < BLOCK && groups - group >= 2 {
+                    // SAFETY: as in the loop below, the block at `base` (BLOCK + MARGIN
+                    // bytes in `data`) and `cur` holding its sizes.
+                    unsafe {
+                        decode_pair(src, offset, one, dst.add(4 * group));
+                        offset += usize::from(*two.add(offset));
+                    }
+                    pass.run_step();
+                    group += 2;
+                }
+                while pass.step < STEPS {
+                    pass.run_step();
+                }
+                if offset < BLOCK || !has_next {
+                    break;
+                }
+                offset -= BLOCK;
+                base += BLOCK;
+                std::mem::swap(&mut cur, &mut next);
+            }
+            pos = base + offset;
+        }
         while groups - group >= 2 {
             let block = block_len(data, pos, groups - group);
             if block == 0 {
@@ -675,17 +871,7 @@ pub(in crate::kernels) mod group_varint {
                 // `bytes` (block + MARGIN long); the masks are 16-byte table rows;
                 // `group + 2 ≤ groups`, so values 4·group .. 4·group + 8 are inside `out`.
                 unsafe {
-                    let second = offset + usize::from(*one.add(offset));
-                    let windows =
-                        _mm256_loadu2_m128i(src.add(second + 1).cast(), src.add(offset + 1).cast());
-                    let masks = _mm256_loadu2_m128i(
-                        SHUFFLE_32[usize::from(*src.add(second))].as_ptr().cast(),
-                        SHUFFLE_32[usize::from(*src.add(offset))].as_ptr().cast(),
-                    );
-                    _mm256_storeu_si256(
-                        dst.add(4 * group).cast(),
-                        _mm256_shuffle_epi8(windows, masks),
-                    );
+                    decode_pair(src, offset, one, dst.add(4 * group));
                     offset += usize::from(*two.add(offset));
                 }
                 group += 2;
