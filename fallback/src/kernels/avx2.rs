@@ -327,8 +327,12 @@ unsafe fn widen(w: usize, src: *const u8, count: usize, out: *mut u8) {
     }
 }
 
-/// The AVX2 kernel of [`super::hybrid_to_le_bytes`] (same contract): [`runs::hybrid_walk`]
-/// with [`portable::fill_le`] compiled for AVX2 (32-byte stores) and [`unpack`].
+/// Bytes an RLE run's fill in [`hybrid_to_le_bytes`] may store past the run: [`Fill`]
+/// stores blocks of this many bytes.
+const FILL_SPILL: usize = 256;
+
+/// The AVX2 kernel of [`super::hybrid_to_le_bytes`] (same contract):
+/// [`runs::hybrid_walk_spilling`] with [`Fill`] and [`unpack`].
 ///
 /// # Safety
 /// The CPU supports AVX2 and BMI2.
@@ -339,18 +343,67 @@ pub(super) unsafe fn hybrid_to_le_bytes<const AGGREGATE: bool>(
     mask: u32,
     out: &mut [u8],
 ) -> (usize, usize, MinMaxSum) {
-    runs::hybrid_walk::<AGGREGATE>(
+    runs::hybrid_walk_spilling::<AGGREGATE, FILL_SPILL>(
         width.get(),
         data,
         mask,
         out,
-        portable::fill_le,
+        Fill,
         |src, to| {
             // SAFETY: AVX2 and BMI2 (the caller's guarantee); `to` is valid for its
             // `to.len()` bytes, `to.len() / 4` u32s.
             unsafe { unpack::<AGGREGATE>(width, false, src, to.len() / 4, to.as_mut_ptr()) }
         },
     )
+}
+
+/// The fill of [`hybrid_to_le_bytes`]'s runs: stores `len / 4` copies of `value`
+/// (little-endian) from the start of `to`, and when `to` has room for it, whole copies up
+/// to [`FILL_SPILL`] − 4 bytes after them, which the next runs overwrite. So a run takes a
+/// loop of 256-byte steps, 8 unaligned 32-byte stores each, not one of 32-byte steps (which
+/// LLVM unrolled 8 times behind a loop of the remainder): runs of random lengths (8..=200
+/// values in the benchmark) make 1–4 trips of one loop with one exit, and each run's stores
+/// past its end reach the lines the next runs write first. Exactly `len` bytes where `to`
+/// has no such room (the runs near the end of the destination). Inlined (a trait method
+/// marked so, not a closure, which LLVM called per run) into the AVX2 walk, so compiled
+/// for AVX2; the loop compares pointers, a form LLVM does not unroll further.
+struct Fill;
+
+impl runs::RunFill for Fill {
+    #[inline(always)]
+    fn fill(&self, value: u32, to: &mut [u8], len: usize) {
+        if len == 0 || len.next_multiple_of(FILL_SPILL) > to.len() {
+            fill_le_exactly(value, to, len);
+            return;
+        }
+        let element = value.to_le_bytes();
+        let pattern: [u8; 32] = std::array::from_fn(|i| element[i % 4]);
+        let mut at = to.as_mut_ptr();
+        // SAFETY: `len ≤ to.len()` (checked above).
+        let end = unsafe { at.add(len) };
+        loop {
+            for k in 0..FILL_SPILL / 32 {
+                // SAFETY: `at` is `to`'s start plus a multiple of FILL_SPILL below `len`,
+                // so `at + FILL_SPILL` is at most `len.next_multiple_of(FILL_SPILL) ≤
+                // to.len()` bytes from `to`'s start: the 32 bytes at `at + 32·k` are inside
+                // `to`; unaligned writes of a byte array.
+                unsafe { at.add(32 * k).cast::<[u8; 32]>().write_unaligned(pattern) };
+            }
+            // SAFETY: at most `to`'s end, as above.
+            at = unsafe { at.add(FILL_SPILL) };
+            if at >= end {
+                break;
+            }
+        }
+    }
+}
+
+/// [`Fill`] with no room after the run (the runs near the end of the destination), out of
+/// line: it is rare, and its loops need not be in the walk's.
+#[cold]
+#[inline(never)]
+fn fill_le_exactly(value: u32, to: &mut [u8], len: usize) {
+    portable::fill_le(value, to, len);
 }
 
 /// Decodes `groups` whole groups of 8 elements with plan `p` into `out`.

@@ -297,7 +297,7 @@ pub(crate) fn unpack_to_le_bytes(
 
 /// The lines of 64 bytes an RLE run's fill in [`hybrid_to_le_bytes`] stores at least,
 /// from the line its first value is in, whatever the run's length (AVX-512; the portable
-/// and AVX2 fills store up to [`runs::FILL_SPILL`] − 1 bytes past a run).
+/// fills store up to [`runs::FILL_SPILL`] − 1 bytes past a run, the AVX2 fills up to 252).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const FILL_LINES: usize = 4;
 

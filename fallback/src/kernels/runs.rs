@@ -189,14 +189,9 @@ impl<'a> HybridRuns<'a> {
 /// the next runs overwrite): it stores whole vectors of this many bytes.
 pub(crate) const FILL_SPILL: usize = 32;
 
-/// The portable and AVX2 kernels of [`super::hybrid_to_le_bytes`] (same contract), with the
-/// tier's kernels as `fill` and `unpack`: one loop over the runs with no call between a
-/// run's header and its values. `fill(value, to, len)` stores `len / 4` copies of `value`
-/// (little-endian) from the start of `to` and may store whole copies after them up to
-/// [`FILL_SPILL`] − 1 bytes (it is handed that room when `out` has it, else exactly `len`
-/// bytes); `unpack(src, to, aggregate)` decodes the `to.len() / 4` values packed at the
-/// stream's width from the start of `src` as little-endian `u32`s into `to`, with their
-/// aggregates when `AGGREGATE`.
+/// The portable and NEON kernels of [`super::hybrid_to_le_bytes`] (same contract), with the
+/// tier's kernels as `fill` and `unpack`: [`hybrid_walk_spilling`] with fills that store up
+/// to [`FILL_SPILL`] − 1 bytes past their runs.
 #[inline(always)]
 pub(crate) fn hybrid_walk<const AGGREGATE: bool>(
     width: u32,
@@ -206,14 +201,57 @@ pub(crate) fn hybrid_walk<const AGGREGATE: bool>(
     fill: impl Fn(u32, &mut [u8], usize),
     unpack: impl Fn(&[u8], &mut [u8]) -> MinMaxSum,
 ) -> (usize, usize, MinMaxSum) {
+    hybrid_walk_spilling::<AGGREGATE, FILL_SPILL>(width, data, mask, out, FnFill(fill), unpack)
+}
+
+/// The fill of a run in [`hybrid_walk_spilling`]: `fill(value, to, len)` as documented
+/// there. A trait whose implementations mark it `#[inline(always)]`, where a closure passed
+/// as `impl Fn` was left out of line by LLVM (a call per run) once its fill grew loops.
+pub(crate) trait RunFill {
+    /// Fills `len` bytes (a multiple of 4) of `to` with copies of `value`, and maybe more.
+    fn fill(&self, value: u32, to: &mut [u8], len: usize);
+}
+
+/// A function or closure as a [`RunFill`].
+struct FnFill<F>(F);
+
+impl<F: Fn(u32, &mut [u8], usize)> RunFill for FnFill<F> {
+    #[inline(always)]
+    fn fill(&self, value: u32, to: &mut [u8], len: usize) {
+        (self.0)(value, to, len);
+    }
+}
+
+/// Every tier's kernel of [`super::hybrid_to_le_bytes`] but AVX-512's (same contract), with
+/// the tier's kernels as `fill` and `unpack`: one loop over the runs with no call between a
+/// run's header and its values. `fill.fill(value, to, len)` stores `len / 4` copies of
+/// `value` (little-endian) from the start of `to` and may store whole copies after them up
+/// to `SPILL` − 1 bytes (a multiple of 4 up to 256: it is handed that room when `out` has
+/// it, else exactly `len` bytes); `unpack(src, to, aggregate)` decodes the `to.len() / 4`
+/// values packed at the stream's width from the start of `src` as little-endian `u32`s into
+/// `to`, with their aggregates when `AGGREGATE`. A run's spill stays inside `out` and the
+/// runs after it overwrite it; when the walk stops early, up to `SPILL` − 4 bytes after the
+/// values may have been written (within the contract's 64 · `FILL_LINES` − 1).
+#[inline(always)]
+pub(crate) fn hybrid_walk_spilling<const AGGREGATE: bool, const SPILL: usize>(
+    width: u32,
+    data: &[u8],
+    mask: u32,
+    out: &mut [u8],
+    fill: impl RunFill,
+    unpack: impl Fn(&[u8], &mut [u8]) -> MinMaxSum,
+) -> (usize, usize, MinMaxSum) {
+    const {
+        assert!(SPILL >= 4 && SPILL.is_multiple_of(4) && SPILL < 64 * super::FILL_LINES + 4);
+    }
     let mut aggregates = MinMaxSum::NONE;
     let mut runs = HybridRuns::new(data, width, out.len() / 4);
     loop {
         // RLE runs with room for a fill's spill after them, the common case, first.
-        while let Some((done, value, count)) = runs.next_short_fill(FILL_SPILL / 4) {
+        while let Some((done, value, count)) = runs.next_short_fill(SPILL / 4) {
             let (start, len) = (4 * done, 4 * count);
             let value = value & mask;
-            fill(value, &mut out[start..start + len + FILL_SPILL - 4], len);
+            fill.fill(value, &mut out[start..start + len + SPILL - 4], len);
             if AGGREGATE {
                 aggregates = aggregates.merge(MinMaxSum::run(value, count as u64));
             }
@@ -225,8 +263,8 @@ pub(crate) fn hybrid_walk<const AGGREGATE: bool>(
             Piece::Fill { value, count } => {
                 let (start, len) = (4 * done, 4 * count);
                 let value = value & mask;
-                let room = (start + len + FILL_SPILL - 4).min(out.len());
-                fill(value, &mut out[start..room], len);
+                let room = (start + len + SPILL - 4).min(out.len());
+                fill.fill(value, &mut out[start..room], len);
                 if AGGREGATE {
                     aggregates = aggregates.merge(MinMaxSum::run(value, count as u64));
                 }

@@ -1255,3 +1255,69 @@ fn avx2_group_varint_fixed_stride_blocks_match_the_portable_loop() {
         }
     }
 }
+
+/// The hybrid stream of RLE runs `(value, length)` (headers as ULEB128, zero-length runs
+/// kept), as the kernels' fast path and the encoder's runs of 8 or more read them.
+fn rle_runs_stream(runs: &[(u32, usize)], width: u32) -> Vec<u8> {
+    let mut stream = Vec::new();
+    for &(value, length) in runs {
+        let mut header = (length as u64) << 1;
+        while header >= 0x80 {
+            stream.push(header as u8 | 0x80);
+            header >>= 7;
+        }
+        stream.push(header as u8);
+        stream.extend_from_slice(&value.to_le_bytes()[..width.div_ceil(8) as usize]);
+    }
+    stream
+}
+
+/// Every tier: each has this kernel.
+#[test]
+fn simd_hybrid_fills_of_every_run_length_stay_inside_out_near_its_end() {
+    // An RLE run of each length 0..=300 (AVX2 fills store 256-byte blocks, up to 252
+    // bytes past a run) between two others, `out` ending after the last run, at the end of
+    // the run, one value into it, or in the middle of the first run, at a line boundary
+    // and not 4-byte aligned: the values are right, nothing is written outside `out`, and
+    // no more than 64 · FILL_LINES − 1 bytes past the values when the stream ends first.
+    let mut buffer = vec![0u8; 4 * 400 + 512];
+    let offsets = line_offsets(&buffer);
+    for width in [1u32, 8, 17, 32] {
+        let max = u32::MAX >> (32 - width);
+        for length in 0..=300usize {
+            let (a, b, c) = (0x5A5A_5A5A & max, 0x3C3C_3C3C & max, 0x0F0F_0F0F & max);
+            let runs = [(a, 37), (b, length), (c, 9)];
+            let values: Vec<u32> = runs
+                .iter()
+                .flat_map(|&(value, n)| std::iter::repeat_n(value, n))
+                .collect();
+            let stream = rle_runs_stream(&runs, width);
+            let total = values.len();
+            for count in [total, total + 5, 37 + length, 37 + length.min(1), 20] {
+                for at in [offsets[0], offsets[3], offsets[16]] {
+                    buffer.fill(0xA5);
+                    let out = &mut buffer[at..at + 4 * count];
+                    let (done, used, _) =
+                        hybrid_to_le_bytes(kernels(), width, &stream, max, out, false).unwrap();
+                    let what = format!("w{width} run {length} n{count} at{at}");
+                    assert_eq!(done, count.min(total), "{what}");
+                    if count >= total {
+                        assert_eq!(used, stream.len(), "{what}");
+                    }
+                    let got: Vec<u32> = out[..4 * done]
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect();
+                    assert_eq!(got, values[..done], "{what}");
+                    let past = (4 * done + 64 * FILL_LINES - 1).min(out.len());
+                    assert!(out[past..].iter().all(|&b| b == 0xA5), "{what}: past done");
+                    assert!(buffer[..at].iter().all(|&b| b == 0xA5), "{what}: before");
+                    assert!(
+                        buffer[at + 4 * count..].iter().all(|&b| b == 0xA5),
+                        "{what}: past out"
+                    );
+                }
+            }
+        }
+    }
+}
