@@ -85,13 +85,25 @@ pub(crate) mod portable {
         group::<W>(&window)
     }
 
-    /// Sums 8 INT32 deltas (`min` added to each) onto `acc` into `out`; returns the last
-    /// sum. Serially: the values come from scalar registers (x86-64's baseline SSE2 has no
-    /// per-lane shift, so LLVM does not vectorise the unpacking), where a scan in lanes
-    /// (Hillis–Steele) costs 5.5 adds a value against 2 here, and the chain of one add a
-    /// value is no longer than the unpacking's throughput.
+    /// Sums 8 INT32 deltas of `W` bits (`min` added to each) onto `acc` into `out`; returns
+    /// the last sum. In scalar registers: x86-64's baseline SSE2 has no per-lane shift, so
+    /// LLVM does not vectorise the unpacking, and a scan in lanes (Hillis–Steele) costs 5.5
+    /// adds a value. Width 32 (one load a value, nothing to unpack: the chain of one add a
+    /// value is the loop's limit) adds pairs off the chain and the running sum once per pair,
+    /// as [`sum8_i64`] (2.5 adds a value); narrower widths add serially (2 adds a value), their
+    /// unpacking's shifts and masks leaving the chain no longer than the loop's throughput.
     #[inline(always)]
-    fn sum8_i32(d: [u64; 8], min: u32, mut acc: u32, out: &mut [i32; 8]) -> u32 {
+    fn sum8_i32<const W: usize>(d: [u64; 8], min: u32, mut acc: u32, out: &mut [i32; 8]) -> u32 {
+        if W == 32 {
+            for k in 0..4 {
+                let first = (d[2 * k] as u32).wrapping_add(min);
+                let both = (d[2 * k + 1] as u32).wrapping_add(min).wrapping_add(first);
+                out[2 * k] = acc.wrapping_add(first) as i32;
+                acc = acc.wrapping_add(both);
+                out[2 * k + 1] = acc as i32;
+            }
+            return acc;
+        }
         for (o, &d) in out.iter_mut().zip(&d) {
             acc = acc.wrapping_add((d as u32).wrapping_add(min));
             *o = acc as i32;
@@ -100,9 +112,10 @@ pub(crate) mod portable {
     }
 
     /// Sums 8 INT64 deltas (`min` added to each) onto `acc` into `out`; returns the last
-    /// sum. Pairs are added off the dependency chain, the running sum once per pair.
+    /// sum. Pairs are added off the dependency chain, the running sum once per pair (`W`,
+    /// the width, is not used: the fused kernels pass it to both sums).
     #[inline(always)]
-    fn sum8_i64(d: [u64; 8], min: u64, mut acc: u64, out: &mut [i64; 8]) -> u64 {
+    fn sum8_i64<const W: usize>(d: [u64; 8], min: u64, mut acc: u64, out: &mut [i64; 8]) -> u64 {
         for k in 0..4 {
             let first = d[2 * k].wrapping_add(min);
             let both = d[2 * k + 1].wrapping_add(min).wrapping_add(first);
@@ -134,10 +147,10 @@ pub(crate) mod portable {
                 let direct = (src.len().saturating_sub(8) / W).min(whole);
                 let (fast, slow) = groups.split_at_mut(direct);
                 for (g, o) in fast.iter_mut().enumerate() {
-                    acc = $sum8(group::<W>(&src[g * W..]), min, acc, o);
+                    acc = $sum8::<W>(group::<W>(&src[g * W..]), min, acc, o);
                 }
                 for (k, o) in slow.iter_mut().enumerate() {
-                    acc = $sum8(padded_group::<W>(src, direct + k), min, acc, o);
+                    acc = $sum8::<W>(padded_group::<W>(src, direct + k), min, acc, o);
                 }
                 if !tail.is_empty() {
                     let values = padded_group::<W>(src, whole);

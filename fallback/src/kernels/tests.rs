@@ -1321,3 +1321,108 @@ fn simd_hybrid_fills_of_every_run_length_stay_inside_out_near_its_end() {
         }
     }
 }
+
+/// The `i`th value of `width` bits packed LSB-first in `src`, bit by bit.
+fn packed_bits(src: &[u8], width: u32, i: usize) -> u64 {
+    (0..width as usize).fold(0, |v, b| {
+        let bit = i * width as usize + b;
+        v | (u64::from(src[bit / 8] >> (bit % 8) & 1) << b)
+    })
+}
+
+/// The min deltas at the edge of the AVX2 INT64 path that adds `min` in 32-bit lanes (taken
+/// when `min + 2^width − 1 < 2^29`): the largest that takes it, one past it, 0, 1 and −1.
+fn folding_edge_mins(width: u32) -> [i64; 5] {
+    let edge = ((1i64 << 29) - (1i64 << width.min(62))).max(0);
+    [edge, edge + 1, 0, 1, -1]
+}
+
+/// INT64 miniblocks at the edge of the AVX2 path that adds `min` in 32-bit lanes: every
+/// width 0..=64, the min deltas of [`folding_edge_mins`], deltas all ones (each group's sum
+/// at its largest) and noise, every length tail up to 4 groups, the deltas alone and
+/// followed by the rest of a page, on every tier this CPU has: against a bit-by-bit serial
+/// sum, with nothing written past `out`.
+#[test]
+fn delta_i64_miniblocks_at_the_min_folding_edge_match_a_bitwise_sum() {
+    type Mini64 = fn(u32, &[u8], u64, u64, &mut [i64]) -> u64;
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+    let mut kernels: Vec<Mini64> = vec![encodings::delta_i64, encodings::portable::delta_i64];
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: pushed only on a CPU with AVX2 and BMI2.
+        kernels.push(|w, s, m, a, o| unsafe { avx2::encodings::delta_i64(w, s, m, a, o) });
+    }
+    for width in 0..=64u32 {
+        for fill in [None, Some(0xFF)] {
+            let bytes = match fill {
+                Some(b) => vec![b; 4 * 64 + 40],
+                None => noise(4 * 64 + 40, width),
+            };
+            for min in folding_edge_mins(width) {
+                for n in 0..=32usize {
+                    let need = n.div_ceil(8) * width as usize;
+                    for src in [&bytes[..need], &bytes[..need + 40]] {
+                        let acc = 0xFFFF_FFFF_0000_0007u64;
+                        let mut want = vec![];
+                        let mut sum = acc;
+                        for i in 0..n {
+                            sum = sum
+                                .wrapping_add(packed_bits(src, width, i))
+                                .wrapping_add(min as u64);
+                            want.push(sum as i64);
+                        }
+                        for f in &kernels {
+                            let mut got = vec![3i64; n + 2];
+                            let last = f(width, src, min as u64, acc, &mut got[..n]);
+                            let what = format!("width {width} min {min} n {n} fill {fill:?}");
+                            assert_eq!(&got[..n], &want[..], "{what}");
+                            assert_eq!(last, sum, "{what}");
+                            assert_eq!(&got[n..], &[3, 3], "{what}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whole INT64 pages through the codec at the same edge: values whose deltas span
+/// `min ..= min + 2^width − 1` in every block (so, below 63 bits, each block's width is
+/// `width` and its min delta `min`), every width 0..=64, 3 blocks and a tail of 37 values: decoded exactly on
+/// this tier; every cut of the page is an error, never a panic, as is `out` one value short.
+#[test]
+fn delta_i64_pages_at_the_min_folding_edge_decode_and_fail_cleanly() {
+    use crate::parquet::delta_binary_packed::{decode, encode};
+    for width in 0..=64u32 {
+        let mask = if width == 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        for min in folding_edge_mins(width) {
+            let n = 3 * 128 + 37 + 1;
+            let bytes = noise(8 * n, width ^ min as u32);
+            let mut values = vec![-5i64];
+            for i in 1..n {
+                let spread = match i % 128 {
+                    1 => 0,
+                    2 => mask,
+                    _ => u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()) & mask,
+                };
+                let delta = (min as u64).wrapping_add(spread);
+                values.push(values[i - 1].wrapping_add(delta as i64));
+            }
+            let mut page = vec![];
+            encode(&values, &mut page);
+            let what = format!("width {width} min {min}");
+            let mut got = vec![0i64; n];
+            assert_eq!(decode(&page, &mut got).unwrap(), (n, page.len()), "{what}");
+            assert_eq!(got, values, "{what}");
+            assert!(decode(&page, &mut got[..n - 1]).is_err(), "{what}");
+            for cut in (0..page.len()).step_by(11) {
+                let mut got = vec![0i64; n];
+                assert!(decode(&page[..cut], &mut got).is_err(), "{what} cut {cut}");
+            }
+        }
+    }
+}

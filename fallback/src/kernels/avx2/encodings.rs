@@ -11,7 +11,8 @@
 //!   `Decoder` (`avx2.rs`), scanned there and stored once, with no buffer in between; a
 //!   block's miniblocks in one loop, the running sum in a register throughout (runs of
 //!   blocks, headers included: `avx2::delta`). INT64 deltas of ≤ 29 bits are scanned in
-//!   32-bit lanes and widened; 33..=63 bits: the portable fused kernels, compiled here with
+//!   32-bit lanes and widened (`min` added in those lanes when every `min + delta` is below
+//!   2^29, two groups an iteration, widths ≤ 14 from one broadcast load); 33..=63 bits: the portable fused kernels, compiled here with
 //!   AVX2 and BMI2; 64 bits: loaded as words.
 //! - GroupVarInt INT32 ([`group_varint`]): pairs of groups shuffled into place by one
 //!   `vpshufb`, their positions from the sizes of 1 and 2 groups starting at each byte,
@@ -390,6 +391,91 @@ pub(super) fn miniblock_i64(
     let (p, groups) = miniblock_plan(bits, body, chunk.len());
     let decoder = decoder_for(cache, width, p);
     let mut acc_v = _mm256_set1_epi64x(acc as i64);
+    if min
+        .checked_add(u64::MAX >> (64 - width))
+        .is_some_and(|top| top < 1 << 29)
+    {
+        // Each `min + delta` is below 2^29 (`min` not negative, small next to the width's
+        // range: sorted columns), so 8 of them sum below 2^32: `min` is added in the 32-bit
+        // lanes (one add, not two 64-bit ones), the group scanned there inside each 128-bit
+        // half only, the halves widened, and the low half's total added to the high half's
+        // values in 64 bits with the running sum; two groups an iteration (the loop's
+        // counting paid once a pair), and for widths ≤ 14, whose groups' 8 values lie in
+        // their first 16 bytes (lane 7 ends by byte ⌊7w/8⌋ + 4 ≤ 16), one broadcast load
+        // feeds both halves (the high half's shuffle indices moved by its offset; a zeroing
+        // index stays ≥ 0x80), without the insert of the high half's load.
+        let min32 = _mm256_set1_epi32(min as i32);
+        macro_rules! fold_store {
+            ($g:expr, $d:expr) => {{
+                let mut x = _mm256_add_epi32($d, min32);
+                x = _mm256_add_epi32(x, _mm256_slli_si256::<4>(x));
+                x = _mm256_add_epi32(x, _mm256_slli_si256::<8>(x));
+                let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(x));
+                let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(x));
+                let low_total = _mm256_permute4x64_epi64::<0xFF>(low);
+                let total = _mm256_permute4x64_epi64::<0xFF>(_mm256_add_epi64(low, high));
+                let out = chunk.as_mut_ptr().add(8 * $g);
+                _mm256_storeu_si256(out.cast(), _mm256_add_epi64(low, acc_v));
+                let mid = _mm256_add_epi64(acc_v, low_total);
+                _mm256_storeu_si256(out.add(4).cast(), _mm256_add_epi64(high, mid));
+                acc_v = _mm256_add_epi64(acc_v, total);
+            }};
+        }
+        macro_rules! folded {
+            ($unpack:expr) => {
+                for g in (0..groups & !1).step_by(2) {
+                    // SAFETY: as in `delta_block_i32` (`miniblock_plan` counted only groups
+                    // whose loads stay inside `body`, g + 1 among them; a broadcast load
+                    // reads 16 bytes from the group's start, fewer than the decoder's
+                    // `high_offset + 16`); groups g and g + 1 write values 8g..8g + 16 of
+                    // `chunk`, inside its length ≥ 8·groups.
+                    unsafe {
+                        let at = body.as_ptr().add(g * p.width);
+                        let a = $unpack(at);
+                        let b = $unpack(at.add(p.width));
+                        fold_store!(g, a);
+                        fold_store!(g + 1, b);
+                    }
+                }
+                if groups & 1 == 1 {
+                    let g = groups - 1;
+                    // SAFETY: as above, for the last group alone.
+                    unsafe {
+                        let d = $unpack(body.as_ptr().add(g * p.width));
+                        fold_store!(g, d);
+                    }
+                }
+            };
+        }
+        if width <= 14 {
+            let offset = _mm256_inserti128_si256::<1>(
+                _mm256_setzero_si256(),
+                _mm_set1_epi8(p.high_offset as i8),
+            );
+            let first = _mm256_add_epi8(decoder.first, offset);
+            let (shift, mask) = (decoder.first_shift, decoder.mask);
+            // SAFETY: each call's `at .. at + 16` is inside `body` (see the loop).
+            let unpack = |at: *const u8| unsafe {
+                let bytes = _mm256_broadcastsi128_si256(_mm_loadu_si128(at.cast()));
+                _mm256_and_si256(
+                    _mm256_srlv_epi32(_mm256_shuffle_epi8(bytes, first), shift),
+                    mask,
+                )
+            };
+            folded!(unpack);
+        } else if p.five {
+            folded!(|at| decoder.group::<false, true>(at));
+        } else {
+            folded!(|at| decoder.group::<false, false>(at));
+        }
+        acc = _mm256_extract_epi64::<0>(acc_v) as u64;
+        if 8 * groups < chunk.len() {
+            let rest = body.get(groups * p.width..).unwrap_or(&[]);
+            acc =
+                portable_encodings::delta_i64(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
+        }
+        return acc;
+    }
     if width <= 29 {
         // 8 deltas of ≤ 29 bits sum to less than 2^32: the group is scanned in 8 32-bit
         // lanes (exact), widened, and `min`·(i + 1) added per lane, so the two 64-bit
