@@ -658,26 +658,11 @@ pub(in crate::kernels) mod group_varint {
     fn single_sizes(bytes: &[u8], sizes: &mut Sizes, n: usize) {
         assert!(n <= BLOCK + 32);
         let bytes = &bytes[..n];
-        let nibble_sums = _mm256_setr_epi8(
-            5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10, 8, 9, 10, 11, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10,
-            8, 9, 10, 11,
-        );
-        let nibble_sums_hi = _mm256_setr_epi8(
-            0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6, 0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3,
-            4, 5, 6,
-        );
-        let low_nibble = _mm256_set1_epi8(0x0F);
         let mut q = 0;
         while q < n {
             // SAFETY: q + 32 ≤ n ≤ bytes.len() and ≤ sizes.one.len() (asserted).
             unsafe {
-                let c = _mm256_loadu_si256(bytes.as_ptr().add(q).cast());
-                let lo = _mm256_and_si256(c, low_nibble);
-                let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(c), low_nibble);
-                let size = _mm256_add_epi8(
-                    _mm256_shuffle_epi8(nibble_sums, lo),
-                    _mm256_shuffle_epi8(nibble_sums_hi, hi),
-                );
+                let size = chunk_sizes(_mm256_loadu_si256(bytes.as_ptr().add(q).cast()));
                 _mm256_store_si256(sizes.one.as_mut_ptr().add(q).cast(), size);
             }
             q += 32;
