@@ -468,13 +468,7 @@ pub(super) fn miniblock_i64(
         } else {
             folded!(|at| decoder.group::<false, false>(at));
         }
-        acc = _mm256_extract_epi64::<0>(acc_v) as u64;
-        if 8 * groups < chunk.len() {
-            let rest = body.get(groups * p.width..).unwrap_or(&[]);
-            acc =
-                portable_encodings::delta_i64(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
-        }
-        return acc;
+        return finish_i64(acc_v, bits.get(), body, p.width, groups, min, chunk);
     }
     if width <= 29 {
         // 8 deltas of ≤ 29 bits sum to less than 2^32: the group is scanned in 8 32-bit
@@ -513,13 +507,7 @@ pub(super) fn miniblock_i64(
         } else {
             narrow!(false);
         }
-        acc = _mm256_extract_epi64::<0>(acc_v) as u64;
-        if 8 * groups < chunk.len() {
-            let rest = body.get(groups * p.width..).unwrap_or(&[]);
-            acc =
-                portable_encodings::delta_i64(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
-        }
-        return acc;
+        return finish_i64(acc_v, bits.get(), body, p.width, groups, min, chunk);
     }
     macro_rules! groups {
         ($five:literal) => {
@@ -544,12 +532,29 @@ pub(super) fn miniblock_i64(
     } else {
         groups!(false);
     }
-    acc = _mm256_extract_epi64::<0>(acc_v) as u64;
-    if 8 * groups < chunk.len() {
-        let rest = body.get(groups * p.width..).unwrap_or(&[]);
-        acc = portable_encodings::delta_i64(bits.get(), rest, min, acc, &mut chunk[8 * groups..]);
+    finish_i64(acc_v, bits.get(), body, p.width, groups, min, chunk)
+}
+
+/// The end of an INT64 miniblock of `bits`-bit deltas after its first `groups` groups of 8
+/// (`group_bytes` each): the running sum out of `acc_v`'s lane 0, then the values left
+/// (fewer than 8) on the portable loop.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn finish_i64(
+    acc_v: __m256i,
+    bits: u32,
+    body: &[u8],
+    group_bytes: usize,
+    groups: usize,
+    min: u64,
+    chunk: &mut [i64],
+) -> u64 {
+    let acc = _mm256_extract_epi64::<0>(acc_v) as u64;
+    if 8 * groups >= chunk.len() {
+        return acc;
     }
-    acc
+    let rest = body.get(groups * group_bytes..).unwrap_or(&[]);
+    portable_encodings::delta_i64(bits, rest, min, acc, &mut chunk[8 * groups..])
 }
 
 /// GroupVarInt INT32: [`group_varint::decode_32`].
