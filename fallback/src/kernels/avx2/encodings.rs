@@ -185,80 +185,67 @@ pub(super) fn miniblock_i32(
         let acc = portable_encodings::progression_i32(min, acc, chunk);
         return _mm256_set1_epi32(acc as i32);
     };
+    // Scans the first `$groups` groups of 8 deltas, group `$g` loaded by `$load` (a
+    // `__m256i` of 8 deltas): two groups loaded before either is scanned, so that their
+    // loads or unpacks overlap and the pair's scan shares its lane moves.
+    macro_rules! scan_groups {
+        ($groups:expr, |$g:ident| $load:expr) => {{
+            let groups = $groups;
+            for g in (0..groups & !1).step_by(2) {
+                // SAFETY: groups g and g + 1 are among `groups`, whose loads the caller
+                // keeps inside `body`; they write values 8g..8g + 16 of `chunk`, inside its
+                // length ≥ 8·groups.
+                unsafe {
+                    let a = {
+                        let $g = g;
+                        $load
+                    };
+                    let b = {
+                        let $g = g + 1;
+                        $load
+                    };
+                    let (a, b, next) = scan16_i32(
+                        _mm256_add_epi32(a, min_v),
+                        _mm256_add_epi32(b, min_v),
+                        acc_v,
+                    );
+                    _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), a);
+                    _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g + 8).cast(), b);
+                    acc_v = next;
+                }
+            }
+            for g in groups & !1..groups {
+                // SAFETY: as above, for group g alone (values 8g..8g + 8).
+                unsafe {
+                    let deltas = {
+                        let $g = g;
+                        $load
+                    };
+                    let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
+                    _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
+                    acc_v = next;
+                }
+            }
+            groups
+        }};
+    }
     let groups = if width == 32 {
-        // The deltas are little-endian words: loaded as they are, nothing to unpack.
-        let groups = (body.len() / 32).min(chunk.len() / 8);
-        for g in (0..groups & !1).step_by(2) {
-            // SAFETY: groups g and g + 1 are bytes 32g .. 32g + 64 ≤ body.len() and write
-            // values 8g .. 8g + 16 of `chunk`, inside its length ≥ 8·groups.
-            unsafe {
-                let a = _mm256_loadu_si256(body.as_ptr().add(32 * g).cast());
-                let b = _mm256_loadu_si256(body.as_ptr().add(32 * g + 32).cast());
-                let (a, b, next) = scan16_i32(
-                    _mm256_add_epi32(a, min_v),
-                    _mm256_add_epi32(b, min_v),
-                    acc_v,
-                );
-                _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), a);
-                _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g + 8).cast(), b);
-                acc_v = next;
-            }
-        }
-        for g in groups & !1..groups {
-            // SAFETY: group g is bytes 32g .. 32g + 32 ≤ body.len() and writes values
-            // 8g .. 8g + 8 of `chunk`, inside its length ≥ 8·groups.
-            unsafe {
-                let deltas = _mm256_loadu_si256(body.as_ptr().add(32 * g).cast());
-                let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
-                _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
-                acc_v = next;
-            }
-        }
-        groups
+        // The deltas are little-endian words: loaded as they are, nothing to unpack. Group
+        // g is bytes 32g..32g + 32, inside `body` for g < body.len() / 32.
+        scan_groups!((body.len() / 32).min(chunk.len() / 8), |g| {
+            _mm256_loadu_si256(body.as_ptr().add(32 * g).cast())
+        })
     } else {
+        // `miniblock_plan` counts only groups whose loads stay inside `body`.
         let (p, groups) = miniblock_plan(bits, body, chunk.len());
         let decoder = decoder_for(cache, width, p);
-        macro_rules! groups {
-            ($five:literal) => {
-                // Two groups unpacked before either is scanned, so that their unpacks
-                // overlap and the pair's scan shares its lane moves.
-                for g in (0..groups & !1).step_by(2) {
-                    // SAFETY: `miniblock_plan` counted only groups whose loads stay
-                    // inside `body`, g + 1 among them; groups g and g + 1 write values
-                    // 8g..8g + 16 of `chunk`, inside its length ≥ 8·groups.
-                    unsafe {
-                        let at = body.as_ptr().add(g * p.width);
-                        let a = decoder.group::<false, $five>(at);
-                        let b = decoder.group::<false, $five>(at.add(p.width));
-                        let (a, b, next) = scan16_i32(
-                            _mm256_add_epi32(a, min_v),
-                            _mm256_add_epi32(b, min_v),
-                            acc_v,
-                        );
-                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), a);
-                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g + 8).cast(), b);
-                        acc_v = next;
-                    }
-                }
-                for g in groups & !1..groups {
-                    // SAFETY: `miniblock_plan` counted only groups whose loads stay
-                    // inside `body`; group g writes values 8g..8g + 8 of `chunk`,
-                    // inside its length ≥ 8·groups.
-                    unsafe {
-                        let deltas = decoder.group::<false, $five>(body.as_ptr().add(g * p.width));
-                        let (sums, next) = scan8_i32(_mm256_add_epi32(deltas, min_v), acc_v);
-                        _mm256_storeu_si256(chunk.as_mut_ptr().add(8 * g).cast(), sums);
-                        acc_v = next;
-                    }
-                }
-            };
-        }
         if p.five {
-            groups!(true);
+            scan_groups!(groups, |g| decoder
+                .group::<false, true>(body.as_ptr().add(g * p.width)))
         } else {
-            groups!(false);
+            scan_groups!(groups, |g| decoder
+                .group::<false, false>(body.as_ptr().add(g * p.width)))
         }
-        groups
     };
     if 8 * groups < chunk.len() {
         let acc = _mm256_cvtsi256_si32(acc_v) as u32;
