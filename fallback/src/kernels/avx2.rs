@@ -267,22 +267,17 @@ pub(super) unsafe fn unpack<const AGGREGATE: bool>(
         with_kind!(big_endian, p, BE, FIVE => groups_of::<BE, FIVE, AGGREGATE>(p, src, groups, out))
     };
     // The rest (the last groups, whose loads would pass the end of `src`, and a partial
-    // group) through the portable kernel, 64 elements (8 groups) at a time.
-    let mut done = 8 * groups;
-    let mut block = [0u32; 64];
-    while done < count {
-        let len = (count - done).min(64);
+    // group; all of a short call, such as a Parquet level stream's bit-packed runs of a few
+    // groups) through the portable kernel, straight into `out`: its byte and pair tables at
+    // widths 1–5, and no copy through a buffer (a `memcpy` call per run).
+    let done = 8 * groups;
+    if done < count {
         let from = src.get(done / 8 * p.width..).unwrap_or(&[]);
-        portable::unpack(width, big_endian, from, &mut block[..len]);
-        // SAFETY: `len` u32s (4·len bytes) from `out + 4·done`, inside its 4·count bytes;
-        // `block` is a different object.
-        unsafe {
-            std::ptr::copy_nonoverlapping(block.as_ptr().cast::<u8>(), out.add(4 * done), 4 * len)
-        };
-        if AGGREGATE {
-            aggregates = aggregates.merge(MinMaxSum::of(block[..len].iter().copied()));
-        }
-        done += len;
+        // SAFETY: bytes 4·done .. 4·count of `out`, inside the `count · 4` the caller made
+        // valid for writes; nothing else refers to them while the slice lives.
+        let rest = unsafe { std::slice::from_raw_parts_mut(out.add(4 * done), 4 * (count - done)) };
+        let tail = portable::unpack_to_le_bytes(width, big_endian, from, rest, AGGREGATE);
+        aggregates = aggregates.merge(tail);
     }
     aggregates
 }

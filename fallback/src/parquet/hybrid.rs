@@ -24,7 +24,9 @@
 //! Errors are found when a run is opened, so decoding a page in batches of any sizes gives the
 //! same values and the same error as decoding it whole.
 
+use super::util::as_bytes_mut;
 use super::{ErrorKind, ParquetError, ValueDecoder};
+use crate::kernels;
 use crate::unpack::{unpack, BitWidth};
 
 const ENCODING: &str = "RLE";
@@ -352,6 +354,35 @@ impl<'a> HybridDecoder<'a> {
         Ok(())
     }
 
+    /// Decodes the first values of the runs from the next run header on into `out` with the
+    /// kernels' run walk (the tier's fills and unpacking in one loop, without this decoder's
+    /// per-run state and calls: several times faster on streams of short runs, such as the
+    /// definition levels of a nullable column), then moves this decoder past them with
+    /// [`SkipSink`], which reads their headers again and reports the errors the walk does not
+    /// look for (an RLE value of 2^width or more, which the walk writes as it is) as decoding
+    /// them here would. Returns how many values it decoded, as far as the walk went: it stops
+    /// before a run that is cut short or has a header of 5 bytes, which the caller's
+    /// [`HybridDecoder::drive`] decodes or reports. Width 0, or a target whose `u32`s are not
+    /// stored little-endian: 0.
+    fn drive_kernels(&mut self, out: &mut [u32]) -> Result<usize, ParquetError> {
+        if out.is_empty() || self.bit_width == 0 {
+            return Ok(0);
+        }
+        let rest = self.data.get(self.pos..).unwrap_or(&[]);
+        let Some(bytes) = as_bytes_mut(out) else {
+            return Ok(0);
+        };
+        let chosen = kernels::kernels();
+        // No mask: the values as written, for `SkipSink`'s pass to check.
+        let Some((values, _, _)) =
+            kernels::hybrid_to_le_bytes(chosen, self.bit_width, rest, u32::MAX, bytes, false)
+        else {
+            return Ok(0);
+        };
+        self.drive(values, &mut SkipSink)?;
+        Ok(values)
+    }
+
     /// Decodes the whole stream `data` of `bit_width` (0..=32) bits into `out`, one value per
     /// element: the bytes read ([`HybridDecoder::bytes_read`]).
     pub fn decode(data: &[u8], bit_width: u32, out: &mut [u32]) -> Result<usize, ParquetError> {
@@ -450,7 +481,17 @@ impl ValueDecoder for HybridDecoder<'_> {
 
     fn next_batch(&mut self, out: &mut [u32]) -> Result<usize, ParquetError> {
         let n = out.len().min(self.remaining);
-        self.drive(n, &mut SliceSink(&mut out[..n]))?;
+        let out = &mut out[..n];
+        // The open run's values first (a batch that ended inside a run), then whole runs
+        // through the kernels, then whatever they left.
+        let open = match self.run {
+            Run::Rle { left, .. } | Run::Packed { left, .. } => left.min(n),
+            Run::None => 0,
+        };
+        self.drive(open, &mut SliceSink(&mut out[..open]))?;
+        let fast = self.drive_kernels(&mut out[open..])?;
+        let done = open + fast;
+        self.drive(n - done, &mut SliceSink(&mut out[done..]))?;
         Ok(n)
     }
 
