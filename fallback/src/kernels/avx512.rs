@@ -1,5 +1,7 @@
 use std::arch::x86_64::*;
 
+pub(super) mod encodings;
+
 use super::runs::{HybridRuns, Piece};
 use super::{low_bits, Compare, MinMaxSum, FILL_LINES};
 

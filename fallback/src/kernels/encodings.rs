@@ -2,7 +2,8 @@
 //! miniblocks (unpacking fused with the prefix sum), dictionary gathers and GroupVarInt's
 //! INT32 groups, each a portable kernel here and an AVX2 one in
 //! `avx2::encodings`, chosen by [`kernels`] (so `QPL_FALLBACK_KERNELS` decides, as for every
-//! other kernel). The AVX-512 tier runs the AVX2 kernels: every CPU with AVX-512 has AVX2.
+//! other kernel). The AVX-512 tier runs the AVX2 kernels (every CPU with AVX-512 has AVX2) but
+//! for GroupVarInt INT32's, which has an AVX-512 one (`avx512::encodings`).
 //! GroupVarInt's portable tier runs the SSSE3 kernel (`ssse3`) on an x86-64 CPU with SSSE3.
 //!
 //! The codecs call only the functions of this module; the portable kernels are the reference
@@ -557,7 +558,7 @@ pub(crate) mod group_varint {
     #[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
     use super::avx2_kernels;
     #[cfg(target_arch = "x86_64")]
-    use crate::kernels::{avx2, ssse3};
+    use crate::kernels::{avx2, avx512, kernels, ssse3, Kernels};
 
     /// Bytes of the INT32 group with control byte `c`, control byte excluded (4..=16).
     pub(crate) const GROUP_DATA_LEN_32: [u8; 256] = {
@@ -675,6 +676,11 @@ pub(crate) mod group_varint {
     pub(crate) fn decode_fast_32(data: &[u8], pos: usize, out: &mut [i32]) -> (usize, usize) {
         #[cfg(target_arch = "x86_64")]
         {
+            if kernels() == Kernels::Avx512Vbmi {
+                // SAFETY: the AVX-512 tier is chosen only on a CPU with AVX-512 F/BW/VBMI
+                // (and so AVX2).
+                return unsafe { avx512::encodings::group_varint::decode_32(data, pos, out) };
+            }
             if avx2_kernels() {
                 // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
                 return unsafe { avx2::encodings::group_varint_32(data, pos, out) };

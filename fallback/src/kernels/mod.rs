@@ -5,7 +5,8 @@
 //! - `avx2` (x86-64): AVX2, BMI2 and POPCNT; unpacking (to `u32`, `u16`, `u8`), scans,
 //!   compression (also fused with unpacking) and expansion of every lane type, narrowing,
 //!   aggregates, popcounts and fills so far.
-//! - `avx512` (x86-64): AVX-512 F/BW/VBMI/VBMI2 with POPCNT.
+//! - `avx512` (x86-64): AVX-512 F/BW/VBMI/VBMI2 with POPCNT; GroupVarInt INT32 in
+//!   `avx512::encodings`, the other encodings on the AVX2 kernels.
 //! - `neon` (aarch64): NEON unpacking for the portable tier there (NEON is baseline).
 //! - `tier`: which tier runs ([`kernel_tier`]), from the CPU and `QPL_FALLBACK_KERNELS`.
 //! - [`runs`]: the RLE/bit-packed hybrid's run reader, which the sources' decoder and the

@@ -894,6 +894,9 @@ fn group_varint_kernels_match_the_portable_loop() {
     if std::arch::is_x86_feature_detected!("avx2") {
         kernels.push(("avx2", avx2::encodings::group_varint::decode_32));
     }
+    if Tier::Avx512.is_available() {
+        kernels.push(("avx512", avx512::encodings::group_varint::decode_32));
+    }
     type Pick = fn(usize, u32) -> usize;
     let mixes: [(&str, Pick); 8] = [
         ("1", |_, _| 1),
@@ -1202,16 +1205,16 @@ fn delta_block_runs_match_the_one_block_kernels_and_stop_where_they_must() {
     }
 }
 
-/// The AVX2 GroupVarInt kernel's fixed-stride blocks (each block's sizes computed while the
-/// block before it is decoded, from a few hundred groups asked for) against the portable
-/// loop: encoded data of every length mix over several blocks, from starts up to 40, with
-/// group counts around the threshold and ending anywhere, and the data cut so that the
-/// last fixed-stride block, the switch back to variable blocks and the one-group tail fall
-/// at every byte near the end (no read past the slice; every kernel stops at the same
-/// group and byte).
+/// The AVX2 and AVX-512 GroupVarInt kernels' fixed-stride blocks (each block's sizes
+/// computed while the block before it is decoded, from a few hundred groups asked for)
+/// against the portable loop: encoded data of every length mix over several blocks, from
+/// starts up to 40, with group counts around the threshold and ending anywhere, and the
+/// data cut so that the last fixed-stride block, the switch back to variable blocks and the
+/// one-group tail fall at every byte near the end (no read past the slice; every kernel
+/// stops at the same group and byte).
 #[cfg(target_arch = "x86_64")]
 #[test]
-fn avx2_group_varint_fixed_stride_blocks_match_the_portable_loop() {
+fn simd_group_varint_fixed_stride_blocks_match_the_portable_loop() {
     use super::encodings::group_varint::{decode_fast_32, decode_fast_portable_32};
     if !std::arch::is_x86_feature_detected!("avx2") {
         return;
@@ -1233,6 +1236,17 @@ fn avx2_group_varint_fixed_stride_blocks_match_the_portable_loop() {
         let got_stop = unsafe { avx2::encodings::group_varint::decode_32(data, start, &mut got) };
         assert_eq!(got_stop, stop, "{what} start {start} groups {groups}");
         assert_eq!(got, want, "{what} start {start} groups {groups}");
+        if Tier::Avx512.is_available() {
+            let mut got = vec![-1i32; 4 * groups];
+            // SAFETY: the CPU has the AVX-512 tier's features, just checked.
+            let got_stop =
+                unsafe { avx512::encodings::group_varint::decode_32(data, start, &mut got) };
+            assert_eq!(
+                got_stop, stop,
+                "avx512: {what} start {start} groups {groups}"
+            );
+            assert_eq!(got, want, "avx512: {what} start {start} groups {groups}");
+        }
         let mut dispatched = vec![-1i32; 4 * groups];
         assert_eq!(decode_fast_32(data, start, &mut dispatched), stop, "{what}");
         assert_eq!(dispatched, want, "{what} start {start} groups {groups}");
