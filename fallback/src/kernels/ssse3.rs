@@ -37,6 +37,24 @@ pub(super) mod group_varint {
         1 + usize::from(GROUP_DATA_LEN_32[control])
     }
 
+    /// A group's size (its control byte `c` included) is `SIZE_BY_LOW_NIBBLE[c & 15] +
+    /// SIZE_BY_HIGH_NIBBLE[c >> 4]`: 5 plus the control byte's four 2-bit fields, two in each
+    /// nibble. Every GroupVarInt kernel looks them up with its width's `pshufb`.
+    pub(in crate::kernels) const SIZE_BY_LOW_NIBBLE: [u8; 16] = nibble_sizes(5);
+    /// See [`SIZE_BY_LOW_NIBBLE`].
+    pub(in crate::kernels) const SIZE_BY_HIGH_NIBBLE: [u8; 16] = nibble_sizes(0);
+
+    /// `base` plus the sum of each nibble's two 2-bit fields.
+    const fn nibble_sizes(base: u8) -> [u8; 16] {
+        let mut table = [0u8; 16];
+        let mut n = 0;
+        while n < 16 {
+            table[n] = base + (n as u8 & 3) + (n as u8 >> 2);
+            n += 1;
+        }
+        table
+    }
+
     /// Group starts a block covers at most: the sizes of groups (and of pairs of groups)
     /// starting at each of its bytes are computed together, up front, then the groups are
     /// decoded with no branch but the loop's (whose exit, mispredicted once a block, is what
@@ -85,8 +103,8 @@ pub(super) mod group_varint {
     #[target_feature(enable = "ssse3")]
     fn single_sizes(bytes: &[u8], sizes: &mut Sizes, n: usize) {
         let (bytes, one) = (&bytes[..n], &mut sizes.one[..n]);
-        let nibble_sums = _mm_setr_epi8(5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10, 8, 9, 10, 11);
-        let nibble_sums_hi = _mm_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6);
+        let nibble_sums = load(&SIZE_BY_LOW_NIBBLE);
+        let nibble_sums_hi = load(&SIZE_BY_HIGH_NIBBLE);
         let low_nibble = _mm_set1_epi8(0x0F);
         for (dst, src) in one.chunks_exact_mut(16).zip(bytes.chunks_exact(16)) {
             let c = load(src);

@@ -627,7 +627,10 @@ pub(in crate::kernels) unsafe fn gather_u64(indices: &[u32], dictionary: &[u64],
 /// 256-bit shuffle and store, a pair per step of the position chain.
 pub(in crate::kernels) mod group_varint {
     use crate::kernels::encodings::group_varint::{SHUFFLE_32, WINDOW_32};
-    use crate::kernels::ssse3::group_varint::{block_len, decode_group, Sizes, BLOCK, MARGIN};
+    use crate::kernels::ssse3::group_varint::{
+        block_len, decode_group, load, Sizes, BLOCK, MARGIN, SIZE_BY_HIGH_NIBBLE,
+        SIZE_BY_LOW_NIBBLE,
+    };
     use std::arch::x86_64::*;
 
     /// Lane index within each 128-bit half, minus `k` (for the in-lane `vpshufb`s).
@@ -701,14 +704,8 @@ pub(in crate::kernels) mod group_varint {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn chunk_sizes(c: __m256i) -> __m256i {
-        let nibble_sums = _mm256_setr_epi8(
-            5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10, 8, 9, 10, 11, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10,
-            8, 9, 10, 11,
-        );
-        let nibble_sums_hi = _mm256_setr_epi8(
-            0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6, 0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3,
-            4, 5, 6,
-        );
+        let nibble_sums = _mm256_broadcastsi128_si256(load(&SIZE_BY_LOW_NIBBLE));
+        let nibble_sums_hi = _mm256_broadcastsi128_si256(load(&SIZE_BY_HIGH_NIBBLE));
         let low_nibble = _mm256_set1_epi8(0x0F);
         let lo = _mm256_and_si256(c, low_nibble);
         let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(c), low_nibble);

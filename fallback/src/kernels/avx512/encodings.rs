@@ -10,6 +10,7 @@
 pub(in crate::kernels) mod group_varint {
     use crate::kernels::avx2;
     use crate::kernels::encodings::group_varint::SHUFFLE_32;
+    use crate::kernels::ssse3::group_varint::{load, SIZE_BY_HIGH_NIBBLE, SIZE_BY_LOW_NIBBLE};
     use std::arch::x86_64::*;
 
     /// Group starts a block covers at most (as the SSSE3 and AVX2 kernels' blocks).
@@ -68,12 +69,8 @@ pub(in crate::kernels) mod group_varint {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
     fn chunk_sizes(c: __m512i) -> __m512i {
-        let low_sums = _mm512_broadcast_i32x4(_mm_setr_epi8(
-            5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10, 8, 9, 10, 11,
-        ));
-        let high_sums = _mm512_broadcast_i32x4(_mm_setr_epi8(
-            0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6,
-        ));
+        let low_sums = _mm512_broadcast_i32x4(load(&SIZE_BY_LOW_NIBBLE));
+        let high_sums = _mm512_broadcast_i32x4(load(&SIZE_BY_HIGH_NIBBLE));
         let low_nibble = _mm512_set1_epi8(0x0F);
         let lo = _mm512_and_si512(c, low_nibble);
         let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(c), low_nibble);
