@@ -555,10 +555,9 @@ pub(crate) fn gather_u64(indices: &[u32], dictionary: &[u64], out: &mut [u64]) {
 /// GroupVarInt INT32's tables and fast path: whole groups decoded while each has a full
 /// 16-byte window after its control byte (the codec checks the groups near the data's end).
 pub(crate) mod group_varint {
-    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
-    use super::avx2_kernels;
     #[cfg(target_arch = "x86_64")]
-    use crate::kernels::{avx2, avx512, kernels, ssse3, Kernels};
+    use crate::kernels::{avx2, avx512, ssse3};
+    use crate::kernels::{kernels, Kernels};
 
     /// Bytes of the INT32 group with control byte `c`, control byte excluded (4..=16).
     pub(crate) const GROUP_DATA_LEN_32: [u8; 256] = {
@@ -674,25 +673,27 @@ pub(crate) mod group_varint {
     /// stops at the same group.
     #[inline]
     pub(crate) fn decode_fast_32(data: &[u8], pos: usize, out: &mut [i32]) -> (usize, usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if kernels() == Kernels::Avx512Vbmi {
+        match kernels() {
+            #[cfg(target_arch = "x86_64")]
+            Kernels::Avx512Vbmi => {
                 // SAFETY: the AVX-512 tier is chosen only on a CPU with AVX-512 F/BW/VBMI
                 // (and so AVX2).
-                return unsafe { avx512::encodings::group_varint::decode_32(data, pos, out) };
+                unsafe { avx512::encodings::group_varint::decode_32(data, pos, out) }
             }
-            if avx2_kernels() {
+            #[cfg(target_arch = "x86_64")]
+            Kernels::Avx2 => {
                 // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
-                return unsafe { avx2::encodings::group_varint_32(data, pos, out) };
+                unsafe { avx2::encodings::group_varint_32(data, pos, out) }
             }
             // The portable tier on x86-64: SSSE3's `pshufb` (`kernels::ssse3`), which every
             // x86-64 CPU since 2006-2011 has (std caches the detection).
-            if std::arch::is_x86_feature_detected!("ssse3") {
+            #[cfg(target_arch = "x86_64")]
+            Kernels::Portable if std::arch::is_x86_feature_detected!("ssse3") => {
                 // SAFETY: the CPU supports SSSE3, just checked.
-                return unsafe { ssse3::group_varint::decode_32(data, pos, out) };
+                unsafe { ssse3::group_varint::decode_32(data, pos, out) }
             }
+            Kernels::Portable => decode_fast_portable_32(data, pos, out),
         }
-        decode_fast_portable_32(data, pos, out)
     }
 }
 
