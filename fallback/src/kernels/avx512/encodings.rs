@@ -246,9 +246,27 @@ pub(in crate::kernels) mod group_varint {
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx2")]
     pub(in crate::kernels) unsafe fn decode_32(
         data: &[u8],
-        mut pos: usize,
+        pos: usize,
         out: &mut [i32],
     ) -> (usize, usize) {
+        let groups = out.len() / 4;
+        // A call too short for one block (a few groups, or near the data's end) goes to the
+        // AVX2 kernel without zeroing this kernel's size buffers.
+        let (pos, group) = if groups >= 4 && block_len(data, pos, groups) > 0 {
+            decode_blocks(data, pos, out)
+        } else {
+            (pos, 0)
+        };
+        // SAFETY: the CPU supports AVX2 (the caller's guarantee).
+        let (pos, values) =
+            unsafe { avx2::encodings::group_varint::decode_32(data, pos, &mut out[4 * group..]) };
+        (pos, 4 * group + values)
+    }
+
+    /// The blocks of [`decode_32`]: decodes groups four at a time from byte `pos` while a
+    /// block fits; returns the byte after them and the groups decoded.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    fn decode_blocks(data: &[u8], mut pos: usize, out: &mut [i32]) -> (usize, usize) {
         let groups = out.len() / 4;
         let mut group = 0;
         let mut sizes = Sizes::new();
@@ -314,9 +332,6 @@ pub(in crate::kernels) mod group_varint {
             }
             pos += offset;
         }
-        // SAFETY: the CPU supports AVX2 (the caller's guarantee).
-        let (pos, values) =
-            unsafe { avx2::encodings::group_varint::decode_32(data, pos, &mut out[4 * group..]) };
-        (pos, 4 * group + values)
+        (pos, group)
     }
 }
