@@ -1228,24 +1228,22 @@ fn simd_group_varint_fixed_stride_blocks_match_the_portable_loop() {
         ("one long in four", |i, _| if i % 4 == 3 { 4 } else { 1 }),
         ("mostly short", |_, r| if r % 16 == 0 { 4 } else { 1 }),
     ];
+    type Kernel = unsafe fn(&[u8], usize, &mut [i32]) -> (usize, usize);
+    let mut kernels: Vec<(&str, Kernel)> = vec![("avx2", avx2::encodings::group_varint::decode_32)];
+    if Tier::Avx512.is_available() {
+        kernels.push(("avx512", avx512::encodings::group_varint::decode_32));
+    }
     let check = |what: &str, data: &[u8], start: usize, groups: usize| {
         let mut want = vec![-1i32; 4 * groups];
         let stop = decode_fast_portable_32(data, start, &mut want);
-        let mut got = vec![-1i32; 4 * groups];
-        // SAFETY: the CPU supports AVX2, just checked.
-        let got_stop = unsafe { avx2::encodings::group_varint::decode_32(data, start, &mut got) };
-        assert_eq!(got_stop, stop, "{what} start {start} groups {groups}");
-        assert_eq!(got, want, "{what} start {start} groups {groups}");
-        if Tier::Avx512.is_available() {
+        for &(kernel_name, kernel) in &kernels {
             let mut got = vec![-1i32; 4 * groups];
-            // SAFETY: the CPU has the AVX-512 tier's features, just checked.
-            let got_stop =
-                unsafe { avx512::encodings::group_varint::decode_32(data, start, &mut got) };
-            assert_eq!(
-                got_stop, stop,
-                "avx512: {what} start {start} groups {groups}"
-            );
-            assert_eq!(got, want, "avx512: {what} start {start} groups {groups}");
+            // SAFETY: AVX2 was checked above, the AVX-512 kernel is listed only where the CPU
+            // has its tier's features.
+            let got_stop = unsafe { kernel(data, start, &mut got) };
+            let at = format!("{kernel_name}: {what} start {start} groups {groups}");
+            assert_eq!(got_stop, stop, "{at}");
+            assert_eq!(got, want, "{at}");
         }
         let mut dispatched = vec![-1i32; 4 * groups];
         assert_eq!(decode_fast_32(data, start, &mut dispatched), stop, "{what}");
