@@ -1,6 +1,7 @@
 //! The inner loops of Parquet's encodings (`crate::parquet`): DELTA_BINARY_PACKED's
-//! miniblocks (unpacking fused with the prefix sum), dictionary gathers and GroupVarInt's
-//! INT32 groups, each a portable kernel here and an AVX2 one in
+//! miniblocks (unpacking fused with the prefix sum), dictionary gathers, GroupVarInt's
+//! INT32 groups and BYTE_STREAM_SPLIT's transposes ([`byte_stream_split`], SSE2 on every
+//! x86-64 tier), each a portable kernel here and an AVX2 one in
 //! `avx2::encodings`, chosen by [`kernels`] (so `QPL_FALLBACK_KERNELS` decides, as for every
 //! other kernel). The AVX-512 tier runs the AVX2 kernels (every CPU with AVX-512 has AVX2) but
 //! for GroupVarInt INT32's, which has an AVX-512 one (`avx512::encodings`).
@@ -23,6 +24,8 @@ fn avx2_kernels() -> bool {
         Kernels::Avx2 | Kernels::Avx512Vbmi => true,
     }
 }
+
+pub(crate) mod byte_stream_split;
 
 /// The portable kernels: plain Rust that LLVM vectorises where it can.
 pub(crate) mod portable {

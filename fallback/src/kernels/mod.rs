@@ -5,6 +5,7 @@
 //! - `avx2` (x86-64): AVX2, BMI2 and POPCNT; unpacking (to `u32`, `u16`, `u8`), scans,
 //!   compression (also fused with unpacking) and expansion of every lane type, narrowing,
 //!   aggregates, popcounts and fills so far.
+//! - `sse2` (x86-64's baseline): BYTE_STREAM_SPLIT's transposes, run by every tier there.
 //! - `avx512` (x86-64): AVX-512 F/BW/VBMI/VBMI2 with POPCNT; GroupVarInt INT32 in
 //!   `avx512::encodings`, the other encodings on the AVX2 kernels.
 //! - `neon` (aarch64): NEON unpacking for the portable tier there (NEON is baseline).
@@ -37,6 +38,8 @@ pub(crate) mod lanes;
 mod neon;
 pub(crate) mod portable;
 pub(crate) mod runs;
+#[cfg(target_arch = "x86_64")]
+mod sse2;
 #[cfg(target_arch = "x86_64")]
 mod ssse3;
 #[cfg(test)]

@@ -20,6 +20,8 @@
 //!   position chain is one load and an add per 2 groups.
 //! - Gathers (dictionaries): `vpgatherdd` / `vpgatherdq` of 8 / 4 entries per instruction,
 //!   each index clamped to the dictionary's last entry first, so no index reads outside it.
+//! - BYTE_STREAM_SPLIT joins ([`byte_stream_split`]): the SSE2 unpack network on 256-bit
+//!   vectors, 32 values a step.
 
 use std::arch::x86_64::*;
 
@@ -943,5 +945,87 @@ pub(in crate::kernels) mod group_varint {
             group += 1;
         }
         (pos, 4 * group)
+    }
+}
+
+/// BYTE_STREAM_SPLIT joins: the SSE2 kernel's unpack network (`sse2::byte_stream_split`) on
+/// 256-bit vectors, 32 values a step. The unpacks work inside each 128-bit half, so after
+/// log2(K) perfect shuffles the low halves hold the joined values 0..16 of the step and the
+/// high halves values 16..32, each in the SSE2 kernel's order; one `vperm2i128` per output
+/// vector pairs the halves back into memory order.
+pub(in crate::kernels) mod byte_stream_split {
+    use std::arch::x86_64::*;
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load(bytes: &[u8]) -> __m256i {
+        let bytes: &[u8; 32] = bytes[..32].try_into().unwrap();
+        // SAFETY: `bytes` is 32 readable bytes; unaligned loads are allowed.
+        unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store(bytes: &mut [u8], value: __m256i) {
+        let bytes: &mut [u8; 32] = (&mut bytes[..32]).try_into().unwrap();
+        // SAFETY: `bytes` is 32 writable bytes; unaligned stores are allowed.
+        unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), value) }
+    }
+
+    /// One perfect shuffle of `K` vectors, inside each 128-bit half.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn perfect_shuffle<const K: usize>(x: [__m256i; K]) -> [__m256i; K] {
+        std::array::from_fn(|o| {
+            let (a, b) = (x[o / 2], x[o / 2 + K / 2]);
+            if o % 2 == 0 {
+                _mm256_unpacklo_epi8(a, b)
+            } else {
+                _mm256_unpackhi_epi8(a, b)
+            }
+        })
+    }
+
+    /// Joins whole blocks of 32 values from value `start` of the `K` streams (K = 2, 4, 8 or
+    /// 16, each stream `n` bytes) of `data` into `out`; returns the values joined (a
+    /// multiple of 32).
+    ///
+    /// # Safety
+    /// The CPU supports AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(in crate::kernels) unsafe fn join<const K: usize>(
+        data: &[u8],
+        n: usize,
+        start: usize,
+        out: &mut [u8],
+    ) -> usize {
+        let done = out.len() / (32 * K) * 32;
+        let streams: [&[u8]; K] =
+            std::array::from_fn(|j| &data[j * n + start..j * n + start + done]);
+        for (i, block) in out[..done * K].chunks_exact_mut(32 * K).enumerate() {
+            let x: [__m256i; K] = std::array::from_fn(|j| load(&streams[j][32 * i..]));
+            // log2(K) shuffles, written out so that the vectors stay in registers.
+            let x = match K {
+                2 => perfect_shuffle(x),
+                4 => perfect_shuffle(perfect_shuffle(x)),
+                8 => perfect_shuffle(perfect_shuffle(perfect_shuffle(x))),
+                _ => perfect_shuffle(perfect_shuffle(perfect_shuffle(perfect_shuffle(x)))),
+            };
+            // Low halves: the step's first 16 values (16K bytes, vector after vector); high
+            // halves: the next 16.
+            let (first, second) = block.split_at_mut(16 * K);
+            for v in 0..K / 2 {
+                let (a, b) = (x[2 * v], x[2 * v + 1]);
+                store(
+                    &mut first[32 * v..],
+                    _mm256_permute2x128_si256::<0x20>(a, b),
+                );
+                store(
+                    &mut second[32 * v..],
+                    _mm256_permute2x128_si256::<0x31>(a, b),
+                );
+            }
+        }
+        done
     }
 }
