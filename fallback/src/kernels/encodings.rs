@@ -221,6 +221,10 @@ pub(crate) mod portable {
     /// A whole DELTA_BINARY_PACKED block (`super::delta_block_i32`) with `miniblock` per
     /// miniblock: miniblock k (`per_miniblock` values, the last one possibly shorter) has
     /// width `widths[k]` and its body follows the previous one's from the start of `src`.
+    /// When the miniblocks it decodes all have one width (random values: every one 64 bits
+    /// wide; smooth series: often one width), their bodies are one packed run of that width
+    /// (`per_miniblock` is a multiple of 8), decoded by one call: the width's dispatch and
+    /// the kernel's setup are paid once a block instead of once a miniblock.
     macro_rules! blocks {
         ($name:ident, $out:ty, $acc:ty, $miniblock:ident) => {
             #[inline]
@@ -232,6 +236,16 @@ pub(crate) mod portable {
                 mut acc: $acc,
                 out: &mut [$out],
             ) -> $acc {
+                let used = &widths[..out.len().div_ceil(per_miniblock.max(1)).min(widths.len())];
+                if let [first, rest @ ..] = used {
+                    if per_miniblock > 0
+                        && per_miniblock % 8 == 0
+                        && rest.iter().all(|w| w == first)
+                    {
+                        let values = (used.len() * per_miniblock).min(out.len());
+                        return $miniblock(u32::from(*first), src, min, acc, &mut out[..values]);
+                    }
+                }
                 let mut at = 0;
                 for (chunk, &width) in out.chunks_mut(per_miniblock.max(1)).zip(widths) {
                     let body = src.get(at..).unwrap_or(&[]);
