@@ -268,7 +268,8 @@ pub(crate) mod portable {
 
     /// A whole block's header (its min delta, then one width byte per miniblock) at byte
     /// `pos` of `data`, for the fast path: `(min, widths_at, bodies_at, end)` when the min
-    /// delta is a ULEB128 of at most 9 bytes whose zigzag value fits `bits` (32 or 64) bits,
+    /// delta is a ULEB128 of at most 10 bytes (the 10th holding bit 63 alone, as the codec
+    /// requires) whose zigzag value fits `bits` (32 or 64) bits,
     /// every width is at most `bits`, and the bodies end [`BLOCK_SLACK`] bytes or more before
     /// the data's end; `None` otherwise (the codec's own path then decodes the block or
     /// names the error).
@@ -283,9 +284,13 @@ pub(crate) mod portable {
         let mut raw = 0u64;
         let mut at = pos;
         let mut ended = false;
-        for i in 0..9 {
+        for i in 0..10 {
             let byte = *data.get(at)?;
             at += 1;
+            // A 10th byte holds bit 63 alone (the codec refuses more: it names that error).
+            if i == 9 && byte > 1 {
+                return None;
+            }
             raw |= u64::from(byte & 0x7F) << (7 * i);
             if byte < 0x80 {
                 ended = true;
@@ -501,7 +506,7 @@ pub(crate) fn delta_block_i64(
 /// values (a multiple of 8) from byte `pos` of the page `data`, the headers (min delta,
 /// widths) read and checked here: `out.len() / (miniblocks · per_miniblock)` blocks at most,
 /// stopping before the first block that is not whole and valid with 32 bytes after it (a
-/// min delta out of range or of more than 9 bytes, a width above 32, bodies past the data).
+/// min delta out of range or not a ULEB128 of 64 bits, a width above 32, bodies past the data).
 /// Returns `(blocks decoded, the byte after them, the last sum)`; the codec decodes the rest
 /// its own way. One call for a page's blocks: the per-block calls, the width dispatch and
 /// the AVX2 unpack plan's registers are paid once per run of blocks.
@@ -524,7 +529,7 @@ pub(crate) fn delta_blocks_i32(
     portable::delta_blocks_i32(data, pos, miniblocks, per_miniblock, acc, out)
 }
 
-/// [`delta_blocks_i32`] for INT64 (widths ≤ 64, any min delta of at most 9 bytes).
+/// [`delta_blocks_i32`] for INT64 (widths ≤ 64, any 64-bit min delta).
 #[inline]
 pub(crate) fn delta_blocks_i64(
     data: &[u8],
@@ -907,6 +912,32 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The fast path reads every min delta the codec accepts, up to the 10-byte ULEB128s of
+    /// 64-bit zigzag values (a page of random INT64 values has them in every block), and
+    /// leaves the ones it refuses (a 10th byte over 1, an 11th byte) to the codec.
+    #[test]
+    fn block_headers_read_ten_byte_min_deltas() {
+        // zigzag(i64::MIN) = u64::MAX: nine bytes of 7 one-bits and a 10th holding bit 63.
+        let mut page = vec![0xFF; 9];
+        page.extend([0x01, 64, 64, 64, 64]);
+        page.resize(page.len() + 4 * 8 * 8 + portable::BLOCK_SLACK, 0);
+        let header = portable::block_header(&page, 0, 4, 8, 64);
+        assert_eq!(header, Some((i64::MIN as u64, 10, 14, 14 + 4 * 64)));
+        assert_eq!(
+            portable::block_header(&page, 0, 4, 8, 32),
+            None,
+            "beyond INT32"
+        );
+        for tenth in [0x02, 0x81] {
+            page[9] = tenth;
+            assert_eq!(
+                portable::block_header(&page, 0, 4, 8, 64),
+                None,
+                "10th byte {tenth:#x}"
+            );
         }
     }
 

@@ -1073,8 +1073,8 @@ fn delta_blocks_reference(
 /// every tier this CPU has: every width 0..=64 (INT32 0..=32) in turn, mixed widths (the
 /// AVX2 plan kept and changed), block layouts of 1, 4 and 8 miniblocks of 8..=64 values,
 /// min deltas at the extremes (wrapping), against the one-block kernels; and each reason to
-/// stop early (a width above the type's, an INT32 min delta out of range, a 10-byte min
-/// delta, widths or bodies past the data or within 32 bytes of its end, `out` shorter) stops
+/// stop early (a width above the type's, an INT32 min delta out of range, a min delta
+/// over 64 bits, widths or bodies past the data or within 32 bytes of its end, `out` shorter) stops
 /// before that block, with the blocks before it decoded, the position after them returned and
 /// nothing written for the rest.
 #[test]
@@ -1087,6 +1087,9 @@ fn delta_block_runs_match_the_one_block_kernels_and_stop_where_they_must() {
         i64::from(i32::MIN),
         i64::from(i32::MAX),
         -(1 << 62),
+        // 10-byte ULEB128s (zigzag 2^64 − 1 and 2^64 − 2): every block of random INT64s.
+        i64::MIN,
+        i64::MAX,
     ];
     for (miniblocks, per_miniblock) in [(4usize, 32usize), (1, 8), (8, 16), (2, 64)] {
         let mut layouts: Vec<Vec<(i64, Vec<u8>)>> = (0..=64u8)
@@ -1115,7 +1118,7 @@ fn delta_block_runs_match_the_one_block_kernels_and_stop_where_they_must() {
             let block_size = miniblocks * per_miniblock;
             let n = block_size * blocks.len();
             let what = format!("case {case} layout {miniblocks}×{per_miniblock}");
-            // INT64: every block decodes unless its min delta takes 10 bytes (none here).
+            // INT64: every block decodes.
             for f in &k64 {
                 let mut got = vec![7i64; n + 1];
                 let (done, pos, last) = f(
@@ -1191,10 +1194,18 @@ fn delta_block_runs_match_the_one_block_kernels_and_stop_where_they_must() {
             }
         }
     }
-    // A 10-byte min delta (i64::MIN's zigzag) and a width of 65: left to the caller.
+    // A min delta over 64 bits (i64::MIN's 10-byte zigzag with a 10th byte of 2, which the
+    // codec refuses) and a width of 65: left to the caller.
     for (min, width) in [(i64::MIN, 3u8), (5, 65)] {
         let blocks = vec![(1, vec![3u8; 4]), (min, vec![width; 4])];
         let (mut data, starts) = delta_blocks_page(&blocks, 32, 9);
+        if min == i64::MIN {
+            assert_eq!(
+                data[starts[1]..starts[1] + 10],
+                [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]
+            );
+            data[starts[1] + 9] = 0x02;
+        }
         data.extend_from_slice(&[0; 300]);
         for f in &k64 {
             let mut got = vec![7i64; 256];
