@@ -875,8 +875,48 @@ fn group_varint_bytes(groups: usize, seed: u32, pick: impl Fn(usize, u32) -> usi
     data
 }
 
-/// Every GroupVarInt INT32 kernel this machine has (the AVX2 one, the SSSE3 one and the
-/// dispatched one) against the portable loop: on random bytes (every control byte) and on
+/// A GroupVarInt INT32 kernel: `(data, pos, out)` → `(byte after, values decoded)`.
+#[cfg(target_arch = "x86_64")]
+type GroupVarIntKernel = unsafe fn(&[u8], usize, &mut [i32]) -> (usize, usize);
+
+/// The GroupVarInt INT32 kernels with fixed-stride blocks this CPU can run: AVX2 and, with
+/// its tier's features, AVX-512.
+#[cfg(target_arch = "x86_64")]
+fn wide_group_varint_kernels() -> Vec<(&'static str, GroupVarIntKernel)> {
+    let mut kernels: Vec<(&str, GroupVarIntKernel)> = Vec::new();
+    if std::arch::is_x86_feature_detected!("avx2") {
+        kernels.push(("avx2", avx2::encodings::group_varint::decode_32));
+    }
+    if Tier::Avx512.is_available() {
+        kernels.push(("avx512", avx512::encodings::group_varint::decode_32));
+    }
+    kernels
+}
+
+/// Asserts that every kernel of `kernels` decodes `groups` groups from byte `start` of
+/// `data` as the portable loop does, stopping at the same group and byte.
+#[cfg(target_arch = "x86_64")]
+fn assert_group_varint_kernels_match_the_portable_loop(
+    kernels: &[(&str, GroupVarIntKernel)],
+    what: &str,
+    data: &[u8],
+    start: usize,
+    groups: usize,
+) {
+    let mut want = vec![-1i32; 4 * groups];
+    let stop = super::encodings::group_varint::decode_fast_portable_32(data, start, &mut want);
+    for &(kernel_name, kernel) in kernels {
+        let mut got = vec![-1i32; 4 * groups];
+        // SAFETY: each kernel is in the list only when the CPU has its features.
+        let got_stop = unsafe { kernel(data, start, &mut got) };
+        let at = format!("{kernel_name}: {what} start {start} groups {groups}");
+        assert_eq!(got_stop, stop, "{at}");
+        assert_eq!(got, want, "{at}");
+    }
+}
+
+/// Every GroupVarInt INT32 kernel this machine has (the dispatched one, SSSE3, AVX2 and
+/// AVX-512) against the portable loop: on random bytes (every control byte) and on
 /// encoded groups of every length mix (all 1-, 2-, 3- or 4-byte ints, random lengths, runs
 /// of each length, one long int in four), from every start up to 40 bytes, for group counts
 /// that end inside the kernels' blocks and steps, and data lengths that end at and around
@@ -885,18 +925,13 @@ fn group_varint_bytes(groups: usize, seed: u32, pick: impl Fn(usize, u32) -> usi
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn group_varint_kernels_match_the_portable_loop() {
-    use super::encodings::group_varint::{decode_fast_32, decode_fast_portable_32};
-    type Kernel = unsafe fn(&[u8], usize, &mut [i32]) -> (usize, usize);
-    let mut kernels: Vec<(&str, Kernel)> = vec![("dispatched", |d, p, o| decode_fast_32(d, p, o))];
+    use super::encodings::group_varint::decode_fast_32;
+    let mut kernels: Vec<(&str, GroupVarIntKernel)> =
+        vec![("dispatched", |d, p, o| decode_fast_32(d, p, o))];
     if std::arch::is_x86_feature_detected!("ssse3") {
         kernels.push(("ssse3", ssse3::group_varint::decode_32));
     }
-    if std::arch::is_x86_feature_detected!("avx2") {
-        kernels.push(("avx2", avx2::encodings::group_varint::decode_32));
-    }
-    if Tier::Avx512.is_available() {
-        kernels.push(("avx512", avx512::encodings::group_varint::decode_32));
-    }
+    kernels.extend(wide_group_varint_kernels());
     type Pick = fn(usize, u32) -> usize;
     let mixes: [(&str, Pick); 8] = [
         ("1", |_, _| 1),
@@ -925,16 +960,9 @@ fn group_varint_kernels_match_the_portable_loop() {
     for (name, data) in &inputs {
         for start in (0..40).filter(|&s| s <= data.len()) {
             for groups in [0usize, 1, 2, 3, 4, 5, 7, 8, 9, 64, 130, 499, 1001, 1500] {
-                let mut want = vec![-1i32; 4 * groups];
-                let stop = decode_fast_portable_32(data, start, &mut want);
-                for &(kernel_name, kernel) in &kernels {
-                    let mut got = vec![-1i32; 4 * groups];
-                    // SAFETY: each kernel is in the list only when the CPU has its feature.
-                    let got_stop = unsafe { kernel(data, start, &mut got) };
-                    let at = format!("{kernel_name}: {name} start {start} groups {groups}");
-                    assert_eq!(got_stop, stop, "{at}");
-                    assert_eq!(got, want, "{at}");
-                }
+                assert_group_varint_kernels_match_the_portable_loop(
+                    &kernels, name, data, start, groups,
+                );
             }
         }
     }
@@ -1226,7 +1254,7 @@ fn delta_block_runs_match_the_one_block_kernels_and_stop_where_they_must() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn simd_group_varint_fixed_stride_blocks_match_the_portable_loop() {
-    use super::encodings::group_varint::{decode_fast_32, decode_fast_portable_32};
+    use super::encodings::group_varint::decode_fast_32;
     if !std::arch::is_x86_feature_detected!("avx2") {
         return;
     }
@@ -1239,26 +1267,11 @@ fn simd_group_varint_fixed_stride_blocks_match_the_portable_loop() {
         ("one long in four", |i, _| if i % 4 == 3 { 4 } else { 1 }),
         ("mostly short", |_, r| if r % 16 == 0 { 4 } else { 1 }),
     ];
-    type Kernel = unsafe fn(&[u8], usize, &mut [i32]) -> (usize, usize);
-    let mut kernels: Vec<(&str, Kernel)> = vec![("avx2", avx2::encodings::group_varint::decode_32)];
-    if Tier::Avx512.is_available() {
-        kernels.push(("avx512", avx512::encodings::group_varint::decode_32));
-    }
+    let mut kernels: Vec<(&str, GroupVarIntKernel)> =
+        vec![("dispatched", |d, p, o| decode_fast_32(d, p, o))];
+    kernels.extend(wide_group_varint_kernels());
     let check = |what: &str, data: &[u8], start: usize, groups: usize| {
-        let mut want = vec![-1i32; 4 * groups];
-        let stop = decode_fast_portable_32(data, start, &mut want);
-        for &(kernel_name, kernel) in &kernels {
-            let mut got = vec![-1i32; 4 * groups];
-            // SAFETY: AVX2 was checked above, the AVX-512 kernel is listed only where the CPU
-            // has its tier's features.
-            let got_stop = unsafe { kernel(data, start, &mut got) };
-            let at = format!("{kernel_name}: {what} start {start} groups {groups}");
-            assert_eq!(got_stop, stop, "{at}");
-            assert_eq!(got, want, "{at}");
-        }
-        let mut dispatched = vec![-1i32; 4 * groups];
-        assert_eq!(decode_fast_32(data, start, &mut dispatched), stop, "{what}");
-        assert_eq!(dispatched, want, "{what} start {start} groups {groups}");
+        assert_group_varint_kernels_match_the_portable_loop(&kernels, what, data, start, groups);
     };
     for (name, pick) in mixes {
         let data = group_varint_bytes(1500, 11, pick);
