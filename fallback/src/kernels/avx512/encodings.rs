@@ -9,25 +9,23 @@
 
 pub(in crate::kernels) mod group_varint {
     use crate::kernels::avx2;
-    use crate::kernels::encodings::group_varint::SHUFFLE_32;
+    use crate::kernels::encodings::group_varint::{GROUP_DATA_LEN_32, SHUFFLE_32};
     use crate::kernels::ssse3::group_varint::{load, SIZE_BY_HIGH_NIBBLE, SIZE_BY_LOW_NIBBLE};
     use std::arch::x86_64::*;
 
     /// Group starts a block covers at most (as the SSSE3 and AVX2 kernels' blocks).
     const BLOCK: usize = 1024;
-    /// Bytes a block needs past its group starts: the sizes of one group are computed for
-    /// `BLOCK + 128` bytes, of two for `BLOCK + 64` starts (a pair from a start reaches up
-    /// to 34 bytes on, and from there 17 more), of four for `BLOCK`; a step's last group
-    /// starts before `BLOCK + 51` and its window ends before `BLOCK + 68`.
+    /// Bytes a block needs past its group starts: the sizes of single groups are computed
+    /// for `BLOCK + 128` bytes, of pairs for `BLOCK + 64` starts (a pair from a start reaches
+    /// up to 34 bytes on, and from there 34 more), of four groups for `BLOCK`; a step's last
+    /// group starts before `BLOCK + 51` and its window ends before `BLOCK + 68`.
     const MARGIN: usize = 128;
 
-    /// The sizes (control bytes included) of 1, 2, 3 and 4 groups starting at each byte of a
-    /// block (at most 17, 34, 51 and 68).
+    /// The sizes (control bytes included) of two and four groups starting at each byte of a
+    /// block (at most 34 and 68): where a step's third group starts, and the next step.
     #[repr(C, align(64))]
     struct Sizes {
-        one: [u8; BLOCK + 128],
-        two: [u8; BLOCK + 64],
-        three: [u8; BLOCK],
+        two: [u8; BLOCK],
         four: [u8; BLOCK],
     }
 
@@ -35,9 +33,7 @@ pub(in crate::kernels) mod group_varint {
         /// Zeroed buffers.
         fn new() -> Self {
             Sizes {
-                one: [0; BLOCK + 128],
-                two: [0; BLOCK + 64],
-                three: [0; BLOCK],
+                two: [0; BLOCK],
                 four: [0; BLOCK],
             }
         }
@@ -80,31 +76,25 @@ pub(in crate::kernels) mod group_varint {
         )
     }
 
-    /// The sizes of groups (1, 2, 3 or 4 in a row) at 64 starts `q..q + 64`, written to
-    /// `to + q`: `first[q] + then[q + first[q]]`, the lookup one `vpermi2b` over the 128
-    /// sizes of `then` from `q` (each `first[q]` is below 64).
-    ///
-    /// # Safety
-    /// `first + q .. + 64` and `then + q .. + 128` are readable, `to + q .. + 64` writable.
+    /// The sizes of twice as many groups at 64 starts: `size[q] + size[q + size[q]]` for
+    /// the 64 sizes `here` and the 64 after them `after` (each size below 64), the lookup one
+    /// `vpermi2b`.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    unsafe fn compose(first: *const u8, then: *const u8, to: *mut u8, q: usize) {
-        // SAFETY: the caller's guarantees; LANES is 64 readable bytes.
-        unsafe {
-            let lanes = _mm512_loadu_si512(LANES.as_ptr().cast());
-            let size = _mm512_loadu_si512(first.add(q).cast());
-            let here = _mm512_loadu_si512(then.add(q).cast());
-            let after = _mm512_loadu_si512(then.add(q + 64).cast());
-            let next = _mm512_permutex2var_epi8(here, _mm512_add_epi8(lanes, size), after);
-            _mm512_storeu_si512(to.add(q).cast(), _mm512_add_epi8(size, next));
-        }
+    fn compose(here: __m512i, after: __m512i) -> __m512i {
+        // SAFETY: LANES is 64 readable bytes.
+        let lanes = unsafe { _mm512_loadu_si512(LANES.as_ptr().cast()) };
+        let next = _mm512_permutex2var_epi8(here, _mm512_add_epi8(lanes, here), after);
+        _mm512_add_epi8(here, next)
     }
 
     /// The size pass of one block of `64 · steps` group starts, a step at a time, so that
     /// it can run inside the decode loop of the block before it. Step `i` computes the
     /// single sizes of bytes `64(i + 2)..64(i + 3)`, the pair sizes of starts
-    /// `64(i + 1)..64(i + 2)` and the sizes of 3 and 4 groups of starts `64i..64(i + 1)`,
-    /// each from what the steps before (and [`SizePass::new`]) computed.
+    /// `64(i + 1)..64(i + 2)` and the sizes of four groups of starts `64i..64(i + 1)`, and
+    /// stores the sizes of two and four groups of starts `64i..64(i + 1)`. The single and
+    /// pair sizes the next step needs stay in registers: one 64-byte load and two stores a
+    /// step, where storing and reloading every table took seven loads and four stores.
     struct SizePass {
         /// The block's first byte in the data.
         src: *const u8,
@@ -114,6 +104,10 @@ pub(in crate::kernels) mod group_varint {
         step: usize,
         /// The steps of this block.
         steps: usize,
+        /// Single sizes of bytes `64(step + 1)..64(step + 2)`.
+        one: __m512i,
+        /// Pair sizes of starts `64 · step..64(step + 1)`.
+        two: __m512i,
     }
 
     impl SizePass {
@@ -126,32 +120,34 @@ pub(in crate::kernels) mod group_varint {
         #[inline]
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
         unsafe fn new(src: *const u8, sizes: *mut Sizes, steps: usize) -> Self {
-            // SAFETY: bytes 0..128 of the block are readable (MARGIN); `one` holds
-            // BLOCK + 128 sizes and `two` BLOCK + 64 (the caller's guarantees).
-            unsafe {
-                let one = (*sizes).one.as_mut_ptr();
-                for q in [0, 64] {
-                    let size = chunk_sizes(_mm512_loadu_si512(src.add(q).cast()));
-                    _mm512_storeu_si512(one.add(q).cast(), size);
-                }
-                compose(one, one, (*sizes).two.as_mut_ptr(), 0);
-            }
+            // SAFETY: bytes 0..128 of the block are readable (MARGIN).
+            let (first, one) = unsafe {
+                (
+                    chunk_sizes(_mm512_loadu_si512(src.cast())),
+                    chunk_sizes(_mm512_loadu_si512(src.add(64).cast())),
+                )
+            };
             SizePass {
                 src,
                 sizes,
                 step: 0,
                 steps,
+                one,
+                two: compose(first, one),
             }
         }
 
         /// A pass with no steps to run.
         #[inline]
+        #[target_feature(enable = "avx512f")]
         fn idle() -> Self {
             SizePass {
                 src: std::ptr::null(),
                 sizes: std::ptr::null_mut(),
                 step: 0,
                 steps: 0,
+                one: _mm512_setzero_si512(),
+                two: _mm512_setzero_si512(),
             }
         }
 
@@ -162,18 +158,16 @@ pub(in crate::kernels) mod group_varint {
             if self.step < self.steps {
                 let q = 64 * self.step;
                 // SAFETY: step < steps, so q + 192 ≤ 64 · steps + MARGIN, the bytes
-                // readable from `src`; single sizes are written and read to q + 192 ≤
-                // BLOCK + 128, pair sizes to q + 128 ≤ BLOCK + 64, the sizes of 3 and 4
-                // groups written to q + 64 ≤ BLOCK (`new`'s contract).
+                // readable from `src`; the sizes of four groups are written to
+                // q + 64 ≤ BLOCK (`new`'s contract).
                 unsafe {
-                    let sizes = self.sizes;
-                    let one = (*sizes).one.as_mut_ptr();
-                    let two = (*sizes).two.as_mut_ptr();
-                    let size = chunk_sizes(_mm512_loadu_si512(self.src.add(q + 128).cast()));
-                    _mm512_storeu_si512(one.add(q + 128).cast(), size);
-                    compose(one, one, two, q + 64);
-                    compose(two, one, (*sizes).three.as_mut_ptr(), q);
-                    compose(two, two, (*sizes).four.as_mut_ptr(), q);
+                    let one = chunk_sizes(_mm512_loadu_si512(self.src.add(q + 128).cast()));
+                    let two = compose(self.one, one);
+                    let four = compose(self.two, two);
+                    _mm512_storeu_si512((*self.sizes).four.as_mut_ptr().add(q).cast(), four);
+                    _mm512_storeu_si512((*self.sizes).two.as_mut_ptr().add(q).cast(), self.two);
+                    self.one = one;
+                    self.two = two;
                 }
                 self.step += 1;
             }
@@ -209,10 +203,11 @@ pub(in crate::kernels) mod group_varint {
         // and 16-byte windows end by o3 + 17 ≤ offset + 68, readable; a mask is a
         // 16-byte row of SHUFFLE_32 (row `c` at byte 16·c); `dst` as the caller says.
         unsafe {
+            let size = |o: usize| 1 + usize::from(GROUP_DATA_LEN_32[usize::from(*src.add(o))]);
             let o0 = offset;
-            let o1 = o0 + usize::from(*sizes.one.get_unchecked(o0));
+            let o1 = o0 + size(o0);
             let o2 = o0 + usize::from(*sizes.two.get_unchecked(o0));
-            let o3 = o0 + usize::from(*sizes.three.get_unchecked(o0));
+            let o3 = o2 + size(o2);
             let window = |o: usize| _mm_loadu_si128(src.add(o + 1).cast());
             let mask = |o: usize| _mm_loadu_si128(masks.add(16 * usize::from(*src.add(o))).cast());
             let mut windows = _mm512_castsi128_si512(window(o0));
@@ -229,10 +224,11 @@ pub(in crate::kernels) mod group_varint {
     }
 
     /// `decode_fast_portable_32` (`kernels::encodings`) four groups a step: per block of up
-    /// to 1,024 bytes, the sizes of 1, 2, 3 and 4 groups from each byte are computed first
-    /// ([`SizePass`]: pointer jumping, `two[q] = one[q] + one[q + one[q]]` and so on, each
-    /// lookup a `vpermi2b` over 128 sizes), so that the chain from one step to the next is
-    /// one load and an add; the four groups' 16-byte windows and masks each go into one
+    /// to 1,024 bytes, the sizes of 2 and 4 groups from each byte are computed first
+    /// ([`SizePass`]: pointer jumping, `two[q] = one[q] + one[q + one[q]]` and `four` from
+    /// `two` alike, each lookup a `vpermi2b` over 128 sizes), so that the chain from one step
+    /// to the next is one load and an add (the second and fourth groups' starts come from
+    /// the control bytes before them, off that chain); the four groups' 16-byte windows and masks each go into one
     /// 128-bit lane of a vector, and one `vpshufb` places their 16 ints. A call asking for
     /// [`PIPELINE_GROUPS`] groups or more first runs blocks at a fixed stride of `BLOCK`
     /// bytes (the chain's offset carried from one to the next), each block's size pass a
