@@ -266,6 +266,62 @@ pub(crate) mod portable {
     /// kernels 8 past a group's end).
     pub(crate) const BLOCK_SLACK: usize = 32;
 
+    /// The ULEB128 of at most 10 bytes at byte `pos` (the 10th holding bit 63 alone, as the
+    /// codec requires): its value and length, `None` when it is longer, has a 10th byte over
+    /// 1 or runs past the data. With 10 bytes in the data it reads one 8-byte word and finds
+    /// the last byte by its clear top bit (a block header's min delta is read once a block, and
+    /// random INT64 values give 10-byte ones: a byte loop was a quarter of their decode time);
+    /// nearer the end, [`uleb128_bytes`].
+    #[inline(always)]
+    pub(crate) fn min_delta_uleb128(data: &[u8], pos: usize) -> Option<(u64, usize)> {
+        let Some(bytes) = data.get(pos..).and_then(|rest| rest.first_chunk::<10>()) else {
+            return uleb128_bytes(data, pos);
+        };
+        let (word, rest) = bytes.split_first_chunk::<8>()?;
+        let word = u64::from_le_bytes(*word);
+        let ends = !word & 0x8080_8080_8080_8080;
+        if ends != 0 {
+            let len = ends.trailing_zeros() as usize / 8 + 1;
+            return Some((gather_7bit_groups(word & (u64::MAX >> (64 - 8 * len))), len));
+        }
+        let low = gather_7bit_groups(word);
+        match *rest {
+            [ninth, _] if ninth < 0x80 => Some((low | u64::from(ninth) << 56, 9)),
+            [ninth, tenth] if tenth <= 1 => Some((
+                low | u64::from(ninth & 0x7F) << 56 | u64::from(tenth) << 63,
+                10,
+            )),
+            _ => None,
+        }
+    }
+
+    /// The low 7 bits of each of the 8 bytes of `word`, byte `i`'s at bit `7i`: three
+    /// steps, each closing the gaps between pairs of fields.
+    #[inline(always)]
+    fn gather_7bit_groups(word: u64) -> u64 {
+        let x = word & 0x7F7F_7F7F_7F7F_7F7F;
+        let x = (x & 0x007F_007F_007F_007F) | ((x & 0x7F00_7F00_7F00_7F00) >> 1);
+        let x = (x & 0x0000_3FFF_0000_3FFF) | ((x & 0x3FFF_0000_3FFF_0000) >> 2);
+        (x & 0x0000_0000_0FFF_FFFF) | ((x & 0x0FFF_FFFF_0000_0000) >> 4)
+    }
+
+    /// [`min_delta_uleb128`] a byte at a time.
+    pub(crate) fn uleb128_bytes(data: &[u8], pos: usize) -> Option<(u64, usize)> {
+        let mut raw = 0u64;
+        for i in 0..10 {
+            let byte = *data.get(pos + i)?;
+            // A 10th byte holds bit 63 alone (the codec refuses more: it names that error).
+            if i == 9 && byte > 1 {
+                return None;
+            }
+            raw |= u64::from(byte & 0x7F) << (7 * i);
+            if byte < 0x80 {
+                return Some((raw, i + 1));
+            }
+        }
+        None
+    }
+
     /// A whole block's header (its min delta, then one width byte per miniblock) at byte
     /// `pos` of `data`, for the fast path: `(min, widths_at, bodies_at, end)` when the min
     /// delta is a ULEB128 of at most 10 bytes (the 10th holding bit 63 alone, as the codec
@@ -281,25 +337,8 @@ pub(crate) mod portable {
         per_miniblock: usize,
         bits: u32,
     ) -> Option<(u64, usize, usize, usize)> {
-        let mut raw = 0u64;
-        let mut at = pos;
-        let mut ended = false;
-        for i in 0..10 {
-            let byte = *data.get(at)?;
-            at += 1;
-            // A 10th byte holds bit 63 alone (the codec refuses more: it names that error).
-            if i == 9 && byte > 1 {
-                return None;
-            }
-            raw |= u64::from(byte & 0x7F) << (7 * i);
-            if byte < 0x80 {
-                ended = true;
-                break;
-            }
-        }
-        if !ended {
-            return None;
-        }
+        let (raw, len) = min_delta_uleb128(data, pos)?;
+        let at = pos + len;
         let min = (raw >> 1) ^ (raw & 1).wrapping_neg();
         if bits == 32 && i64::from(min as i32) != min as i64 {
             return None;
@@ -939,6 +978,53 @@ mod tests {
                 "10th byte {tenth:#x}"
             );
         }
+    }
+
+    /// The word-at-a-time ULEB128 read gives what the byte loop gives on every length of
+    /// value (1..=10 bytes), on bad 10th bytes and 11-byte ones, and from every position of
+    /// a page's last 12 bytes (where it falls back to the loop), values and all.
+    #[test]
+    fn min_delta_uleb128_matches_the_byte_loop() {
+        use portable::{min_delta_uleb128, uleb128_bytes};
+        let mut tried = [0usize; 11];
+        for (case, word) in words(41, 4000).into_iter().enumerate() {
+            // Continuation bits on the first `len - 1` bytes, then clear, then noise.
+            let len = 1 + case % 11;
+            let mut page: Vec<u8> = word.to_le_bytes().into_iter().cycle().take(16).collect();
+            for (i, byte) in page.iter_mut().enumerate() {
+                match i.cmp(&(len - 1)) {
+                    std::cmp::Ordering::Less => *byte |= 0x80,
+                    std::cmp::Ordering::Equal => *byte &= if case % 3 == 0 { 0x7F } else { 0x01 },
+                    std::cmp::Ordering::Greater => {}
+                }
+            }
+            let want = uleb128_bytes(&page, 0);
+            assert_eq!(min_delta_uleb128(&page, 0), want, "{page:02x?}");
+            if let Some((_, got_len)) = want {
+                assert_eq!(got_len, len);
+                tried[len] += 1;
+            }
+            for pos in page.len() - 12..=page.len() {
+                assert_eq!(
+                    min_delta_uleb128(&page, pos),
+                    uleb128_bytes(&page, pos),
+                    "{page:02x?} from {pos}"
+                );
+            }
+        }
+        assert!(tried[1..=10].iter().all(|&n| n > 0), "{tried:?}");
+        // 10 bytes: bit 63 alone in the 10th (0 or 1); a 10th byte of 2 or with its top bit
+        // set, refused.
+        for (tenth, want) in [(0, Some(u64::MAX >> 1)), (1, Some(u64::MAX)), (2, None)] {
+            let mut page = vec![0xFF; 9];
+            page.extend([tenth, 0x55]);
+            assert_eq!(
+                min_delta_uleb128(&page, 0),
+                want.map(|v| (v, 10)),
+                "{tenth}"
+            );
+        }
+        assert_eq!(min_delta_uleb128(&[0xFF; 12], 0), None);
     }
 
     #[test]
