@@ -7,7 +7,7 @@
 
 use std::arch::x86_64::*;
 
-use super::encodings::{miniblock_i32, miniblock_i64};
+use super::encodings::{miniblock_i32, miniblock_i64, scan_words_i64};
 use crate::kernels::encodings::portable::walk_blocks;
 
 /// [`crate::kernels::encodings::delta_blocks_i32`] with AVX2.
@@ -81,6 +81,12 @@ pub(in crate::kernels) unsafe fn delta_blocks_i64(
             if widths.windows(2).all(|w| w[0] == w[1]) {
                 // Equal widths: one stream, one group loop (as for INT32).
                 let width = widths.first().copied().unwrap_or(0);
+                if width == 64 && out.len() % 4 == 0 && src.len() / 8 >= out.len() {
+                    // Random values: every block is words, scanned by a loop inlined here
+                    // (the miniblock kernel's call and frame were a fifth of its time).
+                    let acc_v = scan_words_i64(src, min_v, _mm256_set1_epi64x(acc as i64), out);
+                    return _mm256_extract_epi64::<0>(acc_v) as u64;
+                }
                 return miniblock_i64(width, src, min, min_v, acc, out, &mut cache);
             }
             let mut at = 0;

@@ -336,6 +336,33 @@ pub(in crate::kernels) unsafe fn delta_block_i64(
     acc
 }
 
+/// Width-64 INT64 deltas: little-endian 8-byte words, loaded as they are 4 at a time
+/// (`min(body.len() / 32, chunk.len() / 4)` quads), `min` (in every lane of `min_v`) added
+/// and scanned onto `acc_v` (the running sum in every lane) into `chunk`; returns the new
+/// running sum. Small enough to inline into the block loop, where the running sum stays in
+/// a register from block to block.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn scan_words_i64(
+    body: &[u8],
+    min_v: __m256i,
+    mut acc_v: __m256i,
+    chunk: &mut [i64],
+) -> __m256i {
+    let quads = (body.len() / 32).min(chunk.len() / 4);
+    for q in 0..quads {
+        // SAFETY: quad q is bytes 32q .. 32q + 32 ≤ body.len() and writes values
+        // 4q .. 4q + 4 of `chunk`, inside its length ≥ 4·quads.
+        unsafe {
+            let deltas = _mm256_loadu_si256(body.as_ptr().add(32 * q).cast());
+            let (sums, next) = scan4_i64(_mm256_add_epi64(deltas, min_v), acc_v);
+            _mm256_storeu_si256(chunk.as_mut_ptr().add(4 * q).cast(), sums);
+            acc_v = next;
+        }
+    }
+    acc_v
+}
+
 /// One INT64 miniblock of [`delta_block_i64`]: `chunk.len()` deltas of `width` (0..=64)
 /// bits from the start of `body`, `min` (also in both lanes of `min_v`) added, summed onto
 /// `acc`; returns the last sum. `cache` keeps the last width's unpack plan in registers.
@@ -351,19 +378,8 @@ pub(super) fn miniblock_i64(
     cache: &mut Option<Cached>,
 ) -> u64 {
     if width == 64 {
-        // The deltas are little-endian 8-byte words: loaded as they are, 4 at a time.
         let quads = (body.len() / 32).min(chunk.len() / 4);
-        let mut acc_v = _mm256_set1_epi64x(acc as i64);
-        for q in 0..quads {
-            // SAFETY: quad q is bytes 32q .. 32q + 32 ≤ body.len() and writes values
-            // 4q .. 4q + 4 of `chunk`, inside its length ≥ 4·quads.
-            unsafe {
-                let deltas = _mm256_loadu_si256(body.as_ptr().add(32 * q).cast());
-                let (sums, next) = scan4_i64(_mm256_add_epi64(deltas, min_v), acc_v);
-                _mm256_storeu_si256(chunk.as_mut_ptr().add(4 * q).cast(), sums);
-                acc_v = next;
-            }
-        }
+        let acc_v = scan_words_i64(body, min_v, _mm256_set1_epi64x(acc as i64), chunk);
         acc = _mm256_extract_epi64::<0>(acc_v) as u64;
         if 4 * quads == chunk.len() {
             return acc;
