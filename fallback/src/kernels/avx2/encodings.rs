@@ -339,8 +339,8 @@ pub(in crate::kernels) unsafe fn delta_block_i64(
 /// Width-64 INT64 deltas: little-endian 8-byte words, loaded as they are 4 at a time
 /// (`min(body.len() / 32, chunk.len() / 4)` quads), `min` (in every lane of `min_v`) added
 /// and scanned onto `acc_v` (the running sum in every lane) into `chunk`; returns the new
-/// running sum. Small enough to inline into the block loop, where the running sum stays in
-/// a register from block to block.
+/// running sum. Small enough to inline into the block walk (`avx2::delta`), which then pays
+/// no call or stack frame per block of random values.
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) fn scan_words_i64(
