@@ -621,7 +621,7 @@ pub(crate) mod group_varint {
     use crate::kernels::{kernels, Kernels};
 
     /// Bytes of the INT32 group with control byte `c`, control byte excluded (4..=16).
-    pub(crate) const GROUP_DATA_LEN_32: [u8; 256] = {
+    const GROUP_DATA_LEN_32: [u8; 256] = {
         let mut table = [0u8; 256];
         let mut c = 0;
         while c < 256 {
@@ -630,6 +630,13 @@ pub(crate) mod group_varint {
         }
         table
     };
+
+    /// Bytes of the INT32 group with control byte `control`, the control byte included
+    /// (5..=17): how far every decoder steps from one group to the next.
+    #[inline(always)]
+    pub(crate) fn group_bytes_32(control: u8) -> usize {
+        1 + usize::from(GROUP_DATA_LEN_32[usize::from(control)])
+    }
 
     /// Byte offset (after the control byte) and length of each int of the INT32 group with
     /// control byte `c`.
@@ -722,7 +729,7 @@ pub(crate) mod group_varint {
                 let mask = u32::MAX >> (8 * (3 - field_32(control, i)));
                 *value = (word & mask) as i32;
             }
-            pos += 1 + usize::from(GROUP_DATA_LEN_32[usize::from(control)]);
+            pos += group_bytes_32(control);
             done += 4;
         }
         (pos, done)

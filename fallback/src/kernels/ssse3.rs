@@ -10,7 +10,7 @@
 /// groups) that could start at each byte of a block are computed up front with `pshufb` so
 /// that stepping two groups on is one load and an add.
 pub(super) mod group_varint {
-    use crate::kernels::encodings::group_varint::{GROUP_DATA_LEN_32, SHUFFLE_32, WINDOW_32};
+    use crate::kernels::encodings::group_varint::{group_bytes_32, SHUFFLE_32, WINDOW_32};
     use std::arch::x86_64::*;
 
     #[inline]
@@ -34,7 +34,7 @@ pub(super) mod group_varint {
         // SAFETY: `out` is 4 i32s, 16 writable bytes; x86 lanes are little endian, the
         // ints' order in memory.
         unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), values) };
-        1 + usize::from(GROUP_DATA_LEN_32[control])
+        group_bytes_32(bytes[0])
     }
 
     /// A group's size (its control byte `c` included) is `SIZE_BY_LOW_NIBBLE[c & 15] +

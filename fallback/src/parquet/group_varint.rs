@@ -27,7 +27,7 @@
 use super::{FixedWidth, ParquetError, ValueDecoder};
 #[cfg(test)]
 use crate::kernels::encodings::group_varint::decode_fast_portable_32;
-use crate::kernels::encodings::group_varint::{decode_fast_32, field_32, GROUP_DATA_LEN_32};
+use crate::kernels::encodings::group_varint::{decode_fast_32, field_32, group_bytes_32};
 
 const ENCODING: &str = "GROUP_VARINT";
 
@@ -132,7 +132,7 @@ fn group_size_32(data: &[u8], pos: usize, group: usize) -> Result<usize, Parquet
     let Some(&control) = data.get(pos) else {
         return Err(truncated_group(group, pos, 1, have));
     };
-    let need = 1 + usize::from(GROUP_DATA_LEN_32[usize::from(control)]);
+    let need = group_bytes_32(control);
     if need > have {
         return Err(truncated_group(group, pos, need, have));
     }

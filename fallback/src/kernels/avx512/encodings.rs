@@ -9,7 +9,7 @@
 
 pub(in crate::kernels) mod group_varint {
     use crate::kernels::avx2;
-    use crate::kernels::encodings::group_varint::{GROUP_DATA_LEN_32, SHUFFLE_32};
+    use crate::kernels::encodings::group_varint::{group_bytes_32, SHUFFLE_32};
     use crate::kernels::ssse3::group_varint::{load, SIZE_BY_HIGH_NIBBLE, SIZE_BY_LOW_NIBBLE};
     use std::arch::x86_64::*;
 
@@ -158,8 +158,8 @@ pub(in crate::kernels) mod group_varint {
             if self.step < self.steps {
                 let q = 64 * self.step;
                 // SAFETY: step < steps, so q + 192 ≤ 64 · steps + MARGIN, the bytes
-                // readable from `src`; the sizes of four groups are written to
-                // q + 64 ≤ BLOCK (`new`'s contract).
+                // readable from `src`; the sizes of two and four groups are written to
+                // q..q + 64 ≤ BLOCK (`new`'s contract).
                 unsafe {
                     let one = chunk_sizes(_mm512_loadu_si512(self.src.add(q + 128).cast()));
                     let two = compose(self.one, one);
@@ -203,7 +203,7 @@ pub(in crate::kernels) mod group_varint {
         // and 16-byte windows end by o3 + 17 ≤ offset + 68, readable; a mask is a
         // 16-byte row of SHUFFLE_32 (row `c` at byte 16·c); `dst` as the caller says.
         unsafe {
-            let size = |o: usize| 1 + usize::from(GROUP_DATA_LEN_32[usize::from(*src.add(o))]);
+            let size = |o: usize| group_bytes_32(*src.add(o));
             let o0 = offset;
             let o1 = o0 + size(o0);
             let o2 = o0 + usize::from(*sizes.two.get_unchecked(o0));
