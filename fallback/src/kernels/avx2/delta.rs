@@ -7,7 +7,7 @@
 
 use std::arch::x86_64::*;
 
-use super::encodings::{miniblock_i32, miniblock_i64, scan_words_i64};
+use super::encodings::{miniblock_i32, miniblock_i64, narrow_miniblock_i64, scan_words_i64};
 use crate::kernels::encodings::portable::walk_blocks;
 
 /// [`crate::kernels::encodings::delta_blocks_i32`] with AVX2.
@@ -86,6 +86,12 @@ pub(in crate::kernels) unsafe fn delta_blocks_i64(
                     // (the miniblock kernel's call and frame were a fifth of its time).
                     let acc_v = scan_words_i64(src, min_v, _mm256_set1_epi64x(acc as i64), out);
                     return _mm256_extract_epi64::<0>(acc_v) as u64;
+                }
+                // Sorted values: narrow widths, inlined here as the words above.
+                // SAFETY: AVX2 and BMI2 are available (this function's target features).
+                let narrow = unsafe { narrow_miniblock_i64(width, src, min, acc, out, &mut cache) };
+                if let Some(acc) = narrow {
+                    return acc;
                 }
                 return miniblock_i64(width, src, min, min_v, acc, out, &mut cache);
             }

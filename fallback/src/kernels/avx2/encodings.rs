@@ -82,7 +82,7 @@ fn scan16_i32(mut a: __m256i, mut b: __m256i, acc_v: __m256i) -> (__m256i, __m25
 /// it may decode with loads inside `src`: all of them, without the division
 /// `plan_and_groups` needs, when `src` holds 32 bytes past them (a miniblock followed by
 /// the rest of its page, the usual case).
-#[inline]
+#[inline(always)]
 fn miniblock_plan(width: BitWidth, src: &[u8], count: usize) -> (&'static Plan, usize) {
     let w = width.get() as usize;
     let p = &PLANS[w - 1];
@@ -91,7 +91,13 @@ fn miniblock_plan(width: BitWidth, src: &[u8], count: usize) -> (&'static Plan, 
     if src.len() >= all * w + 32 {
         return (p, all);
     }
-    (p, plan_and_groups(width, false, src, count).1)
+    (p, groups_near_end(width, src, count))
+}
+
+/// [`miniblock_plan`]'s count near the end of `src`, out of line (a page's last miniblock).
+#[cold]
+fn groups_near_end(width: BitWidth, src: &[u8], count: usize) -> usize {
+    plan_and_groups(width, false, src, count).1
 }
 
 /// One DELTA_BINARY_PACKED miniblock chunk of INT32: `out.len()` deltas of `width` bits
@@ -363,6 +369,132 @@ pub(super) fn scan_words_i64(
     acc_v
 }
 
+/// Whether `width`-bit deltas plus `min` are each below 2^29 (`min` not negative, small next
+/// to the width's range: sorted columns), so that 8 of them sum below 2^32 and a group of 8
+/// can be scanned in 32-bit lanes ([`fold_groups_i64`]).
+#[inline]
+fn folds(width: u8, min: u64) -> bool {
+    let widest = u64::MAX
+        .checked_shr(64 - u32::from(width.min(64)))
+        .unwrap_or(0);
+    min.checked_add(widest).is_some_and(|top| top < 1 << 29)
+}
+
+/// Scans the first `groups` groups of 8 deltas of a miniblock whose deltas [`folds`], group g
+/// unpacked by `unpack` from `body` + g·`group_bytes` into 8 32-bit lanes, onto the running
+/// sum `acc_v` (in every lane) into `chunk`; returns the new running sum. `min` is added in
+/// the 32-bit lanes (one add, not two 64-bit ones), a group scanned there inside each
+/// 128-bit half only, the halves widened, and the low half's total added to the high half's
+/// values in 64 bits with the running sum; two groups an iteration (the loop's counting paid
+/// once a pair).
+///
+/// # Safety
+/// `unpack` reads inside `body` from the start of each group g < `groups`; `chunk` holds
+/// 8·`groups` values or more.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn fold_groups_i64(
+    unpack: impl Fn(*const u8) -> __m256i,
+    (body, group_bytes, groups): (&[u8], usize, usize),
+    min: u64,
+    mut acc_v: __m256i,
+    chunk: &mut [i64],
+) -> __m256i {
+    let min32 = _mm256_set1_epi32(min as i32);
+    let fold_store = |d: __m256i, acc_v: __m256i, out: *mut i64| {
+        let mut x = _mm256_add_epi32(d, min32);
+        x = _mm256_add_epi32(x, _mm256_slli_si256::<4>(x));
+        x = _mm256_add_epi32(x, _mm256_slli_si256::<8>(x));
+        let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(x));
+        let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(x));
+        let low_total = _mm256_permute4x64_epi64::<0xFF>(low);
+        let total = _mm256_permute4x64_epi64::<0xFF>(_mm256_add_epi64(low, high));
+        // SAFETY: `out` is the start of 8 writable values (the callers below).
+        unsafe {
+            _mm256_storeu_si256(out.cast(), _mm256_add_epi64(low, acc_v));
+            let mid = _mm256_add_epi64(acc_v, low_total);
+            _mm256_storeu_si256(out.add(4).cast(), _mm256_add_epi64(high, mid));
+        }
+        _mm256_add_epi64(acc_v, total)
+    };
+    let at = |g: usize| body.as_ptr().wrapping_add(g * group_bytes);
+    let out = chunk.as_mut_ptr();
+    for g in (0..groups & !1).step_by(2) {
+        // SAFETY: groups g and g + 1 are below `groups` (the caller's contract for `unpack`),
+        // and write values 8g..8g + 16 of `chunk`, inside its 8·groups.
+        unsafe {
+            let (a, b) = (unpack(at(g)), unpack(at(g + 1)));
+            acc_v = fold_store(a, acc_v, out.add(8 * g));
+            acc_v = fold_store(b, acc_v, out.add(8 * g + 8));
+        }
+    }
+    if groups & 1 == 1 {
+        let g = groups - 1;
+        // SAFETY: as above, for the last group alone.
+        acc_v = fold_store(unpack(at(g)), acc_v, unsafe { out.add(8 * g) });
+    }
+    acc_v
+}
+
+/// [`miniblock_i64`] for widths 1..=14 whose deltas [`folds`]: `Some` of the last sum, `None`
+/// for other widths and mins. A group's 8 values then lie in its first 16 bytes (lane 7
+/// ends by byte ⌊7w/8⌋ + 4 ≤ 16), so one broadcast load feeds both halves of the unpack
+/// (the high half's shuffle indices moved by its offset; a zeroing index stays ≥ 0x80),
+/// without the insert of the high half's load. Always inlined (so without target features
+/// of its own: the caller's apply) into the block walk (`avx2::delta`), where a sorted
+/// column's blocks then pay no call or stack frame each (5% of their decode).
+///
+/// # Safety
+/// The CPU supports AVX2 and BMI2.
+#[inline(always)]
+pub(super) unsafe fn narrow_miniblock_i64(
+    width: u8,
+    body: &[u8],
+    min: u64,
+    acc: u64,
+    chunk: &mut [i64],
+    cache: &mut Option<Cached>,
+) -> Option<u64> {
+    if !(1..=14).contains(&width) || !folds(width, min) {
+        return None;
+    }
+    let bits = BitWidth::new(u32::from(width))?;
+    let (p, groups) = miniblock_plan(bits, body, chunk.len());
+    // SAFETY: (all of this function's intrinsics and kernels) the CPU supports AVX2 and
+    // BMI2, the caller's guarantee.
+    unsafe {
+        let decoder = decoder_for(cache, width, p);
+        let offset = _mm256_inserti128_si256::<1>(
+            _mm256_setzero_si256(),
+            _mm_set1_epi8(p.high_offset as i8),
+        );
+        let first = _mm256_add_epi8(decoder.first, offset);
+        let (shift, mask) = (decoder.first_shift, decoder.mask);
+        // SAFETY: `at` starts a group `miniblock_plan` counted, whose loads (to `high_offset
+        // + 16` bytes on) stay inside `body`: these 16 bytes do too.
+        let unpack = |at: *const u8| {
+            let bytes = _mm256_broadcastsi128_si256(_mm_loadu_si128(at.cast()));
+            _mm256_and_si256(
+                _mm256_srlv_epi32(_mm256_shuffle_epi8(bytes, first), shift),
+                mask,
+            )
+        };
+        let acc_v = _mm256_set1_epi64x(acc as i64);
+        // `unpack` reads inside `body` for the groups `miniblock_plan` counted, and `chunk`
+        // holds 8 values for each of them (`fold_groups_i64`'s contract).
+        let acc_v = fold_groups_i64(unpack, (body, p.width, groups), min, acc_v, chunk);
+        Some(finish_i64(
+            acc_v,
+            bits.get(),
+            body,
+            p.width,
+            groups,
+            min,
+            chunk,
+        ))
+    }
+}
+
 /// One INT64 miniblock of [`delta_block_i64`]: `chunk.len()` deltas of `width` (0..=64)
 /// bits from the start of `body`, `min` (also in both lanes of `min_v`) added, summed onto
 /// `acc`; returns the last sum. `cache` keeps the last width's unpack plan in registers.
@@ -387,6 +519,10 @@ pub(super) fn miniblock_i64(
         let rest = body.get(32 * quads..).unwrap_or(&[]);
         return portable_encodings::delta_wide_i64(64, rest, min, acc, &mut chunk[4 * quads..]);
     }
+    // SAFETY: AVX2 and BMI2 are available (this function's target features).
+    if let Some(acc) = unsafe { narrow_miniblock_i64(width, body, min, acc, chunk, cache) } {
+        return acc;
+    }
     let Some(bits) = BitWidth::new(u32::from(width)) else {
         return match width {
             0 => portable_encodings::progression_i64(min, acc, chunk),
@@ -396,83 +532,30 @@ pub(super) fn miniblock_i64(
     let (p, groups) = miniblock_plan(bits, body, chunk.len());
     let decoder = decoder_for(cache, width, p);
     let mut acc_v = _mm256_set1_epi64x(acc as i64);
-    if min
-        .checked_add(u64::MAX >> (64 - width))
-        .is_some_and(|top| top < 1 << 29)
-    {
-        // Each `min + delta` is below 2^29 (`min` not negative, small next to the width's
-        // range: sorted columns), so 8 of them sum below 2^32: `min` is added in the 32-bit
-        // lanes (one add, not two 64-bit ones), the group scanned there inside each 128-bit
-        // half only, the halves widened, and the low half's total added to the high half's
-        // values in 64 bits with the running sum; two groups an iteration (the loop's
-        // counting paid once a pair), and for widths ≤ 14, whose groups' 8 values lie in
-        // their first 16 bytes (lane 7 ends by byte ⌊7w/8⌋ + 4 ≤ 16), one broadcast load
-        // feeds both halves (the high half's shuffle indices moved by its offset; a zeroing
-        // index stays ≥ 0x80), without the insert of the high half's load.
-        let min32 = _mm256_set1_epi32(min as i32);
-        macro_rules! fold_store {
-            ($g:expr, $d:expr) => {{
-                let mut x = _mm256_add_epi32($d, min32);
-                x = _mm256_add_epi32(x, _mm256_slli_si256::<4>(x));
-                x = _mm256_add_epi32(x, _mm256_slli_si256::<8>(x));
-                let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(x));
-                let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(x));
-                let low_total = _mm256_permute4x64_epi64::<0xFF>(low);
-                let total = _mm256_permute4x64_epi64::<0xFF>(_mm256_add_epi64(low, high));
-                let out = chunk.as_mut_ptr().add(8 * $g);
-                _mm256_storeu_si256(out.cast(), _mm256_add_epi64(low, acc_v));
-                let mid = _mm256_add_epi64(acc_v, low_total);
-                _mm256_storeu_si256(out.add(4).cast(), _mm256_add_epi64(high, mid));
-                acc_v = _mm256_add_epi64(acc_v, total);
-            }};
-        }
-        macro_rules! folded {
-            ($unpack:expr) => {
-                for g in (0..groups & !1).step_by(2) {
-                    // SAFETY: as in `delta_block_i32` (`miniblock_plan` counted only groups
-                    // whose loads stay inside `body`, g + 1 among them; a broadcast load
-                    // reads 16 bytes from the group's start, fewer than the decoder's
-                    // `high_offset + 16`); groups g and g + 1 write values 8g..8g + 16 of
-                    // `chunk`, inside its length ≥ 8·groups.
-                    unsafe {
-                        let at = body.as_ptr().add(g * p.width);
-                        let a = $unpack(at);
-                        let b = $unpack(at.add(p.width));
-                        fold_store!(g, a);
-                        fold_store!(g + 1, b);
-                    }
-                }
-                if groups & 1 == 1 {
-                    let g = groups - 1;
-                    // SAFETY: as above, for the last group alone.
-                    unsafe {
-                        let d = $unpack(body.as_ptr().add(g * p.width));
-                        fold_store!(g, d);
-                    }
-                }
-            };
-        }
-        if width <= 14 {
-            let offset = _mm256_inserti128_si256::<1>(
-                _mm256_setzero_si256(),
-                _mm_set1_epi8(p.high_offset as i8),
-            );
-            let first = _mm256_add_epi8(decoder.first, offset);
-            let (shift, mask) = (decoder.first_shift, decoder.mask);
-            // SAFETY: each call's `at .. at + 16` is inside `body` (see the loop).
-            let unpack = |at: *const u8| unsafe {
-                let bytes = _mm256_broadcastsi128_si256(_mm_loadu_si128(at.cast()));
-                _mm256_and_si256(
-                    _mm256_srlv_epi32(_mm256_shuffle_epi8(bytes, first), shift),
-                    mask,
+    if folds(width, min) {
+        // Widths 15..=29 (the narrower ones took `narrow_miniblock_i64` above).
+        // SAFETY: `miniblock_plan` counted only groups whose loads (`at .. at + high_offset
+        // + 16` for group g at g·width) stay inside `body`, the decoder's contract; `chunk`
+        // holds 8 values for each of them.
+        acc_v = unsafe {
+            if p.five {
+                fold_groups_i64(
+                    |at| decoder.group::<false, true>(at),
+                    (body, p.width, groups),
+                    min,
+                    acc_v,
+                    chunk,
                 )
-            };
-            folded!(unpack);
-        } else if p.five {
-            folded!(|at| decoder.group::<false, true>(at));
-        } else {
-            folded!(|at| decoder.group::<false, false>(at));
-        }
+            } else {
+                fold_groups_i64(
+                    |at| decoder.group::<false, false>(at),
+                    (body, p.width, groups),
+                    min,
+                    acc_v,
+                    chunk,
+                )
+            }
+        };
         return finish_i64(acc_v, bits.get(), body, p.width, groups, min, chunk);
     }
     if width <= 29 {
