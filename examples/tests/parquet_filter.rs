@@ -35,6 +35,7 @@ fn dictionary_columns_are_answered_from_their_indices() {
     for name in [
         "encodings_v1_uncompressed.parquet",
         "encodings_v1_zstd.parquet",
+        "encodings_v2_uncompressed.parquet",
         "demo.parquet",
     ] {
         let file = file(name);
@@ -51,6 +52,10 @@ fn dictionary_columns_are_answered_from_their_indices() {
             ]
         };
         for &(column, absent) in columns {
+            // arrow-rs 59 writes FIXED_LEN_BYTE_ARRAY without a dictionary in Parquet 1.0 files.
+            if column == "dict_flba4" && name.contains("_v1_") {
+                continue;
+            }
             let reference = reference_rows(file, column);
             let mut total = 0;
             for value in targets(&reference, absent) {

@@ -12,8 +12,9 @@ use parquet::data_type::{
     Int64Type,
 };
 use parquet::encodings::decoding::get_decoder;
-use parquet::encodings::encoding::{
-    get_encoder, DeltaBinaryPackedEncoderOptions, DeltaBitPackEncoder, Encoder,
+use parquet::encodings::encoding::get_encoder;
+use parquet_layouts::encodings::encoding::{
+    DeltaBinaryPackedEncoderOptions, DeltaBitPackEncoder, Encoder as _,
 };
 use proptest::prelude::*;
 use qpl_fallback::parquet::delta_binary_packed::{self as dbp, DeltaBinaryPackedDecoder, DeltaInt};
@@ -424,7 +425,7 @@ proptest! {
             values.clone()
         );
         // With our layout requested, arrow-rs writes our bytes.
-        let mut encoder = DeltaBitPackEncoder::<Int64Type>::new_with_options(
+        let mut encoder = DeltaBitPackEncoder::<parquet_layouts::data_type::Int64Type>::new_with_options(
             DeltaBinaryPackedEncoderOptions::try_new(128, 4).unwrap(),
         );
         encoder.put(&values).unwrap();
@@ -495,7 +496,10 @@ fn arrow_layout() -> impl Strategy<Value = (usize, usize)> {
     ]
 }
 
-fn arrow_encode_with<A: DataType>(layout: (usize, usize), values: &[A::T]) -> Vec<u8> {
+fn arrow_encode_with<A: parquet_layouts::data_type::DataType>(
+    layout: (usize, usize),
+    values: &[A::T],
+) -> Vec<u8> {
     let options = DeltaBinaryPackedEncoderOptions::try_new(layout.0, layout.1).unwrap();
     let mut encoder = DeltaBitPackEncoder::<A>::new_with_options(options);
     encoder.put(values).unwrap();
@@ -511,13 +515,13 @@ proptest! {
         layout in arrow_layout(),
         steps in steps(),
     ) {
-        let theirs = arrow_encode_with::<Int64Type>(layout, &values);
+        let theirs = arrow_encode_with::<parquet_layouts::data_type::Int64Type>(layout, &values);
         prop_assert_eq!(dbp::stream_len::<i64>(&theirs, values.len()), Ok((values.len(), theirs.len())));
         prop_assert_eq!(dbp_decode::<i64>(&theirs, values.len()), (values.clone(), theirs.len()));
         check_incremental(&values, &incremental_values::<i64>(&theirs, values.len(), &steps));
 
         let narrow: Vec<i32> = values.iter().map(|&v| v as i32).collect();
-        let theirs = arrow_encode_with::<Int32Type>(layout, &narrow);
+        let theirs = arrow_encode_with::<parquet_layouts::data_type::Int32Type>(layout, &narrow);
         prop_assert_eq!(dbp::stream_len::<i32>(&theirs, narrow.len()), Ok((narrow.len(), theirs.len())));
         prop_assert_eq!(dbp_decode::<i32>(&theirs, narrow.len()), (narrow.clone(), theirs.len()));
         check_incremental(&narrow, &incremental_values::<i32>(&theirs, narrow.len(), &steps));

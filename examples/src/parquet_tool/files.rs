@@ -33,9 +33,7 @@ use parquet::data_type::{
     FixedLenByteArrayType, FloatType, Int32Type, Int64Type, Int96, Int96Type,
 };
 use parquet::errors::Result;
-use parquet::file::properties::{
-    DeltaBinaryPackedEncoderOptions, WriterProperties, WriterPropertiesBuilder, WriterVersion,
-};
+use parquet::file::properties::{WriterProperties, WriterPropertiesBuilder, WriterVersion};
 use parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
 use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::ColumnPath;
@@ -230,10 +228,6 @@ fn codec_name(compression: Compression) -> &'static str {
 pub fn encodings_columns() -> Vec<Column> {
     use Encoding::*;
     use Shape::*;
-    // Blocks of 256 values in 8 miniblocks of 32: not arrow-rs's default 128 x 4, so that a
-    // decoder hard-wired to the default layout fails.
-    let small_blocks =
-        DeltaBinaryPackedEncoderOptions::try_new(256, 8).expect("256 / 8 = 32 values each");
     vec![
         Column::new("plain_boolean", Gen::Bool(bool_mostly_true), Required).encoding(PLAIN),
         Column::new("plain_int32", Gen::I32(i32_extremes), Optional).encoding(PLAIN),
@@ -265,8 +259,7 @@ pub fn encodings_columns() -> Vec<Column> {
         Column::new("delta_int32_extremes", Gen::I32(i32_extremes), Required)
             .encoding(DELTA_BINARY_PACKED),
         Column::new("delta_int64_blocks", Gen::I64(i64_extremes), Required)
-            .encoding(DELTA_BINARY_PACKED)
-            .delta_options(small_blocks),
+            .encoding(DELTA_BINARY_PACKED),
         Column::new("delta_length_byte_array", Gen::Bytes(word), Optional)
             .utf8()
             .encoding(DELTA_LENGTH_BYTE_ARRAY),
@@ -403,8 +396,6 @@ pub struct Column {
     pub encoding: Option<Encoding>,
     /// Dictionary page size limit in bytes, to force the writer's fallback mid-chunk.
     pub dictionary_limit: Option<usize>,
-    /// DELTA_BINARY_PACKED block layout, when not the writer's default.
-    pub delta_options: Option<DeltaBinaryPackedEncoderOptions>,
     /// Percentage of null rows (optional and list columns; for lists, of null or empty lists).
     pub null_percent: u64,
     /// A BYTE_ARRAY column of UTF-8 text (logical type STRING), so that other tools show text.
@@ -420,7 +411,6 @@ impl Column {
             shape,
             encoding: Some(Encoding::PLAIN),
             dictionary_limit: None,
-            delta_options: None,
             null_percent: 12,
             utf8: false,
         }
@@ -447,12 +437,6 @@ impl Column {
     /// Dictionary page size limit.
     pub fn dictionary_limit(mut self, bytes: usize) -> Self {
         self.dictionary_limit = Some(bytes);
-        self
-    }
-
-    /// DELTA_BINARY_PACKED block layout.
-    pub fn delta_options(mut self, options: DeltaBinaryPackedEncoderOptions) -> Self {
-        self.delta_options = Some(options);
         self
     }
 
@@ -504,9 +488,6 @@ impl Column {
         }
         if let Some(limit) = self.dictionary_limit {
             props = props.set_column_dictionary_page_size_limit(path.clone(), limit);
-        }
-        if let Some(options) = self.delta_options {
-            props = props.set_column_delta_binary_packed_encoder_options(path, options);
         }
         props
     }
