@@ -60,6 +60,8 @@ use crate::{Error, Executor, Operation, Path, Route, Stage, StatusKind, Stream};
 use compressed::Section;
 pub use compressed::{Codec, CompressedPage, InflateRoute, PageCompression};
 
+#[cfg(all(feature = "parquet", feature = "arrow"))]
+pub mod arrow;
 pub mod compressed;
 pub mod query;
 #[cfg(test)]
