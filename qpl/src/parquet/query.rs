@@ -109,6 +109,8 @@ use crate::{Bitmap, BitmapRef, Comparison, Error, Executor, Path, Stream};
 #[cfg(feature = "parquet")]
 mod from_parquet;
 #[cfg(feature = "parquet")]
+pub(crate) use from_parquet::leaf_index;
+#[cfg(feature = "parquet")]
 pub use from_parquet::{column_of, compression_of, page_of, stored_page_reader, ChunkPages};
 
 /// Scans per dictionary page at most; a set of matching ids that needs more (scattered ids)

@@ -37,10 +37,14 @@
 //! ```
 
 mod chunk_bytes;
+mod convert;
+mod filter;
+mod flat;
+mod selection;
 
 use std::sync::Arc;
 
-use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader as ArrowRsReader,
@@ -52,11 +56,14 @@ use parquet::errors::ParquetError;
 use parquet::file::metadata::ParquetMetaData;
 pub use parquet::file::reader::ChunkReader;
 use parquet::schema::types::SchemaDescriptor;
+use rayon::prelude::*;
 
 use crate::parquet::query::Predicate;
 use crate::{Executor, Path};
 
 pub use chunk_bytes::SharedReader;
+use flat::FlatColumn;
+use selection::Plan;
 
 /// The batch size arrow-rs's builder starts with.
 const DEFAULT_BATCH_SIZE: usize = 1024;
@@ -220,49 +227,243 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         self
     }
 
-    /// The reader.
+    /// The reader. Reads the footer's row counts and, with a [`RowFilter`], the filter's
+    /// columns (to know which rows are kept); the other columns are read as batches are asked
+    /// for.
     pub fn build(self) -> Result<ParquetRecordBatchReader, ParquetError> {
-        let mut builder = ArrowRsBuilder::new_with_metadata(self.input, self.metadata)
-            .with_projection(self.projection)
-            .with_batch_size(self.batch_size);
-        if let Some(row_groups) = self.row_groups {
-            builder = builder.with_row_groups(row_groups);
+        let metadata = Arc::clone(self.metadata.metadata());
+        let row_groups: Vec<usize> = match self.row_groups {
+            Some(row_groups) => row_groups,
+            None => (0..metadata.num_row_groups()).collect(),
+        };
+        let mut total = 0usize;
+        for &row_group in &row_groups {
+            if row_group >= metadata.num_row_groups() {
+                return Err(ParquetError::General(format!(
+                    "row group {row_group} out of bounds: the file has {}",
+                    metadata.num_row_groups()
+                )));
+            }
+            let rows = usize::try_from(metadata.row_group(row_group).num_rows())
+                .ok()
+                .and_then(|rows| total.checked_add(rows));
+            total = rows.ok_or_else(|| {
+                ParquetError::General(format!(
+                    "row group {row_group}: its row count {} is negative or too large",
+                    metadata.row_group(row_group).num_rows()
+                ))
+            })?;
         }
-        if let Some(selection) = self.selection {
-            builder = builder.with_row_selection(selection);
+        // The batches' schema is arrow-rs's, for the same projection (hints, time zones,
+        // pruned structs): its reader over no row group gives it.
+        let schema = ArrowRsBuilder::new_with_metadata(self.input.clone(), self.metadata.clone())
+            .with_projection(self.projection.clone())
+            .with_row_groups(Vec::new())
+            .build()?
+            .schema();
+        let filtered = match &self.filter {
+            Some(filter) if !filter.is_empty() => Some(filter::evaluate(
+                self.input.source().as_ref(),
+                &metadata,
+                &row_groups,
+                filter,
+                &self.executor,
+            )?),
+            _ => None,
+        };
+        let selection = match (self.selection, filtered) {
+            (Some(selection), Some(filtered)) => Some(selection.intersection(&filtered)),
+            (selection, filtered) => selection.or(filtered),
+        };
+        let plan = Plan::new(selection.as_ref(), total, self.offset, self.limit);
+
+        // Each output field: one of ours (a flat leaf of a type converted here) or arrow-rs's.
+        let parquet_schema = metadata.file_metadata().schema_descr();
+        let mut leaves_of_root: Vec<Vec<usize>> =
+            vec![Vec::new(); parquet_schema.root_schema().get_fields().len()];
+        for leaf in 0..parquet_schema.num_columns() {
+            if self.projection.leaf_included(leaf) {
+                leaves_of_root[parquet_schema.get_column_root_idx(leaf)].push(leaf);
+            }
         }
-        if let Some(limit) = self.limit {
-            builder = builder.with_limit(limit);
+        let projected: Vec<&Vec<usize>> = leaves_of_root.iter().filter(|l| !l.is_empty()).collect();
+        if projected.len() != schema.fields().len() {
+            return Err(ParquetError::General(format!(
+                "the projection selects {} top-level fields, arrow-rs's schema has {}",
+                projected.len(),
+                schema.fields().len()
+            )));
         }
-        if let Some(offset) = self.offset {
-            builder = builder.with_offset(offset);
+        let mut sources = Vec::with_capacity(projected.len());
+        let mut columns = Vec::new();
+        let mut handed_over = Vec::new();
+        for (field, leaves) in schema.fields().iter().zip(projected) {
+            let ours = match leaves[..] {
+                [leaf] => {
+                    let descr = parquet_schema.column(leaf);
+                    let flat = descr.max_rep_level() == 0 && descr.path().parts().len() == 1;
+                    let physical = crate::parquet::query::column_of(&descr).ok();
+                    flat && physical
+                        .is_some_and(|c| convert::converts(c.physical_type, field.data_type()))
+                }
+                _ => false,
+            };
+            if ours {
+                sources.push(Source::Ours(columns.len()));
+                columns.push(FlatColumn::new(
+                    self.input.source(),
+                    Arc::clone(&metadata),
+                    leaves[0],
+                    field.data_type().clone(),
+                    &row_groups,
+                    plan.cursor(),
+                    self.executor.clone(),
+                )?);
+            } else {
+                sources.push(Source::ArrowRs(handed_over.len()));
+                handed_over.push(leaves.clone());
+            }
         }
-        let _ = (self.filter, self.executor, self.threads);
-        let inner = builder.build()?;
+        let arrow_rs = if handed_over.is_empty() {
+            None
+        } else {
+            let leaves = handed_over.concat();
+            let mut builder =
+                ArrowRsBuilder::new_with_metadata(self.input.clone(), self.metadata.clone())
+                    .with_projection(ProjectionMask::leaves(parquet_schema, leaves))
+                    .with_row_groups(row_groups.clone())
+                    .with_batch_size(self.batch_size);
+            if let Some(selection) = plan.row_selection() {
+                builder = builder.with_row_selection(selection);
+            }
+            Some(builder.build()?)
+        };
+        let pool = if self.threads > 1 && columns.len() > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(self.threads)
+                .build()
+                .map_err(|e| ParquetError::General(format!("thread pool: {e}")))?;
+            Some(pool)
+        } else {
+            None
+        };
         Ok(ParquetRecordBatchReader {
-            schema: inner.schema(),
-            inner,
+            schema,
+            sources,
+            columns,
+            arrow_rs,
+            remaining: plan.selected,
+            batch_size: self.batch_size,
+            pool,
         })
     }
 }
 
+/// Where an output column comes from.
+enum Source {
+    /// This project's reader: `columns[i]`.
+    Ours(usize),
+    /// arrow-rs's reader (nested columns, and types not converted here yet): its batches'
+    /// column `i`.
+    ArrowRs(usize),
+}
+
 /// Batches of a Parquet file: an iterator of `Result<RecordBatch, ArrowError>`, as arrow-rs's
-/// reader is.
+/// reader is. After an error it ends.
 pub struct ParquetRecordBatchReader {
     schema: SchemaRef,
-    inner: ArrowRsReader,
+    sources: Vec<Source>,
+    columns: Vec<FlatColumn>,
+    arrow_rs: Option<ArrowRsReader>,
+    /// Selected rows not yet returned.
+    remaining: usize,
+    batch_size: usize,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl ParquetRecordBatchReader {
+    fn next_batch(&mut self, rows: usize) -> Result<RecordBatch, ArrowError> {
+        let ours: Vec<Result<ArrayRef, ArrowError>> = match &self.pool {
+            Some(pool) => pool.install(|| {
+                self.columns
+                    .par_iter_mut()
+                    .map(|column| column.next_batch(rows))
+                    .collect()
+            }),
+            None => self
+                .columns
+                .iter_mut()
+                .map(|column| column.next_batch(rows))
+                .collect(),
+        };
+        let ours = ours.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let theirs = match &mut self.arrow_rs {
+            None => None,
+            Some(reader) => {
+                let batch = reader.next().transpose()?.ok_or_else(|| {
+                    ArrowError::ParquetError("arrow-rs's reader ended early".into())
+                })?;
+                if batch.num_rows() != rows {
+                    return Err(ArrowError::ParquetError(format!(
+                        "arrow-rs's reader gave {} rows where {rows} were expected",
+                        batch.num_rows()
+                    )));
+                }
+                Some(batch)
+            }
+        };
+        let arrays = self
+            .sources
+            .iter()
+            .map(|source| match *source {
+                Source::Ours(i) => Arc::clone(&ours[i]),
+                Source::ArrowRs(i) => {
+                    Arc::clone(theirs.as_ref().expect("arrow-rs reads").column(i))
+                }
+            })
+            .collect();
+        RecordBatch::try_new_with_options(
+            Arc::clone(&self.schema),
+            arrays,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )
+    }
 }
 
 impl Iterator for ParquetRecordBatchReader {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.inner.next()
+        if self.remaining == 0 {
+            return None;
+        }
+        let rows = self.remaining.min(self.batch_size);
+        let batch = self.next_batch(rows);
+        self.remaining = if batch.is_ok() {
+            self.remaining - rows
+        } else {
+            0
+        };
+        Some(batch)
     }
 }
 
 impl RecordBatchReader for ParquetRecordBatchReader {
     fn schema(&self) -> SchemaRef {
         self.schema.clone()
+    }
+}
+
+impl ParquetRecordBatchReader {
+    /// The top-level fields whose columns this reader hands to arrow-rs's reader (nested
+    /// columns, and the types not converted here yet: INT96, FLOAT16, decimals stored as
+    /// byte arrays, intervals, dictionary and view types), in schema order.
+    pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {
+        self.sources
+            .iter()
+            .zip(self.schema.fields())
+            .filter(|(source, _)| matches!(source, Source::ArrowRs(_)))
+            .map(|(_, field)| field.name().clone())
+            .collect()
     }
 }

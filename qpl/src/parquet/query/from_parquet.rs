@@ -115,7 +115,7 @@ impl ChunkPages {
 
 /// The leaf of `schema` called `name`: its dotted path, or a top-level field with one leaf;
 /// else a message naming the leaves.
-fn leaf_index(schema: &SchemaDescriptor, name: &str) -> Result<usize, String> {
+pub(crate) fn leaf_index(schema: &SchemaDescriptor, name: &str) -> Result<usize, String> {
     let leaves = 0..schema.num_columns();
     let by_path: Vec<usize> = leaves
         .clone()

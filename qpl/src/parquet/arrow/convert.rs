@@ -1,0 +1,369 @@
+//! A flat column's decoded levels and values ([`ColumnData`]) as an Arrow array of the type
+//! arrow-rs gives the column: validity from the definition levels, the non-null values spread
+//! over the row slots (once), and the physical type coerced to the Arrow type as arrow-rs's
+//! `coerce_i32`/`coerce_i64` do (narrowing casts wrap, unsigned types reinterpret the bits).
+
+use std::sync::Arc;
+
+use arrow_array::types::*;
+use arrow_array::{
+    Array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, FixedSizeBinaryArray,
+    LargeBinaryArray, LargeStringArray, PrimitiveArray, StringArray,
+};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{ArrowError, DataType, TimeUnit};
+
+use crate::parquet::{ByteArrays, ColumnData, PhysicalType, Values};
+
+/// Whether a flat column of `physical` values read as `data_type` is converted here (the
+/// others are read by arrow-rs's reader for this project's reader: see the module docs).
+pub(crate) fn converts(physical: PhysicalType, data_type: &DataType) -> bool {
+    use DataType as D;
+    match physical {
+        PhysicalType::Boolean => matches!(data_type, D::Boolean),
+        PhysicalType::Int32 => matches!(
+            data_type,
+            D::Int8
+                | D::Int16
+                | D::Int32
+                | D::UInt8
+                | D::UInt16
+                | D::UInt32
+                | D::Date32
+                | D::Date64
+                | D::Time32(_)
+                | D::Timestamp(_, _)
+                | D::Decimal32(_, _)
+                | D::Decimal64(_, _)
+                | D::Decimal128(_, _)
+        ),
+        PhysicalType::Int64 => matches!(
+            data_type,
+            D::Int64
+                | D::UInt64
+                | D::Date64
+                | D::Time64(TimeUnit::Microsecond | TimeUnit::Nanosecond)
+                | D::Duration(_)
+                | D::Timestamp(_, _)
+                | D::Decimal64(_, _)
+                | D::Decimal128(_, _)
+        ),
+        PhysicalType::Float => matches!(data_type, D::Float32),
+        PhysicalType::Double => matches!(data_type, D::Float64),
+        PhysicalType::ByteArray => matches!(
+            data_type,
+            D::Utf8 | D::LargeUtf8 | D::Binary | D::LargeBinary
+        ),
+        PhysicalType::FixedLenByteArray(len) => {
+            matches!(data_type, D::FixedSizeBinary(n) if *n >= 0 && *n as usize == len)
+        }
+        PhysicalType::Int96 => false,
+    }
+}
+
+/// Takes the rows of `data` (its levels and values are emptied) as an array of `data_type`
+/// ([`converts`] must hold). `max_def_level` is 0 (required) or 1 (nullable).
+pub(crate) fn take_array(
+    data: &mut ColumnData,
+    max_def_level: i16,
+    rows: usize,
+    data_type: &DataType,
+) -> Result<ArrayRef, ArrowError> {
+    let def_levels = std::mem::take(&mut data.def_levels);
+    data.rep_levels.clear();
+    let empty = Values::new(physical_of(&data.values));
+    let values = std::mem::replace(&mut data.values, empty);
+    let validity = (max_def_level > 0).then(|| Validity::new(&def_levels, max_def_level));
+    let validity = validity.filter(|v| v.nulls.null_count() > 0);
+    let nulls = validity.as_ref().map(|v| v.nulls.clone());
+    let array: ArrayRef = match values {
+        Values::Boolean(values) => {
+            let bits = match &validity {
+                None => BooleanBuffer::from(values.as_slice()),
+                Some(v) => {
+                    let mut next = values.iter();
+                    BooleanBuffer::collect_bool(rows, |i| {
+                        v.valid(i) && next.next().copied().unwrap_or(false)
+                    })
+                }
+            };
+            Arc::new(BooleanArray::new(bits, nulls))
+        }
+        Values::Int32(values) => {
+            let values = spread(values, validity.as_ref());
+            coerce_i32(PrimitiveArray::<Int32Type>::new(values, nulls), data_type)?
+        }
+        Values::Int64(values) => {
+            let values = spread(values, validity.as_ref());
+            coerce_i64(PrimitiveArray::<Int64Type>::new(values, nulls), data_type)?
+        }
+        Values::Float(values) => Arc::new(PrimitiveArray::<Float32Type>::new(
+            spread(values, validity.as_ref()),
+            nulls,
+        )),
+        Values::Double(values) => Arc::new(PrimitiveArray::<Float64Type>::new(
+            spread(values, validity.as_ref()),
+            nulls,
+        )),
+        Values::Bytes(values) => bytes_array(values, validity.as_ref(), nulls, data_type)?,
+        Values::Int96(_) => {
+            return Err(ArrowError::NotYetImplemented(
+                "INT96 is read by arrow-rs's reader".into(),
+            ))
+        }
+    };
+    debug_assert_eq!(array.len(), rows);
+    Ok(array)
+}
+
+fn physical_of(values: &Values) -> PhysicalType {
+    match values {
+        Values::Boolean(_) => PhysicalType::Boolean,
+        Values::Int32(_) => PhysicalType::Int32,
+        Values::Int64(_) => PhysicalType::Int64,
+        Values::Int96(_) => PhysicalType::Int96,
+        Values::Float(_) => PhysicalType::Float,
+        Values::Double(_) => PhysicalType::Double,
+        // The variant is what matters to `Values::new`; the length is not kept.
+        Values::Bytes(_) => PhysicalType::ByteArray,
+    }
+}
+
+/// The rows' validity, from definition levels of a flat column.
+struct Validity<'a> {
+    levels: &'a [i16],
+    max: i16,
+    nulls: NullBuffer,
+}
+
+impl<'a> Validity<'a> {
+    fn new(levels: &'a [i16], max: i16) -> Validity<'a> {
+        let bits = BooleanBuffer::collect_bool(levels.len(), |i| levels[i] == max);
+        Validity {
+            levels,
+            max,
+            nulls: NullBuffer::new(bits),
+        }
+    }
+
+    fn valid(&self, row: usize) -> bool {
+        self.levels[row] == self.max
+    }
+}
+
+/// The non-null `values` placed in their rows (null rows hold the type's default), or the
+/// values as they are when no row is null: without a copy.
+fn spread<T: Copy + Default + arrow_buffer::ArrowNativeType>(
+    values: Vec<T>,
+    validity: Option<&Validity<'_>>,
+) -> ScalarBuffer<T> {
+    let Some(validity) = validity else {
+        return ScalarBuffer::from(values);
+    };
+    let levels = validity.levels;
+    let mut out = Vec::with_capacity(levels.len());
+    if values.is_empty() {
+        out.resize(levels.len(), T::default());
+        return ScalarBuffer::from(out);
+    }
+    // Branch-free: each row takes the value at the cursor (the last one past the end), and the
+    // cursor moves on at a non-null row; null rows' slots are unspecified in Arrow.
+    let last = values.len() - 1;
+    let mut at = 0usize;
+    for &level in levels {
+        out.push(values[at.min(last)]);
+        at += usize::from(level == validity.max);
+    }
+    ScalarBuffer::from(out)
+}
+
+/// Byte arrays as Utf8/LargeUtf8/Binary/LargeBinary/FixedSizeBinary: the values buffer is
+/// kept, the offsets spread over the rows (a null row is empty).
+fn bytes_array(
+    values: ByteArrays,
+    validity: Option<&Validity<'_>>,
+    nulls: Option<NullBuffer>,
+    data_type: &DataType,
+) -> Result<ArrayRef, ArrowError> {
+    if let DataType::FixedSizeBinary(size) = data_type {
+        return fixed_size_binary(values, validity, nulls, *size);
+    }
+    let offsets: Vec<i32> = match validity {
+        None => values.offsets,
+        Some(validity) => {
+            let mut out = Vec::with_capacity(validity.levels.len() + 1);
+            out.push(values.offsets[0]);
+            let mut at = 0usize;
+            for &level in validity.levels {
+                at += usize::from(level == validity.max);
+                out.push(values.offsets[at]);
+            }
+            out
+        }
+    };
+    let bytes = Buffer::from_vec(values.values);
+    let array: ArrayRef = match data_type {
+        DataType::Utf8 => Arc::new(StringArray::try_new(
+            OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            bytes,
+            nulls,
+        )?),
+        DataType::Binary => Arc::new(BinaryArray::try_new(
+            OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            bytes,
+            nulls,
+        )?),
+        DataType::LargeUtf8 => Arc::new(LargeStringArray::try_new(
+            large_offsets(&offsets),
+            bytes,
+            nulls,
+        )?),
+        DataType::LargeBinary => Arc::new(LargeBinaryArray::try_new(
+            large_offsets(&offsets),
+            bytes,
+            nulls,
+        )?),
+        other => {
+            return Err(ArrowError::NotYetImplemented(format!(
+                "byte arrays as {other}"
+            )))
+        }
+    };
+    Ok(array)
+}
+
+fn large_offsets(offsets: &[i32]) -> OffsetBuffer<i64> {
+    OffsetBuffer::new(offsets.iter().map(|&o| i64::from(o)).collect())
+}
+
+fn fixed_size_binary(
+    values: ByteArrays,
+    validity: Option<&Validity<'_>>,
+    nulls: Option<NullBuffer>,
+    size: i32,
+) -> Result<ArrayRef, ArrowError> {
+    let width = size as usize;
+    let bytes = match validity {
+        None => values.values,
+        Some(validity) => {
+            let mut out = Vec::with_capacity(validity.levels.len() * width);
+            let mut at = 0usize;
+            for &level in validity.levels {
+                if level == validity.max {
+                    out.extend_from_slice(&values.values[at * width..(at + 1) * width]);
+                    at += 1;
+                } else {
+                    out.resize(out.len() + width, 0);
+                }
+            }
+            out
+        }
+    };
+    Ok(Arc::new(FixedSizeBinaryArray::try_new(
+        size,
+        Buffer::from_vec(bytes),
+        nulls,
+    )?))
+}
+
+fn reinterpret<T: ArrowPrimitiveType, U: ArrowPrimitiveType<Native = T::Native>>(
+    array: PrimitiveArray<T>,
+) -> PrimitiveArray<U> {
+    array.reinterpret_cast::<U>()
+}
+
+/// INT32 values as `target`, as arrow-rs's reader converts them.
+fn coerce_i32(array: PrimitiveArray<Int32Type>, target: &DataType) -> Result<ArrayRef, ArrowError> {
+    Ok(match target {
+        DataType::Int32 => Arc::new(array),
+        DataType::Int8 => Arc::new(array.unary::<_, Int8Type>(|v| v as i8)),
+        DataType::Int16 => Arc::new(array.unary::<_, Int16Type>(|v| v as i16)),
+        DataType::UInt8 => Arc::new(array.unary::<_, UInt8Type>(|v| v as u8)),
+        DataType::UInt16 => Arc::new(array.unary::<_, UInt16Type>(|v| v as u16)),
+        DataType::UInt32 => Arc::new(PrimitiveArray::<UInt32Type>::new(
+            array.values().inner().clone().into(),
+            array.nulls().cloned(),
+        )),
+        DataType::Date32 => Arc::new(reinterpret::<_, Date32Type>(array)),
+        DataType::Date64 => Arc::new(array.unary::<_, Date64Type>(|v| v as i64 * 86_400_000)),
+        DataType::Time32(TimeUnit::Second) => Arc::new(reinterpret::<_, Time32SecondType>(array)),
+        DataType::Time32(TimeUnit::Millisecond) => {
+            Arc::new(reinterpret::<_, Time32MillisecondType>(array))
+        }
+        DataType::Timestamp(unit, tz) => {
+            let wide = array.unary::<_, Int64Type>(i64::from);
+            timestamp(wide, *unit, tz.clone())
+        }
+        DataType::Decimal32(p, s) => {
+            Arc::new(reinterpret::<_, Decimal32Type>(array).with_precision_and_scale(*p, *s)?)
+        }
+        DataType::Decimal64(p, s) => Arc::new(
+            array
+                .unary::<_, Decimal64Type>(i64::from)
+                .with_precision_and_scale(*p, *s)?,
+        ),
+        DataType::Decimal128(p, s) => Arc::new(
+            array
+                .unary::<_, Decimal128Type>(i128::from)
+                .with_precision_and_scale(*p, *s)?,
+        ),
+        other => return Err(ArrowError::NotYetImplemented(format!("INT32 as {other}"))),
+    })
+}
+
+/// INT64 values as `target`, as arrow-rs's reader converts them.
+fn coerce_i64(array: PrimitiveArray<Int64Type>, target: &DataType) -> Result<ArrayRef, ArrowError> {
+    Ok(match target {
+        DataType::Int64 => Arc::new(array),
+        DataType::UInt64 => Arc::new(PrimitiveArray::<UInt64Type>::new(
+            array.values().inner().clone().into(),
+            array.nulls().cloned(),
+        )),
+        DataType::Date64 => Arc::new(reinterpret::<_, Date64Type>(array)),
+        DataType::Time64(TimeUnit::Microsecond) => {
+            Arc::new(reinterpret::<_, Time64MicrosecondType>(array))
+        }
+        DataType::Time64(TimeUnit::Nanosecond) => {
+            Arc::new(reinterpret::<_, Time64NanosecondType>(array))
+        }
+        DataType::Duration(TimeUnit::Second) => {
+            Arc::new(reinterpret::<_, DurationSecondType>(array))
+        }
+        DataType::Duration(TimeUnit::Millisecond) => {
+            Arc::new(reinterpret::<_, DurationMillisecondType>(array))
+        }
+        DataType::Duration(TimeUnit::Microsecond) => {
+            Arc::new(reinterpret::<_, DurationMicrosecondType>(array))
+        }
+        DataType::Duration(TimeUnit::Nanosecond) => {
+            Arc::new(reinterpret::<_, DurationNanosecondType>(array))
+        }
+        DataType::Timestamp(unit, tz) => timestamp(array, *unit, tz.clone()),
+        DataType::Decimal64(p, s) => {
+            Arc::new(reinterpret::<_, Decimal64Type>(array).with_precision_and_scale(*p, *s)?)
+        }
+        DataType::Decimal128(p, s) => Arc::new(
+            array
+                .unary::<_, Decimal128Type>(i128::from)
+                .with_precision_and_scale(*p, *s)?,
+        ),
+        other => return Err(ArrowError::NotYetImplemented(format!("INT64 as {other}"))),
+    })
+}
+
+fn timestamp(array: PrimitiveArray<Int64Type>, unit: TimeUnit, tz: Option<Arc<str>>) -> ArrayRef {
+    match unit {
+        TimeUnit::Second => {
+            Arc::new(reinterpret::<_, TimestampSecondType>(array).with_timezone_opt(tz))
+        }
+        TimeUnit::Millisecond => {
+            Arc::new(reinterpret::<_, TimestampMillisecondType>(array).with_timezone_opt(tz))
+        }
+        TimeUnit::Microsecond => {
+            Arc::new(reinterpret::<_, TimestampMicrosecondType>(array).with_timezone_opt(tz))
+        }
+        TimeUnit::Nanosecond => {
+            Arc::new(reinterpret::<_, TimestampNanosecondType>(array).with_timezone_opt(tz))
+        }
+    }
+}

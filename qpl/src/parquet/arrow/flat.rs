@@ -1,0 +1,203 @@
+//! A flat column (a top-level leaf, not repeated) read by this project: its chunks' pages
+//! decoded by [`ChunkDecoder`] one at a time, each page's rows made an Arrow array, cut into
+//! the reader's batches (slices where a page covers a batch, a concatenation across pages).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef};
+use arrow_schema::{ArrowError, DataType};
+use parquet::column::page::PageReader;
+use parquet::file::metadata::ParquetMetaData;
+
+use super::chunk_bytes::{chunk_page_reader, ChunkSource};
+use super::convert::take_array;
+use super::selection::{Cursor, Take};
+use crate::parquet::query::{column_of, page_of};
+use crate::parquet::{ChunkDecoder, Column, ColumnData};
+use crate::Executor;
+
+/// One flat column's pages, row group after row group, as arrays of the rows selected.
+pub(crate) struct FlatColumn {
+    input: Arc<dyn ChunkSource>,
+    metadata: Arc<ParquetMetaData>,
+    leaf: usize,
+    name: String,
+    data_type: DataType,
+    column: Column,
+    decoder: ChunkDecoder,
+    data: ColumnData,
+    row_groups: VecDeque<usize>,
+    pages: Option<Box<dyn PageReader>>,
+    /// The current chunk's next page's index (the dictionary page counted), for errors.
+    page: usize,
+    cursor: Cursor,
+    /// Arrays of selected rows not yet returned, and their rows.
+    pending: VecDeque<ArrayRef>,
+    pending_rows: usize,
+}
+
+impl FlatColumn {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        input: Arc<dyn ChunkSource>,
+        metadata: Arc<ParquetMetaData>,
+        leaf: usize,
+        data_type: DataType,
+        row_groups: &[usize],
+        cursor: Cursor,
+        executor: Executor,
+    ) -> Result<FlatColumn, ArrowError> {
+        let descr = metadata.file_metadata().schema_descr().column(leaf);
+        let name = descr.path().string();
+        let column = column_of(&descr)
+            .map_err(|m| ArrowError::ParquetError(format!("column {name}: {m}")))?;
+        let decoder = ChunkDecoder::with_executor(column, executor);
+        Ok(FlatColumn {
+            input,
+            metadata,
+            leaf,
+            name,
+            data_type,
+            column,
+            decoder,
+            data: ColumnData::new(&column),
+            row_groups: row_groups.iter().copied().collect(),
+            pages: None,
+            page: 0,
+            cursor,
+            pending: VecDeque::new(),
+            pending_rows: 0,
+        })
+    }
+
+    /// The next `n` selected rows as one array.
+    pub fn next_batch(&mut self, n: usize) -> Result<ArrayRef, ArrowError> {
+        while self.pending_rows < n {
+            if !self.read_page()? {
+                return Err(self.error(format!(
+                    "the column's pages end {} rows before the batch's {n}",
+                    n - self.pending_rows
+                )));
+            }
+        }
+        self.pending_rows -= n;
+        let first = self.pending.front().expect("pending rows are in arrays");
+        if first.len() >= n {
+            let array = first.slice(0, n);
+            if first.len() == n {
+                self.pending.pop_front();
+            } else {
+                let rest = first.slice(n, first.len() - n);
+                self.pending[0] = rest;
+            }
+            return Ok(array);
+        }
+        let mut parts = Vec::new();
+        let mut left = n;
+        while left > 0 {
+            let array = self
+                .pending
+                .pop_front()
+                .expect("pending rows are in arrays");
+            if array.len() <= left {
+                left -= array.len();
+                parts.push(array);
+            } else {
+                parts.push(array.slice(0, left));
+                self.pending
+                    .push_front(array.slice(left, array.len() - left));
+                left = 0;
+            }
+        }
+        let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+        arrow_select::concat::concat(&refs)
+    }
+
+    fn error(&self, message: impl std::fmt::Display) -> ArrowError {
+        ArrowError::ParquetError(format!("column {}: {message}", self.name))
+    }
+
+    fn page_error(&self, message: impl std::fmt::Display) -> ArrowError {
+        ArrowError::ParquetError(format!(
+            "column {}, page {}: {message}",
+            self.name, self.page
+        ))
+    }
+
+    /// Reads the next data page that holds a selected row (pages with none are skipped
+    /// unread) into `pending`; `false` at the end of the last chunk.
+    fn read_page(&mut self) -> Result<bool, ArrowError> {
+        loop {
+            let Some(pages) = self.pages.as_mut() else {
+                let Some(row_group) = self.row_groups.pop_front() else {
+                    return Ok(false);
+                };
+                let group = self.metadata.row_group(row_group);
+                let rows = usize::try_from(group.num_rows())
+                    .map_err(|_| self.error(format!("row group {row_group}: negative rows")))?;
+                let reader = chunk_page_reader(self.input.as_ref(), group.column(self.leaf), rows)
+                    .map_err(|e| self.error(e))?;
+                self.pages = Some(reader);
+                self.decoder.reset();
+                self.page = 0;
+                continue;
+            };
+            let Some(meta) = pages.peek_next_page().map_err(|e| self.page_error(e))? else {
+                self.pages = None;
+                continue;
+            };
+            let rows = if meta.is_dict {
+                0
+            } else {
+                meta.num_rows.or(meta.num_levels).unwrap_or(0)
+            };
+            let take = if meta.is_dict {
+                Take::All
+            } else {
+                self.cursor.take(rows)
+            };
+            let pages = self.pages.as_mut().expect("checked above");
+            if matches!(take, Take::None) {
+                pages.skip_next_page().map_err(|e| self.page_error(e))?;
+                self.page += 1;
+                continue;
+            }
+            let Some(page) = pages.get_next_page().map_err(|e| self.page_error(e))? else {
+                return Err(self.page_error("the page reader lost a page it had announced"));
+            };
+            let view = page_of(&page).map_err(|m| self.page_error(m))?;
+            let report = self
+                .decoder
+                .decode_page(&view, &mut self.data)
+                .map_err(|e| self.page_error(e))?;
+            self.page += 1;
+            if meta.is_dict {
+                continue;
+            }
+            if report.levels != rows {
+                return Err(self.page_error(format!(
+                    "the header says {rows} rows, the page holds {}",
+                    report.levels
+                )));
+            }
+            let array = take_array(
+                &mut self.data,
+                self.column.max_def_level,
+                rows,
+                &self.data_type,
+            )
+            .map_err(|e| self.page_error(e))?;
+            let array = match take {
+                Take::Some(mask) => {
+                    let mask = arrow_array::BooleanArray::new(mask, None);
+                    arrow_select::filter::filter(&array, &mask)?
+                }
+                _ => array,
+            };
+            self.pending_rows += array.len();
+            self.pending.push_back(array);
+            return Ok(true);
+        }
+    }
+}

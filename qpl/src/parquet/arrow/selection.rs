@@ -1,0 +1,184 @@
+//! Which rows of the row groups read are returned: arrow-rs's [`RowSelection`] as runs, with
+//! the offset and the limit applied, walked page by page.
+
+use std::collections::VecDeque;
+
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
+use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
+
+/// The rows to return, as runs over the rows of the row groups read (in order); `None`: all.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    pub runs: Option<Vec<RowSelector>>,
+    /// Rows selected in all.
+    pub selected: usize,
+}
+
+impl Plan {
+    /// `selection` (of `total` rows; `None`: all), then `offset` selected rows skipped, then at
+    /// most `limit` kept, as arrow-rs's reader applies them.
+    pub fn new(
+        selection: Option<&RowSelection>,
+        total: usize,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    ) -> Plan {
+        if selection.is_none() && offset.unwrap_or(0) == 0 && limit.is_none_or(|l| l >= total) {
+            return Plan {
+                runs: None,
+                selected: total,
+            };
+        }
+        let runs: Vec<RowSelector> = match selection {
+            Some(selection) => selection.iter().copied().collect(),
+            None => vec![RowSelector::select(total)],
+        };
+        let mut to_skip = offset.unwrap_or(0);
+        let mut to_take = limit.unwrap_or(usize::MAX);
+        let mut out = Vec::with_capacity(runs.len() + 2);
+        let mut selected = 0;
+        for run in runs {
+            if run.skip || run.row_count == 0 {
+                out.push(RowSelector::skip(run.row_count));
+                continue;
+            }
+            let skipped = run.row_count.min(to_skip);
+            to_skip -= skipped;
+            let taken = (run.row_count - skipped).min(to_take);
+            to_take -= taken;
+            selected += taken;
+            if skipped > 0 {
+                out.push(RowSelector::skip(skipped));
+            }
+            if taken > 0 {
+                out.push(RowSelector::select(taken));
+            }
+            let rest = run.row_count - skipped - taken;
+            if rest > 0 {
+                out.push(RowSelector::skip(rest));
+            }
+        }
+        Plan {
+            runs: Some(out),
+            selected,
+        }
+    }
+
+    /// The runs as arrow-rs's selection (for the columns its reader reads).
+    pub fn row_selection(&self) -> Option<RowSelection> {
+        self.runs.clone().map(RowSelection::from)
+    }
+
+    /// A cursor at the first row.
+    pub fn cursor(&self) -> Cursor {
+        Cursor {
+            runs: self.runs.clone().map(VecDeque::from),
+        }
+    }
+}
+
+/// What of the next rows is selected.
+#[derive(Debug)]
+pub(crate) enum Take {
+    /// Every row.
+    All,
+    /// No row.
+    None,
+    /// The rows whose bit is set.
+    Some(BooleanBuffer),
+}
+
+/// Walks a [`Plan`] along the rows.
+#[derive(Clone, Debug)]
+pub(crate) struct Cursor {
+    runs: Option<VecDeque<RowSelector>>,
+}
+
+impl Cursor {
+    /// Which of the next `n` rows are selected; moves past them. Rows past the selection's
+    /// end are not selected (as arrow-rs reads them).
+    pub fn take(&mut self, n: usize) -> Take {
+        let Some(runs) = &mut self.runs else {
+            return Take::All;
+        };
+        // One run covering every row: no mask.
+        match runs.front_mut() {
+            None => return Take::None,
+            Some(run) if run.row_count >= n => {
+                run.row_count -= n;
+                let skip = run.skip;
+                if run.row_count == 0 {
+                    runs.pop_front();
+                }
+                return if skip { Take::None } else { Take::All };
+            }
+            Some(_) => {}
+        }
+        let mut mask = BooleanBufferBuilder::new(n);
+        let mut left = n;
+        while left > 0 {
+            let Some(run) = runs.front_mut() else {
+                mask.append_n(left, false);
+                break;
+            };
+            let k = run.row_count.min(left);
+            mask.append_n(k, !run.skip);
+            run.row_count -= k;
+            left -= k;
+            if run.row_count == 0 {
+                runs.pop_front();
+            }
+        }
+        let mask = mask.finish();
+        match mask.count_set_bits() {
+            0 => Take::None,
+            c if c == n => Take::All,
+            _ => Take::Some(mask),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn selected(plan: &Plan, total: usize) -> Vec<usize> {
+        let mut cursor = plan.cursor();
+        let mut rows = Vec::new();
+        for start in (0..total).step_by(3) {
+            let n = 3.min(total - start);
+            match cursor.take(n) {
+                Take::All => rows.extend(start..start + n),
+                Take::None => {}
+                Take::Some(mask) => rows.extend(mask.set_indices().map(|i| start + i)),
+            }
+        }
+        rows
+    }
+
+    #[test]
+    fn offset_and_limit_apply_to_selected_rows() {
+        let plan = Plan::new(None, 10, Some(2), Some(5));
+        assert_eq!(plan.selected, 5);
+        assert_eq!(selected(&plan, 10), [2, 3, 4, 5, 6]);
+        let selection = RowSelection::from(vec![
+            RowSelector::skip(1),
+            RowSelector::select(3),
+            RowSelector::skip(2),
+            RowSelector::select(4),
+        ]);
+        let plan = Plan::new(Some(&selection), 10, Some(2), Some(3));
+        assert_eq!(selected(&plan, 10), [3, 6, 7]);
+        assert_eq!(plan.selected, 3);
+        let plan = Plan::new(Some(&selection), 10, None, None);
+        assert_eq!(selected(&plan, 10), [1, 2, 3, 6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn rows_past_the_selection_are_not_selected() {
+        let selection = RowSelection::from(vec![RowSelector::select(4)]);
+        let plan = Plan::new(Some(&selection), 10, None, None);
+        assert_eq!(selected(&plan, 10), [0, 1, 2, 3]);
+        assert!(Plan::new(None, 10, None, Some(10)).runs.is_none());
+    }
+}
