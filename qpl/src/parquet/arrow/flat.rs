@@ -1,6 +1,7 @@
-//! A flat column (a top-level leaf, not repeated) read by this project: its chunks' pages
-//! decoded by [`ChunkDecoder`] one at a time, each page's rows made an Arrow array, cut into
-//! the reader's batches (slices where a page covers a batch, a concatenation across pages).
+//! A column of one leaf read by this project (a top-level leaf, not repeated, or a list of
+//! one: [`super::list`]): its chunks' pages decoded by [`ChunkDecoder`] one at a time, each
+//! page's rows made an Arrow array, cut into the reader's batches (slices where a page covers
+//! a batch, a concatenation across pages).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use parquet::file::metadata::ParquetMetaData;
 
 use super::chunk_bytes::{chunk_page_reader, ChunkSource};
 use super::convert::take_array;
+use super::list::{take_list, ListShape};
 use super::selection::{Cursor, Take};
 use crate::parquet::query::{column_of, page_of};
 use crate::parquet::{ChunkDecoder, Column, ColumnData};
@@ -24,6 +26,8 @@ pub(crate) struct FlatColumn {
     leaf: usize,
     name: String,
     data_type: DataType,
+    /// `Some` for a list column.
+    list: Option<ListShape>,
     column: Column,
     decoder: ChunkDecoder,
     data: ColumnData,
@@ -44,6 +48,7 @@ impl FlatColumn {
         metadata: Arc<ParquetMetaData>,
         leaf: usize,
         data_type: DataType,
+        list: Option<ListShape>,
         row_groups: &[usize],
         cursor: Cursor,
         executor: Executor,
@@ -59,6 +64,7 @@ impl FlatColumn {
             leaf,
             name,
             data_type,
+            list,
             column,
             decoder,
             data: ColumnData::new(&column),
@@ -147,18 +153,18 @@ impl FlatColumn {
                 self.pages = None;
                 continue;
             };
-            let rows = if meta.is_dict {
-                0
-            } else {
-                meta.num_rows.or(meta.num_levels).unwrap_or(0)
+            // Rows known before the page is read: a flat column's levels, a v2 page's header.
+            let known_rows = match (&self.list, meta.is_dict) {
+                (_, true) => Some(0),
+                (None, false) => meta.num_rows.or(meta.num_levels),
+                (Some(_), false) => meta.num_rows,
             };
-            let take = if meta.is_dict {
-                Take::All
-            } else {
-                self.cursor.take(rows)
+            let mut take = match (meta.is_dict, known_rows) {
+                (true, _) | (false, None) => None,
+                (false, Some(rows)) => Some(self.cursor.take(rows)),
             };
             let pages = self.pages.as_mut().expect("checked above");
-            if matches!(take, Take::None) {
+            if matches!(take, Some(Take::None)) {
                 pages.skip_next_page().map_err(|e| self.page_error(e))?;
                 self.page += 1;
                 continue;
@@ -175,25 +181,37 @@ impl FlatColumn {
             if meta.is_dict {
                 continue;
             }
-            if report.levels != rows {
+            let (array, rows) = match &self.list {
+                None => {
+                    let rows = report.levels;
+                    let array = take_array(
+                        &mut self.data,
+                        self.column.max_def_level,
+                        rows,
+                        &self.data_type,
+                    )
+                    .map_err(|e| self.page_error(e))?;
+                    (array, rows)
+                }
+                Some(shape) => take_list(&mut self.data, shape).map_err(|e| self.page_error(e))?,
+            };
+            if known_rows.is_some_and(|known| known != rows) {
                 return Err(self.page_error(format!(
-                    "the header says {rows} rows, the page holds {}",
-                    report.levels
+                    "the header says {} rows, the page holds {rows}",
+                    known_rows.unwrap_or(0)
                 )));
             }
-            let array = take_array(
-                &mut self.data,
-                self.column.max_def_level,
-                rows,
-                &self.data_type,
-            )
-            .map_err(|e| self.page_error(e))?;
+            let take = match take.take() {
+                Some(take) => take,
+                None => self.cursor.take(rows),
+            };
             let array = match take {
+                Take::None => continue,
+                Take::All => array,
                 Take::Some(mask) => {
                     let mask = arrow_array::BooleanArray::new(mask, None);
                     arrow_select::filter::filter(&array, &mask)?
                 }
-                _ => array,
             };
             self.pending_rows += array.len();
             self.pending.push_back(array);

@@ -40,6 +40,7 @@ mod chunk_bytes;
 mod convert;
 mod filter;
 mod flat;
+mod list;
 mod selection;
 
 use std::sync::Arc;
@@ -298,23 +299,30 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         let mut columns = Vec::new();
         let mut handed_over = Vec::new();
         for (field, leaves) in schema.fields().iter().zip(projected) {
+            // One leaf: flat, or a list of a converted type.
             let ours = match leaves[..] {
                 [leaf] => {
                     let descr = parquet_schema.column(leaf);
                     let flat = descr.max_rep_level() == 0 && descr.path().parts().len() == 1;
                     let physical = crate::parquet::query::column_of(&descr).ok();
-                    flat && physical
-                        .is_some_and(|c| convert::converts(c.physical_type, field.data_type()))
+                    let converted = physical
+                        .is_some_and(|c| convert::converts(c.physical_type, field.data_type()));
+                    if flat && converted {
+                        Some(None)
+                    } else {
+                        list::list_shape(parquet_schema, leaf, field.data_type()).map(Some)
+                    }
                 }
-                _ => false,
+                _ => None,
             };
-            if ours {
+            if let Some(list) = ours {
                 sources.push(Source::Ours(columns.len()));
                 columns.push(FlatColumn::new(
                     self.input.source(),
                     Arc::clone(&metadata),
                     leaves[0],
                     field.data_type().clone(),
+                    list,
                     &row_groups,
                     plan.cursor(),
                     self.executor.clone(),

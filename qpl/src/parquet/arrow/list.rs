@@ -1,0 +1,183 @@
+//! Lists of a converted type, from one repeated leaf: the three-level list
+//! (`optional group l (LIST) { repeated group list { optional T element } }`), the legacy
+//! two-level list (`group l (LIST) { repeated T element }`) and a repeated field without
+//! annotation (`repeated T l`). Offsets and the lists' validity come from the repetition and
+//! definition levels in one pass; the elements are converted as a flat column's values.
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, GenericListArray, OffsetSizeTrait};
+use arrow_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{ArrowError, DataType, FieldRef};
+use parquet::basic::Repetition;
+use parquet::schema::types::{SchemaDescriptor, Type};
+
+use super::convert::{converts, take_array};
+use crate::parquet::query::column_of;
+use crate::parquet::ColumnData;
+
+/// Where a list column's definition levels say what.
+#[derive(Clone, Debug)]
+pub(crate) struct ListShape {
+    /// A row's list is non-null from this level on (0: never null).
+    list_defined: i16,
+    /// A level at or above this is an element (below it, a null or empty list).
+    element: i16,
+    /// The leaf's highest level: a non-null element.
+    max: i16,
+    /// The element field of the Arrow type.
+    child: FieldRef,
+    large: bool,
+}
+
+/// The list shape of leaf `leaf` read as `data_type`, when it is one converted here.
+pub(crate) fn list_shape(
+    schema: &SchemaDescriptor,
+    leaf: usize,
+    data_type: &DataType,
+) -> Option<ListShape> {
+    let (child, large) = match data_type {
+        DataType::List(child) => (child, false),
+        DataType::LargeList(child) => (child, true),
+        _ => return None,
+    };
+    let descr = schema.column(leaf);
+    if descr.max_rep_level() != 1 {
+        return None;
+    }
+    let physical = column_of(&descr).ok()?.physical_type;
+    if !converts(physical, child.data_type()) {
+        return None;
+    }
+    // The nodes from the top-level field down to the leaf.
+    let mut nodes: Vec<&Type> = Vec::new();
+    let mut fields = schema.root_schema().get_fields();
+    for part in descr.path().parts() {
+        let node = fields.iter().find(|f| f.name() == part)?;
+        nodes.push(node.as_ref());
+        fields = if node.is_group() {
+            node.get_fields()
+        } else {
+            &[]
+        };
+    }
+    let repetition = |t: &Type| t.get_basic_info().repetition();
+    let optional = |t: &Type| i16::from(repetition(t) == Repetition::OPTIONAL);
+    let (list_defined, element_nullable) = match nodes[..] {
+        // repeated T l
+        [leaf] if repetition(leaf) == Repetition::REPEATED => (0, false),
+        // group l (LIST) { repeated T element }
+        [list, repeated]
+            if repetition(list) != Repetition::REPEATED
+                && repetition(repeated) == Repetition::REPEATED =>
+        {
+            (optional(list), false)
+        }
+        // group l (LIST) { repeated group list { T element } }
+        [list, repeated, element]
+            if repetition(list) != Repetition::REPEATED
+                && repetition(repeated) == Repetition::REPEATED
+                && repeated.get_fields().len() == 1
+                && repetition(element) != Repetition::REPEATED =>
+        {
+            (optional(list), repetition(element) == Repetition::OPTIONAL)
+        }
+        _ => return None,
+    };
+    let element = list_defined + 1;
+    let max = element + i16::from(element_nullable);
+    if descr.max_def_level() != max || (element_nullable && !child.is_nullable()) {
+        return None;
+    }
+    Some(ListShape {
+        list_defined,
+        element,
+        max,
+        child: Arc::clone(child),
+        large,
+    })
+}
+
+/// Takes the rows of `data` (one page's levels and values, emptied) as a list array, and the
+/// rows' count. The page must start a row (its first repetition level is 0).
+pub(crate) fn take_list(
+    data: &mut ColumnData,
+    shape: &ListShape,
+) -> Result<(ArrayRef, usize), ArrowError> {
+    let def = std::mem::take(&mut data.def_levels);
+    let rep = std::mem::take(&mut data.rep_levels);
+    if def.len() != rep.len() {
+        return Err(ArrowError::ParquetError(format!(
+            "{} repetition levels for {} definition levels",
+            rep.len(),
+            def.len()
+        )));
+    }
+    if rep.first().is_some_and(|&r| r != 0) {
+        return Err(ArrowError::NotYetImplemented(
+            "a page that continues the previous page's row".into(),
+        ));
+    }
+    let rows = rep.iter().filter(|&&r| r == 0).count();
+    let mut offsets: Vec<i64> = Vec::with_capacity(rows + 1);
+    let mut element_levels: Vec<i16> = Vec::with_capacity(def.len());
+    let mut elements = 0i64;
+    for (&d, &r) in def.iter().zip(&rep) {
+        if r == 0 {
+            offsets.push(elements);
+        }
+        if d >= shape.element {
+            elements += 1;
+            element_levels.push(i16::from(d == shape.max));
+        }
+    }
+    offsets.push(elements);
+    let nulls = (shape.list_defined > 0).then(|| {
+        let mut starts = def.iter().zip(&rep).filter(|(_, &r)| r == 0);
+        NullBuffer::new(BooleanBuffer::collect_bool(rows, |_| {
+            starts.next().is_some_and(|(&d, _)| d >= shape.list_defined)
+        }))
+    });
+    let nulls = nulls.filter(|n| n.null_count() > 0);
+    let element_nullable = shape.max > shape.element;
+    if !element_nullable {
+        element_levels.clear();
+    }
+    let mut elements_data = ColumnData {
+        def_levels: element_levels,
+        rep_levels: Vec::new(),
+        values: std::mem::replace(&mut data.values, crate::parquet::Values::Int32(Vec::new())),
+    };
+    let child = take_array(
+        &mut elements_data,
+        i16::from(element_nullable),
+        elements as usize,
+        shape.child.data_type(),
+    )?;
+    data.values = elements_data.values;
+    let array: ArrayRef = if shape.large {
+        list_array::<i64>(shape, offsets, child, nulls)?
+    } else {
+        let offsets = offsets
+            .into_iter()
+            .map(i32::try_from)
+            .collect::<Result<Vec<i32>, _>>()
+            .map_err(|_| ArrowError::ParquetError("a page's list offsets pass i32".into()))?;
+        list_array::<i32>(shape, offsets, child, nulls)?
+    };
+    Ok((array, rows))
+}
+
+fn list_array<O: OffsetSizeTrait>(
+    shape: &ListShape,
+    offsets: Vec<O>,
+    child: ArrayRef,
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef, ArrowError> {
+    Ok(Arc::new(GenericListArray::<O>::try_new(
+        Arc::clone(&shape.child),
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        child,
+        nulls,
+    )?))
+}
