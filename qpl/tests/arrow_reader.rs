@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::{ListBuilder, StringBuilder};
+use arrow_array::builder::{Int32Builder, ListBuilder, MapBuilder, StringBuilder};
 use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::LargeListArray;
 use arrow_array::{
@@ -127,6 +127,31 @@ fn batch(seed: u64) -> RecordBatch {
         Arc::new(Field::new("x", DataType::Int32, true)),
         inner as ArrayRef,
     )]);
+    let pair_valid: Vec<bool> = (0..n).map(|_| !r.null(20)).collect();
+    let pair = StructArray::try_new(
+        vec![
+            Arc::new(Field::new("a", DataType::Int64, true)),
+            Arc::new(Field::new("b", DataType::Utf8, false)),
+        ]
+        .into(),
+        vec![
+            Arc::new(Int64Array::from_iter(
+                (0..n).map(|i| (i % 5 != 0).then_some(i as i64)),
+            )),
+            Arc::new(StringArray::from_iter_values((0..n).map(|i| words[i % 6]))),
+        ],
+        Some(pair_valid.into()),
+    )
+    .unwrap();
+    let mut map = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
+    for i in 0..n {
+        for j in 0..i % 3 {
+            map.keys().append_value(words[j]);
+            map.values().append_value((i * j) as i32);
+        }
+        map.append(i % 11 != 0).unwrap();
+    }
+    let map = map.finish();
     let columns: Vec<(&str, ArrayRef)> = vec![
         ("id", Arc::new(Int64Array::from(i64s))),
         ("key", Arc::new(Int32Array::from(keys))),
@@ -155,6 +180,8 @@ fn batch(seed: u64) -> RecordBatch {
         ("names", Arc::new(names)),
         ("large", Arc::new(large)),
         ("point", Arc::new(structs)),
+        ("pair", Arc::new(pair)),
+        ("map", Arc::new(map)),
     ];
     RecordBatch::try_from_iter(columns).unwrap()
 }
@@ -255,7 +282,7 @@ fn whole_files_equal_arrow_rs_at_every_batch_size() {
 fn batches_of_one_row() {
     let (name, file) = &files()[0];
     let mask = |b: &parquet::schema::types::SchemaDescriptor| {
-        ProjectionMask::columns(b, ["word", "names", "flag"])
+        ProjectionMask::columns(b, ["word", "names", "flag", "pair.a", "pair.b"])
     };
     let ours = ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap();
     let ours_mask = mask(ours.parquet_schema());
@@ -274,7 +301,7 @@ fn flat_columns_are_read_here_and_nested_ones_by_arrow_rs() {
         .unwrap()
         .build()
         .unwrap();
-    assert_eq!(reader.columns_read_by_arrow_rs(), ["point"]);
+    assert_eq!(reader.columns_read_by_arrow_rs(), ["map"]);
 }
 
 #[test]

@@ -6,7 +6,8 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef};
+use arrow_array::{Array, ArrayRef, StructArray};
+use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::{ArrowError, DataType};
 use parquet::column::page::PageReader;
 use parquet::file::metadata::ParquetMetaData;
@@ -19,6 +20,14 @@ use crate::parquet::query::{column_of, page_of};
 use crate::parquet::{ChunkDecoder, Column, ColumnData};
 use crate::Executor;
 
+/// A flat leaf inside a top-level struct: the struct is non-null from level `defined` on
+/// (0: never null); `child` is the leaf's field in it.
+#[derive(Clone, Debug)]
+pub(crate) struct StructParent {
+    pub defined: i16,
+    pub child: arrow_schema::FieldRef,
+}
+
 /// One flat column's pages, row group after row group, as arrays of the rows selected.
 pub(crate) struct FlatColumn {
     input: Arc<dyn ChunkSource>,
@@ -28,6 +37,8 @@ pub(crate) struct FlatColumn {
     data_type: DataType,
     /// `Some` for a list column.
     list: Option<ListShape>,
+    /// `Some` for a field of a struct: its arrays are structs of this one field.
+    parent: Option<StructParent>,
     column: Column,
     decoder: ChunkDecoder,
     data: ColumnData,
@@ -65,6 +76,7 @@ impl FlatColumn {
             name,
             data_type,
             list,
+            parent: None,
             column,
             decoder,
             data: ColumnData::new(&column),
@@ -75,6 +87,12 @@ impl FlatColumn {
             pending: VecDeque::new(),
             pending_rows: 0,
         })
+    }
+
+    /// Makes this leaf a field of a struct: arrays of the struct (with this one field).
+    pub fn in_struct(mut self, parent: StructParent) -> FlatColumn {
+        self.parent = Some(parent);
+        self
     }
 
     /// The next `n` selected rows as one array.
@@ -184,6 +202,13 @@ impl FlatColumn {
             let (array, rows) = match &self.list {
                 None => {
                     let rows = report.levels;
+                    let parent_nulls = self.parent.as_ref().map(|parent| {
+                        let levels = &self.data.def_levels;
+                        let valid = BooleanBuffer::collect_bool(rows, |i| {
+                            parent.defined == 0 || levels[i] >= parent.defined
+                        });
+                        Some(NullBuffer::new(valid)).filter(|n| n.null_count() > 0)
+                    });
                     let array = take_array(
                         &mut self.data,
                         self.column.max_def_level,
@@ -191,6 +216,14 @@ impl FlatColumn {
                         &self.data_type,
                     )
                     .map_err(|e| self.page_error(e))?;
+                    let array = match (&self.parent, parent_nulls) {
+                        (Some(parent), Some(nulls)) => Arc::new(StructArray::try_new(
+                            vec![Arc::clone(&parent.child)].into(),
+                            vec![array],
+                            nulls,
+                        )?) as ArrayRef,
+                        _ => array,
+                    };
                     (array, rows)
                 }
                 Some(shape) => take_list(&mut self.data, shape).map_err(|e| self.page_error(e))?,

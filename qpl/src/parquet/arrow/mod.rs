@@ -45,7 +45,7 @@ mod selection;
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader};
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader as ArrowRsReader,
@@ -315,7 +315,28 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                 }
                 _ => None,
             };
-            if let Some(list) = ours {
+            let parts = struct_parts(parquet_schema, leaves, field.data_type());
+            if let Some(parts) = parts.filter(|_| ours.is_none()) {
+                let mut indices = Vec::with_capacity(parts.len());
+                for (leaf, parent) in leaves.iter().zip(parts) {
+                    indices.push(columns.len());
+                    let data_type = parent.child.data_type().clone();
+                    columns.push(
+                        FlatColumn::new(
+                            self.input.source(),
+                            Arc::clone(&metadata),
+                            *leaf,
+                            data_type,
+                            None,
+                            &row_groups,
+                            plan.cursor(),
+                            self.executor.clone(),
+                        )?
+                        .in_struct(parent),
+                    );
+                }
+                sources.push(Source::Struct(indices));
+            } else if let Some(list) = ours {
                 sources.push(Source::Ours(columns.len()));
                 columns.push(FlatColumn::new(
                     self.input.source(),
@@ -367,10 +388,77 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     }
 }
 
+/// How each leaf of a struct of flat fields sits in it, when `data_type` is such a struct
+/// and `leaves` are its fields, all of types converted here.
+fn struct_parts(
+    schema: &SchemaDescriptor,
+    leaves: &[usize],
+    data_type: &arrow_schema::DataType,
+) -> Option<Vec<flat::StructParent>> {
+    let arrow_schema::DataType::Struct(fields) = data_type else {
+        return None;
+    };
+    if fields.len() != leaves.len() {
+        return None;
+    }
+    let optional = |t: &parquet::schema::types::Type| {
+        i16::from(t.get_basic_info().repetition() == parquet::basic::Repetition::OPTIONAL)
+    };
+    let mut parts = Vec::with_capacity(leaves.len());
+    for (&leaf, field) in leaves.iter().zip(fields) {
+        let descr = schema.column(leaf);
+        let path = descr.path().parts();
+        if descr.max_rep_level() != 0 || path.len() != 2 || path[1] != *field.name() {
+            return None;
+        }
+        let root = &schema.root_schema().get_fields()[schema.get_column_root_idx(leaf)];
+        let defined = optional(root);
+        let child = root.get_fields().iter().find(|f| f.name() == path[1])?;
+        if descr.max_def_level() != defined + optional(child) {
+            return None;
+        }
+        let physical = crate::parquet::query::column_of(&descr).ok()?.physical_type;
+        if !convert::converts(physical, field.data_type()) {
+            return None;
+        }
+        parts.push(flat::StructParent {
+            defined,
+            child: Arc::clone(field),
+        });
+    }
+    Some(parts)
+}
+
+/// One struct from structs of one field each (the same rows, the same validity).
+fn join_struct<'a>(parts: impl Iterator<Item = &'a ArrayRef>) -> Result<ArrayRef, ArrowError> {
+    let mut fields = Vec::new();
+    let mut children = Vec::new();
+    let mut nulls = None;
+    for (i, part) in parts.enumerate() {
+        let part = part
+            .as_any()
+            .downcast_ref::<arrow_array::StructArray>()
+            .ok_or_else(|| ArrowError::ParquetError("a struct field's part is no struct".into()))?;
+        if i == 0 {
+            nulls = part.nulls().cloned();
+        }
+        fields.push(Arc::clone(&part.fields()[0]));
+        children.push(Arc::clone(part.column(0)));
+    }
+    Ok(Arc::new(arrow_array::StructArray::try_new(
+        fields.into(),
+        children,
+        nulls,
+    )?))
+}
+
 /// Where an output column comes from.
 enum Source {
     /// This project's reader: `columns[i]`.
     Ours(usize),
+    /// A struct of flat fields, each read here: `columns[i]` for each `i`, each giving a
+    /// struct of its one field.
+    Struct(Vec<usize>),
     /// arrow-rs's reader (nested columns, and types not converted here yet): its batches'
     /// column `i`.
     ArrowRs(usize),
@@ -408,7 +496,15 @@ impl ParquetRecordBatchReader {
         let theirs = match &mut self.arrow_rs {
             None => None,
             Some(reader) => {
-                let batch = reader.next().transpose()?.ok_or_else(|| {
+                // arrow-rs's readers unwrap some errors of damaged files (its map reader, on
+                // children of unequal lengths): a panic there is this reader's error.
+                let next = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.next()))
+                    .map_err(|_| {
+                        ArrowError::ParquetError(
+                            "arrow-rs's reader panicked on this file's nested columns".into(),
+                        )
+                    })?;
+                let batch = next.transpose()?.ok_or_else(|| {
                     ArrowError::ParquetError("arrow-rs's reader ended early".into())
                 })?;
                 if batch.num_rows() != rows {
@@ -424,12 +520,13 @@ impl ParquetRecordBatchReader {
             .sources
             .iter()
             .map(|source| match *source {
-                Source::Ours(i) => Arc::clone(&ours[i]),
-                Source::ArrowRs(i) => {
-                    Arc::clone(theirs.as_ref().expect("arrow-rs reads").column(i))
-                }
+                Source::Ours(i) => Ok(Arc::clone(&ours[i])),
+                Source::Struct(ref parts) => join_struct(parts.iter().map(|&i| &ours[i])),
+                Source::ArrowRs(i) => Ok(Arc::clone(
+                    theirs.as_ref().expect("arrow-rs reads").column(i),
+                )),
             })
-            .collect();
+            .collect::<Result<Vec<_>, ArrowError>>()?;
         RecordBatch::try_new_with_options(
             Arc::clone(&self.schema),
             arrays,
