@@ -33,6 +33,7 @@ pub mod group_varint;
 pub mod hybrid;
 pub mod plain;
 mod util;
+pub mod validity;
 mod varint;
 
 pub use varint::{read_uleb128, read_zigzag, write_uleb128, write_zigzag};

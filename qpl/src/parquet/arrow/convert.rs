@@ -62,29 +62,60 @@ pub(crate) fn converts(physical: PhysicalType, data_type: &DataType) -> bool {
 }
 
 /// Takes the rows of `data` (its levels and values are emptied) as an array of `data_type`
-/// ([`converts`] must hold). `max_def_level` is 0 (required) or 1 (nullable).
+/// ([`converts`] must hold): a row is valid where its definition level is `max_def_level`
+/// (every row when that is 0).
 pub(crate) fn take_array(
     data: &mut ColumnData,
     max_def_level: i16,
     rows: usize,
     data_type: &DataType,
 ) -> Result<ArrayRef, ArrowError> {
-    let def_levels = std::mem::take(&mut data.def_levels);
+    let levels = std::mem::take(&mut data.def_levels);
     data.rep_levels.clear();
-    let empty = Values::new(physical_of(&data.values));
-    let values = std::mem::replace(&mut data.values, empty);
-    let validity = (max_def_level > 0).then(|| Validity::new(&def_levels, max_def_level));
-    let validity = validity.filter(|v| v.nulls.null_count() > 0);
-    let nulls = validity.as_ref().map(|v| v.nulls.clone());
+    let validity = (max_def_level > 0)
+        .then(|| BooleanBuffer::collect_bool(levels.len(), |i| levels[i] == max_def_level));
+    take_values(&mut data.values, validity, rows, data_type)
+}
+
+/// Takes `values` (the non-null values of `rows` rows; emptied) as an array of `data_type`
+/// ([`converts`] must hold), placed in the rows `validity` sets (`None`: every row).
+pub(crate) fn take_values(
+    values: &mut Values,
+    validity: Option<BooleanBuffer>,
+    rows: usize,
+    data_type: &DataType,
+) -> Result<ArrayRef, ArrowError> {
+    let empty = Values::new(physical_of(values));
+    let values = std::mem::replace(values, empty);
+    let validity = validity.filter(|v| v.count_set_bits() < v.len());
+    if let Some(v) = &validity {
+        if v.len() != rows {
+            return Err(ArrowError::ParquetError(format!(
+                "{} validity bits for {rows} rows",
+                v.len()
+            )));
+        }
+    }
+    let present = validity.as_ref().map_or(rows, |v| v.count_set_bits());
+    if values.len() != present {
+        return Err(ArrowError::ParquetError(format!(
+            "{} values for {present} rows with a value",
+            values.len()
+        )));
+    }
+    let nulls = validity.clone().map(NullBuffer::new);
     let array: ArrayRef = match values {
         Values::Boolean(values) => {
             let bits = match &validity {
                 None => BooleanBuffer::from(values.as_slice()),
                 Some(v) => {
-                    let mut next = values.iter();
-                    BooleanBuffer::collect_bool(rows, |i| {
-                        v.valid(i) && next.next().copied().unwrap_or(false)
-                    })
+                    let mut spread = vec![false; rows];
+                    let mut at = 0;
+                    for (start, end) in v.set_slices() {
+                        spread[start..end].copy_from_slice(&values[at..at + end - start]);
+                        at += end - start;
+                    }
+                    BooleanBuffer::from(spread.as_slice())
                 }
             };
             Arc::new(BooleanArray::new(bits, nulls))
@@ -129,51 +160,24 @@ fn physical_of(values: &Values) -> PhysicalType {
     }
 }
 
-/// The rows' validity, from definition levels of a flat column.
-struct Validity<'a> {
-    levels: &'a [i16],
-    max: i16,
-    nulls: NullBuffer,
-}
-
-impl<'a> Validity<'a> {
-    fn new(levels: &'a [i16], max: i16) -> Validity<'a> {
-        let bits = BooleanBuffer::collect_bool(levels.len(), |i| levels[i] == max);
-        Validity {
-            levels,
-            max,
-            nulls: NullBuffer::new(bits),
-        }
-    }
-
-    fn valid(&self, row: usize) -> bool {
-        self.levels[row] == self.max
-    }
-}
-
 /// The non-null `values` placed in their rows (null rows hold the type's default), or the
-/// values as they are when no row is null: without a copy.
+/// values as they are when every row is valid: without a copy. Runs of valid rows are copied
+/// whole.
 fn spread<T: Copy + Default + arrow_buffer::ArrowNativeType>(
     values: Vec<T>,
-    validity: Option<&Validity<'_>>,
+    validity: Option<&BooleanBuffer>,
 ) -> ScalarBuffer<T> {
     let Some(validity) = validity else {
         return ScalarBuffer::from(values);
     };
-    let levels = validity.levels;
-    let mut out = Vec::with_capacity(levels.len());
-    if values.is_empty() {
-        out.resize(levels.len(), T::default());
-        return ScalarBuffer::from(out);
+    let mut out = Vec::with_capacity(validity.len());
+    let mut at = 0;
+    for (start, end) in validity.set_slices() {
+        out.resize(start, T::default());
+        out.extend_from_slice(&values[at..at + end - start]);
+        at += end - start;
     }
-    // Branch-free: each row takes the value at the cursor (the last one past the end), and the
-    // cursor moves on at a non-null row; null rows' slots are unspecified in Arrow.
-    let last = values.len() - 1;
-    let mut at = 0usize;
-    for &level in levels {
-        out.push(values[at.min(last)]);
-        at += usize::from(level == validity.max);
-    }
+    out.resize(validity.len(), T::default());
     ScalarBuffer::from(out)
 }
 
@@ -181,7 +185,7 @@ fn spread<T: Copy + Default + arrow_buffer::ArrowNativeType>(
 /// kept, the offsets spread over the rows (a null row is empty).
 fn bytes_array(
     values: ByteArrays,
-    validity: Option<&Validity<'_>>,
+    validity: Option<&BooleanBuffer>,
     nulls: Option<NullBuffer>,
     data_type: &DataType,
 ) -> Result<ArrayRef, ArrowError> {
@@ -191,13 +195,14 @@ fn bytes_array(
     let offsets: Vec<i32> = match validity {
         None => values.offsets,
         Some(validity) => {
-            let mut out = Vec::with_capacity(validity.levels.len() + 1);
-            out.push(values.offsets[0]);
-            let mut at = 0usize;
-            for &level in validity.levels {
-                at += usize::from(level == validity.max);
-                out.push(values.offsets[at]);
+            let mut out = Vec::with_capacity(validity.len() + 1);
+            let mut at = 0;
+            for (start, end) in validity.set_slices() {
+                out.resize(start + 1, values.offsets[at]);
+                out.extend_from_slice(&values.offsets[at + 1..at + 1 + end - start]);
+                at += end - start;
             }
+            out.resize(validity.len() + 1, values.offsets[at]);
             out
         }
     };
@@ -238,7 +243,7 @@ fn large_offsets(offsets: &[i32]) -> OffsetBuffer<i64> {
 
 fn fixed_size_binary(
     values: ByteArrays,
-    validity: Option<&Validity<'_>>,
+    validity: Option<&BooleanBuffer>,
     nulls: Option<NullBuffer>,
     size: i32,
 ) -> Result<ArrayRef, ArrowError> {
@@ -246,16 +251,14 @@ fn fixed_size_binary(
     let bytes = match validity {
         None => values.values,
         Some(validity) => {
-            let mut out = Vec::with_capacity(validity.levels.len() * width);
-            let mut at = 0usize;
-            for &level in validity.levels {
-                if level == validity.max {
-                    out.extend_from_slice(&values.values[at * width..(at + 1) * width]);
-                    at += 1;
-                } else {
-                    out.resize(out.len() + width, 0);
-                }
+            let mut out = Vec::with_capacity(validity.len() * width);
+            let mut at = 0;
+            for (start, end) in validity.set_slices() {
+                out.resize(start * width, 0);
+                out.extend_from_slice(&values.values[at * width..(at + end - start) * width]);
+                at += end - start;
             }
+            out.resize(validity.len() * width, 0);
             out
         }
     };

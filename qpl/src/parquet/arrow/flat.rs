@@ -7,17 +7,17 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, StructArray};
-use arrow_buffer::{BooleanBuffer, NullBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use arrow_schema::{ArrowError, DataType};
 use parquet::column::page::PageReader;
 use parquet::file::metadata::ParquetMetaData;
 
 use super::chunk_bytes::{chunk_page_reader, ChunkSource};
-use super::convert::take_array;
+use super::convert::{take_array, take_values};
 use super::list::{take_list, ListShape};
 use super::selection::{Cursor, Take};
 use crate::parquet::query::{column_of, page_of};
-use crate::parquet::{ChunkDecoder, Column, ColumnData};
+use crate::parquet::{Bits, ChunkDecoder, Column, ColumnData};
 use crate::Executor;
 
 /// A flat leaf inside a top-level struct: the struct is non-null from level `defined` on
@@ -42,6 +42,8 @@ pub(crate) struct FlatColumn {
     column: Column,
     decoder: ChunkDecoder,
     data: ColumnData,
+    /// A flat column's validity, one page at a time.
+    bits: Bits,
     row_groups: VecDeque<usize>,
     pages: Option<Box<dyn PageReader>>,
     /// The current chunk's next page's index (the dictionary page counted), for errors.
@@ -80,6 +82,7 @@ impl FlatColumn {
             column,
             decoder,
             data: ColumnData::new(&column),
+            bits: Bits::new(),
             row_groups: row_groups.iter().copied().collect(),
             pages: None,
             page: 0,
@@ -191,15 +194,31 @@ impl FlatColumn {
                 return Err(self.page_error("the page reader lost a page it had announced"));
             };
             let view = page_of(&page).map_err(|m| self.page_error(m))?;
-            let report = self
-                .decoder
-                .decode_page(&view, &mut self.data)
-                .map_err(|e| self.page_error(e))?;
+            // A top-level flat column: its levels go straight to validity bits.
+            let plain_flat = self.list.is_none() && self.parent.is_none();
+            let report = if plain_flat {
+                self.bits.clear();
+                self.decoder
+                    .decode_page_validity(&view, &mut self.bits, &mut self.data.values)
+            } else {
+                self.decoder.decode_page(&view, &mut self.data)
+            }
+            .map_err(|e| self.page_error(e))?;
             self.page += 1;
             if meta.is_dict {
                 continue;
             }
             let (array, rows) = match &self.list {
+                None if plain_flat => {
+                    let rows = report.levels;
+                    let validity = (self.column.max_def_level > 0).then(|| {
+                        let bits = std::mem::take(&mut self.bits);
+                        BooleanBuffer::new(Buffer::from_vec(bits.bytes), 0, bits.len)
+                    });
+                    let array = take_values(&mut self.data.values, validity, rows, &self.data_type)
+                        .map_err(|e| self.page_error(e))?;
+                    (array, rows)
+                }
                 None => {
                     let rows = report.levels;
                     let parent_nulls = self.parent.as_ref().map(|parent| {

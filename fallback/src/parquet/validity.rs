@@ -1,0 +1,269 @@
+//! Definition levels straight to a validity bitmap: for a column that is not repeated, a
+//! value is present where its level is the column's maximum, and Arrow wants one bit per row
+//! (LSB first), not one level. RLE runs set or clear whole bytes; a bit-packed run of width 1
+//! (levels 0 and 1) is already the bitmap and is copied bit-aligned.
+
+use super::hybrid::{HybridDecoder, Sink};
+use super::ParquetError;
+use crate::unpack::BitWidth;
+
+const ENCODING: &str = "RLE";
+
+/// A growing bitmap, LSB first, as Arrow lays out validity.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bits {
+    /// The bytes (bits past `len` in the last byte are 0).
+    pub bytes: Vec<u8>,
+    /// Bits in use.
+    pub len: usize,
+}
+
+impl Bits {
+    /// No bits.
+    pub fn new() -> Bits {
+        Bits::default()
+    }
+
+    /// Removes every bit, keeping the capacity.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.len = 0;
+    }
+
+    /// Keeps the first `len` bits (all when there are fewer).
+    pub fn truncate(&mut self, len: usize) {
+        if len < self.len {
+            self.bytes.truncate(len.div_ceil(8));
+            if len % 8 != 0 {
+                if let Some(last) = self.bytes.last_mut() {
+                    *last &= (1u8 << (len % 8)) - 1;
+                }
+            }
+            self.len = len;
+        }
+    }
+
+    /// Bit `i`.
+    pub fn get(&self, i: usize) -> bool {
+        self.bytes[i / 8] >> (i % 8) & 1 == 1
+    }
+
+    /// Appends one bit.
+    #[inline]
+    pub fn push(&mut self, bit: bool) {
+        if self.len % 8 == 0 {
+            self.bytes.push(0);
+        }
+        if bit {
+            self.bytes[self.len / 8] |= 1 << (self.len % 8);
+        }
+        self.len += 1;
+    }
+
+    /// Appends `count` copies of `bit`.
+    pub fn push_n(&mut self, bit: bool, count: usize) {
+        let mut left = count;
+        while left > 0 && self.len % 8 != 0 {
+            self.push(bit);
+            left -= 1;
+        }
+        let whole = left / 8;
+        self.bytes
+            .resize(self.bytes.len() + whole, if bit { 0xFF } else { 0 });
+        self.len += whole * 8;
+        for _ in 0..left % 8 {
+            self.push(bit);
+        }
+    }
+
+    /// Appends the first `count` bits of `src` (LSB first).
+    pub fn extend_from_bits(&mut self, src: &[u8], count: usize) {
+        let bytes = &src[..count.div_ceil(8)];
+        let shift = self.len % 8;
+        if shift == 0 {
+            self.bytes.extend_from_slice(bytes);
+        } else {
+            // Each source byte's low bits finish the last byte, its high bits start the next.
+            let mut last = self.bytes.pop().unwrap_or(0);
+            self.bytes.reserve(bytes.len() + 1);
+            for &b in bytes {
+                self.bytes.push(last | (b << shift));
+                last = b >> (8 - shift);
+            }
+            self.bytes.push(last);
+        }
+        self.len += count;
+        self.bytes.truncate(self.len.div_ceil(8));
+        if self.len % 8 != 0 {
+            let last = self.bytes.len() - 1;
+            self.bytes[last] &= (1u8 << (self.len % 8)) - 1;
+        }
+    }
+
+    /// How many bits are set.
+    pub fn count_ones(&self) -> usize {
+        self.bytes.iter().map(|b| b.count_ones() as usize).sum()
+    }
+}
+
+/// Writes levels as validity bits, counting the set ones and refusing levels past the
+/// maximum.
+struct ValiditySink<'b> {
+    bits: &'b mut Bits,
+    max_level: u32,
+    present: usize,
+}
+
+impl ValiditySink<'_> {
+    fn check(&self, level: u32) -> Result<(), ParquetError> {
+        if level > self.max_level {
+            return Err(ParquetError::corrupt(
+                ENCODING,
+                format!(
+                    "level {level} is above the column's maximum {}",
+                    self.max_level
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Sink for ValiditySink<'_> {
+    fn fill(&mut self, _: usize, value: u32, count: usize) -> Result<(), ParquetError> {
+        self.check(value)?;
+        let set = value == self.max_level;
+        self.bits.push_n(set, count);
+        if set {
+            self.present += count;
+        }
+        Ok(())
+    }
+
+    fn values(&mut self, _: usize, values: &[u32]) -> Result<(), ParquetError> {
+        for &value in values {
+            self.check(value)?;
+            let set = value == self.max_level;
+            self.bits.push(set);
+            self.present += usize::from(set);
+        }
+        Ok(())
+    }
+
+    fn packed(
+        &mut self,
+        at: usize,
+        width: BitWidth,
+        src: &[u8],
+        count: usize,
+    ) -> Result<(), ParquetError> {
+        if width.get() == 1 && self.max_level == 1 {
+            // Levels of one bit are the validity bits themselves.
+            let start = self.bits.len;
+            self.bits.extend_from_bits(src, count);
+            let ones: usize = src[..count / 8]
+                .iter()
+                .map(|b| b.count_ones() as usize)
+                .sum::<usize>()
+                + (start + count / 8 * 8..start + count)
+                    .filter(|&i| self.bits.get(i))
+                    .count();
+            self.present += ones;
+            return Ok(());
+        }
+        let mut buffer = [0u32; super::hybrid::CHUNK];
+        super::hybrid::unpack_chunks(&mut buffer, width, src, count, |offset, values| {
+            self.values(at + offset, values)
+        })
+    }
+}
+
+/// Decodes the `num_values` levels of at most `max_level` that the hybrid stream `data` (runs
+/// only) of `bit_width` holds, appending one bit per level to `bits`: set where the level is
+/// `max_level`. Returns how many were set. A level above `max_level` is an error, and so is a
+/// stream that ends early; on error `bits` is as it was.
+pub fn decode_validity(
+    data: &[u8],
+    bit_width: u32,
+    num_values: usize,
+    max_level: u32,
+    bits: &mut Bits,
+) -> Result<usize, ParquetError> {
+    let before = bits.len;
+    let mut decoder = HybridDecoder::new(data, bit_width, num_values)?;
+    bits.bytes.reserve((num_values + 7) / 8 + 1);
+    let mut sink = ValiditySink {
+        bits,
+        max_level,
+        present: 0,
+    };
+    let result = decoder.drive(num_values, &mut sink);
+    let present = sink.present;
+    if let Err(e) = result {
+        bits.truncate(before);
+        return Err(e);
+    }
+    Ok(present)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parquet::hybrid::encode;
+
+    fn reference(levels: &[u32], max: u32) -> (Vec<bool>, usize) {
+        let bits: Vec<bool> = levels.iter().map(|&l| l == max).collect();
+        let n = bits.iter().filter(|&&b| b).count();
+        (bits, n)
+    }
+
+    #[test]
+    fn levels_become_bits_at_every_offset() {
+        let cases: Vec<(Vec<u32>, u32)> = vec![
+            ((0..1000).map(|i| u32::from(i % 7 != 0)).collect(), 1),
+            (vec![1; 333], 1),
+            (vec![0; 70], 1),
+            ((0..500).map(|i| (i % 3) as u32).collect(), 2),
+            (
+                (0..300)
+                    .map(|i| if i < 150 { 1 } else { u32::from(i % 2 == 0) })
+                    .collect(),
+                1,
+            ),
+        ];
+        for (levels, max) in cases {
+            let width = 32 - max.leading_zeros();
+            let mut stream = Vec::new();
+            encode(&levels, width, &mut stream).unwrap();
+            for prefix in [0usize, 1, 3, 8, 13] {
+                let mut bits = Bits::new();
+                bits.push_n(true, prefix);
+                let present =
+                    decode_validity(&stream, width, levels.len(), max, &mut bits).unwrap();
+                let (expected, n) = reference(&levels, max);
+                assert_eq!(present, n);
+                assert_eq!(bits.len, prefix + levels.len());
+                for (i, &e) in expected.iter().enumerate() {
+                    assert_eq!(bits.get(prefix + i), e, "level {i} after {prefix} bits");
+                }
+                assert_eq!(bits.count_ones(), prefix + n);
+            }
+        }
+    }
+
+    #[test]
+    fn levels_past_the_maximum_and_short_streams_are_errors() {
+        let mut stream = Vec::new();
+        encode(&[0, 1, 2, 1], 2, &mut stream).unwrap();
+        let mut bits = Bits::new();
+        bits.push(true);
+        assert!(decode_validity(&stream, 2, 4, 1, &mut bits).is_err());
+        assert_eq!(bits, {
+            let mut b = Bits::new();
+            b.push(true);
+            b
+        });
+        assert!(decode_validity(&stream, 2, 400, 2, &mut bits).is_err());
+        assert_eq!(bits.len, 1);
+    }
+}
