@@ -7,12 +7,14 @@
 
 use std::borrow::Cow;
 
-use qpl_fallback::{checksums, write_run_header, Shape, MAX_RUN_LENGTH};
-
-use crate::{
-    Completion, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path, Route,
-    Stage, Status,
+use qpl_fallback::{
+    checksums, write_run_header, Completion, Flags, Job, Operation, OutBitWidth, Parser, Shape,
+    Status, MAX_RUN_LENGTH,
 };
+
+use crate::error::{Error, Stage};
+use crate::executor::{Executor, Output, Route};
+use crate::path::Path;
 
 /// A Parquet RLE job whose stream declares bit width 0.
 pub(crate) fn is_width_zero_stream(job: &Job, src1: &[u8]) -> bool {
