@@ -311,9 +311,10 @@ pub(crate) fn run_decompress(
             let parquet_drop = job.parser == Parser::PARQUET_RLE && job.drop_initial_bytes != 0;
             // QPL's software path refuses it (52, D15); the fallback implements it.
             let force_array = job.flags.contains(Flags::FORCE_ARRAY_OUTPUT);
-            // QPL inflates step by step (16448, 8224 or 4112 elements by width) and loses the
-            // history between steps: false distance errors (DZ13) and, on a valid page, a job
-            // that never returned (random jobs, DIFF_SEED=7, case 4112). One step at most.
+            // QPL inflates step by step (16448, 8224 or 4112 elements by width) keeping at most
+            // 4 KB of history (its documented limit, DZ13): distance errors on valid streams
+            // with longer back-references and, on a valid page, a job that never returned
+            // (random jobs, DIFF_SEED=7, case 4112). One step at most.
             let step_width = if job.parser == Parser::PARQUET_RLE {
                 32
             } else {

@@ -831,7 +831,7 @@ fn answer_from_gzip_indices(
             }
             Ok(Some(bits))
         }
-        // Data the job refused, or QPL software's false inflate errors on valid streams
+        // Data the job refused, or a valid stream past QPL's documented 4 KB inflate history
         // (DZ13): the page is decoded instead.
         Err(e) if codec_decides(&e) || e.stage == Stage::Run => Ok(None),
         Err(e) => Err(e),
