@@ -1,14 +1,19 @@
 //! The inner loops of Parquet's encodings (`crate::parquet`): DELTA_BINARY_PACKED's
 //! miniblocks (unpacking fused with the prefix sum), dictionary gathers, GroupVarInt's
 //! INT32 groups and BYTE_STREAM_SPLIT's transposes ([`byte_stream_split`], SSE2 on every
-//! x86-64 tier), each a portable kernel here and an AVX2 one in
-//! `avx2::encodings`, chosen by [`kernels`] (so `QPL_FALLBACK_KERNELS` decides, as for every
+//! x86-64 tier), each a portable kernel ([`portable`]) and an AVX2 one in
+//! `avx2::encodings`, chosen here by [`kernels`] (so `QPL_FALLBACK_KERNELS` decides, as for every
 //! other kernel). The AVX-512 tier runs the AVX2 kernels (every CPU with AVX-512 has AVX2) but
 //! for GroupVarInt INT32's, which has an AVX-512 one (`avx512::encodings`).
 //! GroupVarInt's portable tier runs the SSSE3 kernel (`ssse3`) on an x86-64 CPU with SSSE3.
 //!
-//! The codecs call only the functions of this module; the portable kernels are the reference
+//! The codecs call the dispatching functions of this module (and the leaf modules' helpers:
+//! GroupVarInt's group sizes, the portable gather); the portable kernels are the reference
 //! the tests below hold the AVX2 ones to, for every length tail.
+//!
+//! Imports go one way: this module's dispatch imports the tier modules (`avx2`, `avx512`,
+//! `ssse3`), and they import the leaves [`portable`] and [`group_varint`] (the portable
+//! kernels, `walk_blocks`, GroupVarInt's tables), which import none of them.
 
 use self::group_varint::decode_fast_portable_32;
 #[cfg(target_arch = "x86_64")]
