@@ -30,7 +30,8 @@
 //! trailer, so a damaged page is never decoded silently (DZP2).
 //!
 //! Memory: the one-job route allocates only the decoded values (checked against
-//! [`Config::max_output_bytes`] first, as for an uncompressed page). The CPU route
+//! [`Config::max_output_bytes`](crate::executor::Config::max_output_bytes) first, as for
+//! an uncompressed page). The CPU route
 //! inflates into a buffer bounded by the header's `uncompressed_page_size` when the caller
 //! has it (checked against `max_output_bytes` first, and the inflated size must equal it),
 //! else by `max_output_bytes`, and by 1032 bytes per compressed byte (deflate's largest
@@ -69,7 +70,7 @@ pub struct PageCompression {
     /// The header's `uncompressed_page_size`, when the caller has it (v2: levels included):
     /// it bounds the CPU route's inflation and must be what the page inflates to. `None`
     /// (the `parquet` crate's page readers do not expose it): bounded by
-    /// [`Config::max_output_bytes`].
+    /// [`Config::max_output_bytes`](crate::executor::Config::max_output_bytes).
     pub uncompressed_size: Option<u32>,
 }
 
