@@ -1178,7 +1178,8 @@ fn inflate_page(job: &Job, src1: &[u8]) -> Option<Vec<u8>> {
 
 /// Known divergences of a decompress-enabled job: those of the same job on the inflated page
 /// (QPL's analytics have the same bugs behind its inflate), and DZ13 (QPL's software inflate
-/// fails on a stream an independent inflater reads whole, where the fallback completes).
+/// fails on a stream an independent inflater reads whole, where the fallback completes: QPL's
+/// documented 4 KB history limit, met by streams written with a larger window).
 fn decompress_divergence(
     job: &Job,
     src1: &[u8],

@@ -13,11 +13,13 @@
 //!   element, `expand` zeros. The job runs on the requested path over a 1-bit stream of zeros
 //!   in its place.
 
+use qpl_fallback::{Flags, Job, Operation, OutBitWidth, Parser, Status};
+
+use crate::bitmap::{Bitmap, BitmapRef};
+use crate::error::{Error, Stage};
+use crate::executor::{Executor, Output};
+use crate::path::Path;
 use crate::typed::{empty_output, is_zero_width_packed};
-use crate::{
-    Bitmap, BitmapRef, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path,
-    Stage, Status,
-};
 
 /// A source-1 stream and how to parse it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

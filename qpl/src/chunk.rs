@@ -11,9 +11,12 @@
 
 use std::borrow::Cow;
 
-use qpl_fallback::{checksums, nominal_output_elements, read_run_header, write_run_header};
+use qpl_fallback::{
+    checksums, nominal_output_elements, read_run_header, write_run_header, Completion, Flags, Job,
+    Operation, OutBitWidth, Parser, Status,
+};
 
-use crate::{Completion, Executor, Flags, Job, Operation, Parser, Route, Status};
+use crate::executor::{Executor, Route};
 
 /// One piece of a split job.
 struct Piece<'a> {
@@ -68,7 +71,7 @@ fn split<'a>(
 /// Whether a packed select can be split: not when it writes an index list.
 fn splits_select(job: &Job) -> bool {
     let index_list = job.src1_bit_width == 1
-        && job.out_bit_width != crate::OutBitWidth::NOMINAL
+        && job.out_bit_width != OutBitWidth::NOMINAL
         && !job.flags.contains(Flags::FORCE_ARRAY_OUTPUT);
     !index_list
 }

@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-use crate::{Operation, Path, Status, StatusKind};
+use qpl_fallback::{Operation, Status, StatusKind};
+
+use crate::path::Path;
 
 /// A job that did not complete: the operation, the QPL status (the same for the same bad input
 /// on every path), the path the caller asked for, where the failure was found, and a message a

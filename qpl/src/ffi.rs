@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use qpl_sys as sys;
 
-use crate::{Completion, Job, Status};
+use qpl_fallback::{Completion, Job, Status};
 
 /// Which QPL path a job object is initialised for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,12 +7,14 @@
 
 use std::borrow::Cow;
 
-use qpl_fallback::{checksums, write_run_header, Shape, MAX_RUN_LENGTH};
-
-use crate::{
-    Completion, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path, Route,
-    Stage, Status,
+use qpl_fallback::{
+    checksums, write_run_header, Completion, Flags, Job, Operation, OutBitWidth, Parser, Shape,
+    Status, MAX_RUN_LENGTH,
 };
+
+use crate::error::{Error, Stage};
+use crate::executor::{Executor, Output, Route};
+use crate::path::Path;
 
 /// A Parquet RLE job whose stream declares bit width 0.
 pub(crate) fn is_width_zero_stream(job: &Job, src1: &[u8]) -> bool {
@@ -309,9 +311,10 @@ pub(crate) fn run_decompress(
             let parquet_drop = job.parser == Parser::PARQUET_RLE && job.drop_initial_bytes != 0;
             // QPL's software path refuses it (52, D15); the fallback implements it.
             let force_array = job.flags.contains(Flags::FORCE_ARRAY_OUTPUT);
-            // QPL inflates step by step (16448, 8224 or 4112 elements by width) and loses the
-            // history between steps: false distance errors (DZ13) and, on a valid page, a job
-            // that never returned (random jobs, DIFF_SEED=7, case 4112). One step at most.
+            // QPL inflates step by step (16448, 8224 or 4112 elements by width) keeping at most
+            // 4 KB of history (its documented limit, DZ13): distance errors on valid streams
+            // with longer back-references and, on a valid page, a job that never returned
+            // (random jobs, DIFF_SEED=7, case 4112). One step at most.
             let step_width = if job.parser == Parser::PARQUET_RLE {
                 32
             } else {

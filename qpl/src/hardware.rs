@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-use crate::Status;
+use qpl_fallback::Status;
 
 /// Why the hardware path cannot run here.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,8 +5,13 @@
 //! [`Pending::wait`], or by waiting in `Drop` (QPL has no cancel). A leaked handle leaks its
 //! buffers too, so the device can never write into freed memory.
 
+use qpl_fallback::{Completion, Flags, Job, Operation, Parser, Status};
+
+use crate::error::{Error, Stage};
+use crate::executor::{is_device_fault, Executor, Output, Route};
+use crate::gaps;
+use crate::path::Path;
 use crate::slot::{RawIo, Slot};
-use crate::{gaps, Error, Executor, Job, Operation, Output, Path, Route, Stage, Status};
 
 /// The buffers of one job: source-1, the optional select/expand mask, the destination.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -77,7 +82,7 @@ impl Pending {
 
     /// Turns the device's answer into a `Done` state; a device fault reruns the job on the CPU
     /// (the buffers are still ours).
-    fn complete(&mut self, result: Result<crate::Completion, Status>) {
+    fn complete(&mut self, result: Result<Completion, Status>) {
         let State::Running {
             buffers: mut b,
             job,
@@ -88,7 +93,7 @@ impl Pending {
             return;
         };
         let result = match result {
-            Err(status) if crate::is_device_fault(status) => {
+            Err(status) if is_device_fault(status) => {
                 executor.run_fallback(&job, &b.src1, b.src2.as_deref(), &mut b.dst)
             }
             other => other
@@ -128,7 +133,7 @@ impl Executor {
                 // `buffers` into the returned `Pending` does not move; `Pending` keeps them
                 // until the slot has completed (`wait`, `is_finished`, or `Drop`), and a
                 // leaked `Pending` leaks them.
-                let started = self.config.retry.start(|| unsafe { slot.start(job, io) });
+                let started = self.config().retry.start(|| unsafe { slot.start(job, io) });
                 if started {
                     return Pending {
                         state: State::Running {
@@ -159,14 +164,14 @@ impl Executor {
         };
         let out_bits = job.out_bit_width.bits().unwrap_or(0);
         let adapted = gaps::is_width_zero_stream(job, &b.src1)
-            || job.flags.contains(crate::Flags::FORCE_ARRAY_OUTPUT)
+            || job.flags.contains(Flags::FORCE_ARRAY_OUTPUT)
             // A deflate source: a header to strip, and inflate errors to rerun on the CPU.
-            || job.flags.contains(crate::Flags::DECOMPRESS_ENABLE)
-            || (job.parser == crate::Parser::PARQUET_RLE && job.drop_initial_bytes > 0)
-            || (job.operation == Operation::Expand && job.parser != crate::Parser::PARQUET_RLE)
+            || job.flags.contains(Flags::DECOMPRESS_ENABLE)
+            || (job.parser == Parser::PARQUET_RLE && job.drop_initial_bytes > 0)
+            || (job.operation == Operation::Expand && job.parser != Parser::PARQUET_RLE)
             || (shape.nominal_width == 1
                 && out_bits > 8
-                && job.flags.contains(crate::Flags::OUT_BE)
+                && job.flags.contains(Flags::OUT_BE)
                 && !b.dst.len().is_multiple_of(out_bits as usize / 8));
         !adapted && b.src1.len() as u64 <= self.transfer_limit()
     }

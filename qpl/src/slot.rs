@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::{Completion, Job, Status};
+use qpl_fallback::{Completion, Job, Status};
 
 /// Raw views of a job's buffers, handed to a slot that may keep using them after `start`
 /// returns (a device writes the destination later).

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 
+use crate::executor::DeviceFactory;
 use crate::slot::{RawIo, Slot, Started};
 use crate::*;
 

@@ -4,10 +4,12 @@
 
 use std::cell::RefCell;
 
-use crate::{
-    Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path, Stage, Status,
-    Stream,
-};
+use qpl_fallback::{Flags, Job, Operation, OutBitWidth, Parser, Status};
+
+use crate::api::Stream;
+use crate::error::{Error, Stage};
+use crate::executor::{Executor, Output};
+use crate::path::Path;
 
 /// Integer types [`Executor::decode_into`] writes. Sealed: the eight primitive integers of 8 to
 /// 64 bits.
@@ -271,7 +273,9 @@ pub fn decode_into<T: Integer>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{decode, encode_parquet_rle, pack_be, pack_le, QPL_LINKED};
+    use crate::api::decode;
+    use crate::path::QPL_LINKED;
+    use qpl_fallback::{encode_parquet_rle, pack_be, pack_le};
 
     /// Every path that can run here.
     fn paths() -> Vec<Path> {

@@ -925,9 +925,9 @@ fn assert_group_varint_kernels_match_the_portable_loop(
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn group_varint_kernels_match_the_portable_loop() {
-    use super::encodings::group_varint::decode_fast_32;
+    use super::encodings::group_varint_32;
     let mut kernels: Vec<(&str, GroupVarIntKernel)> =
-        vec![("dispatched", |d, p, o| decode_fast_32(d, p, o))];
+        vec![("dispatched", |d, p, o| group_varint_32(d, p, o))];
     if std::arch::is_x86_feature_detected!("ssse3") {
         kernels.push(("ssse3", ssse3::group_varint::decode_32));
     }
@@ -1254,7 +1254,7 @@ fn delta_block_runs_match_the_one_block_kernels_and_stop_where_they_must() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn simd_group_varint_fixed_stride_blocks_match_the_portable_loop() {
-    use super::encodings::group_varint::decode_fast_32;
+    use super::encodings::group_varint_32;
     if !std::arch::is_x86_feature_detected!("avx2") {
         return;
     }
@@ -1268,7 +1268,7 @@ fn simd_group_varint_fixed_stride_blocks_match_the_portable_loop() {
         ("mostly short", |_, r| if r % 16 == 0 { 4 } else { 1 }),
     ];
     let mut kernels: Vec<(&str, GroupVarIntKernel)> =
-        vec![("dispatched", |d, p, o| decode_fast_32(d, p, o))];
+        vec![("dispatched", |d, p, o| group_varint_32(d, p, o))];
     kernels.extend(wide_group_varint_kernels());
     let check = |what: &str, data: &[u8], start: usize, groups: usize| {
         assert_group_varint_kernels_match_the_portable_loop(&kernels, what, data, start, groups);

@@ -27,7 +27,8 @@
 use super::{FixedWidth, ParquetError, ValueDecoder};
 #[cfg(test)]
 use crate::kernels::encodings::group_varint::decode_fast_portable_32;
-use crate::kernels::encodings::group_varint::{decode_fast_32, field_32, group_bytes_32};
+use crate::kernels::encodings::group_varint::{field_32, group_bytes_32};
+use crate::kernels::encodings::group_varint_32;
 
 const ENCODING: &str = "GROUP_VARINT";
 
@@ -164,7 +165,7 @@ impl sealed::Sealed for i32 {
         first_group: usize,
         out: &mut [i32],
     ) -> Result<usize, ParquetError> {
-        let (mut pos, done) = decode_fast_32(data, pos, out);
+        let (mut pos, done) = group_varint_32(data, pos, out);
         for (k, group) in out[done..].chunks_exact_mut(4).enumerate() {
             pos = decode_group_checked_32(data, pos, first_group + done / 4 + k, group)?;
         }
@@ -419,7 +420,7 @@ mod tests {
                 let mut portable = vec![0i32; groups * 4];
                 let mut fast = vec![0i32; groups * 4];
                 let p = decode_fast_portable_32(data, start, &mut portable);
-                let f = decode_fast_32(data, start, &mut fast);
+                let f = group_varint_32(data, start, &mut fast);
                 assert_eq!(p, f, "start {start}");
                 assert_eq!(portable, fast, "start {start}");
             }
@@ -438,7 +439,7 @@ mod tests {
             let mut portable = vec![0i32; groups * 4];
             let mut fast = vec![0i32; groups * 4];
             let p = decode_fast_portable_32(&data, 0, &mut portable);
-            let f = decode_fast_32(&data, 0, &mut fast);
+            let f = group_varint_32(&data, 0, &mut fast);
             prop_assert_eq!(p, f);
             prop_assert_eq!(&portable[..p.1], &fast[..f.1]);
         }
@@ -451,7 +452,7 @@ mod tests {
             let mut portable = vec![0i32; groups * 4];
             let mut fast = vec![0i32; groups * 4];
             let p = decode_fast_portable_32(&data, start, &mut portable);
-            let f = decode_fast_32(&data, start, &mut fast);
+            let f = group_varint_32(&data, start, &mut fast);
             prop_assert_eq!(p, f);
             prop_assert_eq!(portable, fast);
         }

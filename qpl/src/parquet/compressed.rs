@@ -30,7 +30,8 @@
 //! trailer, so a damaged page is never decoded silently (DZP2).
 //!
 //! Memory: the one-job route allocates only the decoded values (checked against
-//! [`crate::Config::max_output_bytes`] first, as for an uncompressed page). The CPU route
+//! [`Config::max_output_bytes`](crate::executor::Config::max_output_bytes) first, as for
+//! an uncompressed page). The CPU route
 //! inflates into a buffer bounded by the header's `uncompressed_page_size` when the caller
 //! has it (checked against `max_output_bytes` first, and the inflated size must equal it),
 //! else by `max_output_bytes`, and by 1032 bytes per compressed byte (deflate's largest
@@ -42,9 +43,13 @@ use zlib_rs::{Inflate, InflateError, InflateFlush, Status as ZStatus};
 use super::{
     ChunkDecoder, ColumnData, Encoding, Page, PageError, PagePart, PageReport, PhysicalType, Values,
 };
-use crate::{
-    Bitmap, Comparison, Error, Executor, Flags, Job, Operation, OutBitWidth, Output, Parser, Path,
-};
+use qpl_fallback::{Flags, Job, Operation, OutBitWidth, Parser, Status, StatusKind};
+
+use crate::api::{Comparison, Element};
+use crate::bitmap::Bitmap;
+use crate::error::{Error, Stage};
+use crate::executor::{Executor, Output};
+use crate::path::Path;
 
 /// A page's compression codec, as the column chunk's metadata names it (the codecs this
 /// module inflates; the caller decompresses the others).
@@ -65,7 +70,7 @@ pub struct PageCompression {
     /// The header's `uncompressed_page_size`, when the caller has it (v2: levels included):
     /// it bounds the CPU route's inflation and must be what the page inflates to. `None`
     /// (the `parquet` crate's page readers do not expose it): bounded by
-    /// [`crate::Config::max_output_bytes`].
+    /// [`Config::max_output_bytes`](crate::executor::Config::max_output_bytes).
     pub uncompressed_size: Option<u32>,
 }
 
@@ -161,10 +166,10 @@ fn check_trailer(
     }
     Err(Error {
         operation,
-        status: crate::Status::INVALID_DEFLATE_DATA_ERR,
+        status: Status::INVALID_DEFLATE_DATA_ERR,
         requested: executor.config().path,
         path: output.path,
-        stage: crate::Stage::Run,
+        stage: Stage::Run,
         message: "the inflated page's CRC-32 is not the gzip trailer's (a damaged page, or \
                   more than one gzip member)"
             .to_string(),
@@ -302,16 +307,15 @@ fn first_inflated_byte(data: &[u8]) -> Option<u8> {
 /// Whether a one-job route's failure is about the data (the CPU route then decides) rather
 /// than a path that cannot run.
 fn cpu_decides(error: &Error) -> bool {
-    use crate::StatusKind;
     !matches!(
         error.status.kind(),
         StatusKind::Busy | StatusKind::Device | StatusKind::Init
-    ) && error.stage != crate::Stage::Route
+    ) && error.stage != Stage::Route
 }
 
 /// Runs a decompress-enabled extract of `n` values of `parser` (width `bit_width`: for Parquet
 /// the stream's own width byte) over the gzip stream `data`, giving `T` values.
-fn extract_job<T: crate::Element>(
+fn extract_job<T: Element>(
     executor: &Executor,
     source: (&[u8], Option<u32>),
     parser: Parser,
@@ -336,12 +340,12 @@ fn extract_job<T: crate::Element>(
 /// rounded up to a multiple of 8 avoids.
 fn needs_whole_groups(error: &Error, parser: Parser, n: u32) -> bool {
     parser == Parser::PARQUET_RLE
-        && error.status == crate::Status::DST_IS_SHORT_ERR
+        && error.status == Status::DST_IS_SHORT_ERR
         && !n.is_multiple_of(8)
         && n < u32::MAX - 7
 }
 
-fn extract_once<T: crate::Element>(
+fn extract_once<T: Element>(
     executor: &Executor,
     (data, expected): (&[u8], Option<u32>),
     parser: Parser,
@@ -384,8 +388,8 @@ fn extract_once<T: crate::Element>(
             Operation::Extract,
             executor.config().path,
             output.path,
-            crate::Stage::Run,
-            crate::Status::SRC_IS_SHORT_ERR,
+            Stage::Run,
+            Status::SRC_IS_SHORT_ERR,
         ));
     }
     Ok((values, output))
@@ -445,8 +449,8 @@ fn scan_once(
             operation,
             executor.config().path,
             output.path,
-            crate::Stage::Run,
-            crate::Status::SRC_IS_SHORT_ERR,
+            Stage::Run,
+            Status::SRC_IS_SHORT_ERR,
         ));
     }
     Ok((Bitmap::from_bytes(bits, n as usize), output))
@@ -827,6 +831,7 @@ impl<'a> Page<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::executor::Config;
     use crate::parquet::{Column, PagePart};
     use qpl_fallback::parquet::{hybrid, plain};
     use zlib_rs::deflate::{compress_slice, DeflateConfig};
@@ -1160,12 +1165,12 @@ mod tests {
         assert!(error.contains("more than 1048576 bytes"), "{error}");
         let error = inflate_gzip(&bomb, Some(u32::MAX), 1 << 20).unwrap_err();
         assert!(error.contains("uncompressed_page_size"), "{error}");
-        let config = crate::Config {
+        let config = Config {
             max_output_bytes: 1 << 20,
-            ..crate::Config::default()
+            ..Config::default()
         };
         for path in Path::available() {
-            let executor = Executor::with_config(crate::Config {
+            let executor = Executor::with_config(Config {
                 path,
                 ..config.clone()
             });

@@ -56,9 +56,13 @@
 
 use std::fmt;
 
-use crate::{Error, Executor, Operation, Path, Route, Stage, StatusKind, Stream};
+use crate::api::Stream;
+use crate::error::{Error, Stage};
+use crate::executor::{Executor, Route};
+use crate::path::Path;
 use compressed::Section;
 pub use compressed::{Codec, CompressedPage, InflateRoute, PageCompression};
+use qpl_fallback::{Operation, StatusKind};
 
 #[cfg(all(feature = "parquet", feature = "arrow"))]
 pub mod arrow;

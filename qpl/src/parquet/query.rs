@@ -104,7 +104,11 @@ use super::{
     codec_decides, compressed, v2_levels, ChunkDecoder, Codec, Column, ColumnData, CompressedPage,
     Encoding, Page, PageCompression, PageError, PagePart, PhysicalType, Values,
 };
-use crate::{Bitmap, BitmapRef, Comparison, Error, Executor, Path, Stream};
+use crate::api::{Comparison, Stream};
+use crate::bitmap::{Bitmap, BitmapRef};
+use crate::error::{Error, Stage};
+use crate::executor::Executor;
+use crate::path::Path;
 
 #[cfg(feature = "parquet")]
 mod from_parquet;
@@ -829,9 +833,9 @@ fn answer_from_gzip_indices(
             }
             Ok(Some(bits))
         }
-        // Data the job refused, or QPL software's false inflate errors on valid streams
+        // Data the job refused, or a valid stream past QPL's documented 4 KB inflate history
         // (DZ13): the page is decoded instead.
-        Err(e) if codec_decides(&e) || e.stage == crate::Stage::Run => Ok(None),
+        Err(e) if codec_decides(&e) || e.stage == Stage::Run => Ok(None),
         Err(e) => Err(e),
     };
     let Some(past) = scan(Comparison::Ge(len), out)? else {
