@@ -150,7 +150,7 @@ pub fn filter(
     let schema = metadata.file_metadata().schema_descr_ptr();
     let (index, descr) = find_leaf(&schema, column)?;
     let filtered_column = column_of(&descr)?;
-    let predicate = Predicate::Eq(scalar(&filtered_column, eq)?);
+    let predicate = Predicate::Eq(scalar(&filtered_column, eq, "--eq")?);
     let selected_leaf = select.map(|name| find_leaf(&schema, name)).transpose()?;
     let executor = Executor::new(path);
 
@@ -277,7 +277,10 @@ fn chunk<'p>(
 
 /// The leaf called `name`: its dotted path, or a top-level field with a single leaf.
 /// Repeated leaves are refused.
-fn find_leaf(schema: &SchemaDescriptor, name: &str) -> Result<(usize, ColumnDescPtr), String> {
+pub(super) fn find_leaf(
+    schema: &SchemaDescriptor,
+    name: &str,
+) -> Result<(usize, ColumnDescPtr), String> {
     let leaves: Vec<usize> = (0..schema.num_columns()).collect();
     let by_path: Vec<usize> = leaves
         .iter()
@@ -344,9 +347,9 @@ fn read_pages(
     Ok((pages, compression))
 }
 
-/// VALUE, parsed for the column's physical type.
-fn scalar(column: &Column, value: &str) -> Result<Scalar, String> {
-    let bad = |what: &str| format!("--eq {value:?} is not {what}");
+/// VALUE, parsed for the column's physical type; errors name `option` (`--eq`, `--filter`).
+pub(super) fn scalar(column: &Column, value: &str, option: &str) -> Result<Scalar, String> {
+    let bad = |what: &str| format!("{option} {value:?} is not {what}");
     Ok(match column.physical_type {
         PhysicalType::Boolean => Scalar::Boolean(match value {
             "true" | "1" => true,
