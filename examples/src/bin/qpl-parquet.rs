@@ -49,7 +49,12 @@ For a file with GZIP column chunks, a second table follows: per GZIP chunk, its 
 stored (compressed) decoded by qpl-rs in one decompress-enabled job per page where the \
 encoding allows it (dictionary indices, PLAIN booleans) and, for comparison, inflated on the \
 CPU then decoded. Columns: one-job pages (pages decoded in one job / data pages), one-job ms, \
-inflate+decode ms, gain (inflate+decode time / one-job time), ran on; then a total line.";
+inflate+decode ms, gain (inflate+decode time / one-job time), ran on; then a total line.
+
+Last, the Arrow readers: FILE (in memory) read to RecordBatches of 8192 rows by qpl-rs's \
+ParquetRecordBatchReaderBuilder and by arrow-rs's, the whole file then each top-level column \
+alone: rows, batches, MB (uncompressed size of the chunks read), both times, both MB/s and the \
+speedup (arrow-rs time / qpl-rs time); then a total line.";
 
 const READ_ABOUT: &str = "\
 Reads each FILE to Arrow RecordBatches with qpl-rs's reader \
