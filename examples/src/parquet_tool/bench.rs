@@ -40,9 +40,9 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::ColumnDescPtr;
 use parquet::schema::types::SchemaDescriptor;
 use qpl_rs::parquet::arrow::ParquetRecordBatchReaderBuilder as QplBuilder;
-use qpl_rs::parquet::query::{compression_of, stored_page_reader};
+use qpl_rs::parquet::query::ChunkPages as StoredPages;
 use qpl_rs::parquet::{
-    ChunkDecoder, Codec, Column, ColumnData, CompressedPage, InflateRoute, Page, PageCompression,
+    ChunkDecoder, Column, ColumnData, CompressedPage, InflateRoute, Page, PageCompression,
     PhysicalType,
 };
 use qpl_rs::Path;
@@ -210,25 +210,25 @@ fn gzip_table(file: &FilePath, chunks: &[ChunkPages], path: Path) -> Result<(), 
     .to_vec()];
     let (mut one_total, mut two_total) = (Duration::ZERO, Duration::ZERO);
     for chunk in chunks {
-        let (mut pages_reader, codec) = stored_page_reader(
+        let codec = metadata
+            .row_group(chunk.row_group)
+            .column(chunk.column_index)
+            .compression();
+        if !matches!(codec, parquet::basic::Compression::GZIP(_)) {
+            continue;
+        }
+        // The library reads the chunk's pages as stored, with how each is stored.
+        let read = StoredPages::read_stored(
             Arc::new(source.clone()),
             metadata,
             chunk.row_group,
-            chunk.column_index,
-        )?;
-        if codec != Codec::Gzip {
-            continue;
-        }
-        let mut pages = Vec::new();
-        let mut compression = Vec::new();
-        while let Some(page) = pages_reader.get_next_page().map_err(|e| e.to_string())? {
-            compression.push(compression_of(&page, codec));
-            pages.push(page);
-        }
+            &chunk.name,
+        )
+        .map_err(|e| format!("row group {}, {e}", chunk.row_group))?;
         let stored = StoredChunk {
-            column: chunk.column,
-            pages: &pages,
-            compression: &compression,
+            column: read.column,
+            pages: &read.pages,
+            compression: &read.compression,
         };
         let mut row = vec![
             chunk.row_group.to_string(),
