@@ -247,6 +247,22 @@ fn bench_prints_one_row_per_chunk() {
         );
     }
     assert!(stdout.contains("speedup"));
+    // The Arrow readers' table: the whole file, then each of the demo's 10 top-level columns.
+    let arrow = stdout
+        .lines()
+        .position(|l| l.trim_start().starts_with("columns  rows"))
+        .unwrap_or_else(|| panic!("no Arrow readers' table: {stdout}"));
+    let arrow_rows: Vec<&str> = stdout
+        .lines()
+        .skip(arrow + 1)
+        .take_while(|l| !l.starts_with("total"))
+        .collect();
+    assert_eq!(arrow_rows.len(), 11, "{stdout}");
+    assert!(
+        arrow_rows[0].starts_with("(all columns)  10000"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("total (all columns): qpl-rs "), "{stdout}");
     assert_eq!(code, 0, "{stdout}{stderr}");
 
     let (code, _, stderr) = run(&["bench", "/no/such/file.parquet"]);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser as _;
-use qpl_examples::parquet_tool::{bench, files, filter, verify};
+use qpl_examples::parquet_tool::{bench, files, filter, read, verify};
 use qpl_examples::ExecPath;
 
 const LONG_ABOUT: &str = "\
@@ -49,14 +49,41 @@ For a file with GZIP column chunks, a second table follows: per GZIP chunk, its 
 stored (compressed) decoded by qpl-rs in one decompress-enabled job per page where the \
 encoding allows it (dictionary indices, PLAIN booleans) and, for comparison, inflated on the \
 CPU then decoded. Columns: one-job pages (pages decoded in one job / data pages), one-job ms, \
-inflate+decode ms, gain (inflate+decode time / one-job time), ran on; then a total line.";
+inflate+decode ms, gain (inflate+decode time / one-job time), ran on; then a total line.
+
+Last, the Arrow readers: FILE (in memory) read to RecordBatches of 8192 rows by qpl-rs's \
+ParquetRecordBatchReaderBuilder and by arrow-rs's, the whole file then each top-level column \
+alone: rows, batches, MB (uncompressed size of the chunks read), both times, both MB/s and the \
+speedup (arrow-rs time / qpl-rs time); then a total line.";
+
+const READ_ABOUT: &str = "\
+Reads each FILE to Arrow RecordBatches with qpl-rs's reader \
+(qpl_rs::parquet::arrow::ParquetRecordBatchReaderBuilder) and, unless --no-check, compares every \
+column of every batch with arrow-rs's ParquetRecordBatchReaderBuilder given the same options \
+(projection, batch size, filter). arrow-rs's read is timed in the same run, also with --no-check.
+
+--columns: top-level columns by name (a struct or list brings all its leaves). --filter COL=VALUE: \
+rows whose leaf COL (dotted path) equals VALUE, parsed as the column's physical type reads it \
+(as filter's --eq); qpl-rs gets a RowFilter of Predicate::Eq, arrow-rs an ArrowPredicateFn \
+computing the same equality (nulls never match, floats compare as numbers). --path and \
+--threads apply to qpl-rs's reader only.
+
+Output: one JSON line per file on stdout, with the keys
+  file, rows (rows qpl-rs's reader gave), batches, columns (top-level columns of the batches),
+  result (ok, mismatch or error), detail (\"\" when ok, else the first difference, e.g.
+    \"batch 3, column b, row 17: expected 5, got 6\", or the error),
+  ms (qpl-rs's read: footer, build and every batch), arrow_rs_ms (arrow-rs's read of the same
+    file with the same options).
+rows, batches, columns and the times are null on an error line.
+
+Exit status: 0 when every file is ok, 1 when any is a mismatch, 2 when any is an error.";
 
 /// Command line of `qpl-parquet`.
 #[derive(clap::Parser)]
 #[command(
     name = "qpl-parquet",
     version,
-    about = "Decode Parquet files with qpl-rs: verify against the parquet crate, bench, filter",
+    about = "Decode Parquet files with qpl-rs: verify against the parquet crate, read to Arrow, bench, filter",
     long_about = LONG_ABOUT
 )]
 struct Cli {
@@ -83,6 +110,32 @@ enum Command {
         path: ExecPath,
         /// A Parquet file.
         file: PathBuf,
+    },
+    /// Read FILEs to Arrow batches with qpl-rs's reader and compare with arrow-rs's (JSON
+    /// lines on stdout).
+    #[command(long_about = READ_ABOUT)]
+    Read {
+        /// Top-level columns to read, comma-separated (default: all).
+        #[arg(long, value_name = "A,B", value_delimiter = ',')]
+        columns: Option<Vec<String>>,
+        /// Rows per batch.
+        #[arg(long, value_name = "N", default_value_t = read::DEFAULT_BATCH_SIZE, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+        batch_size: usize,
+        /// Where qpl-rs's reader decodes levels, dictionary indices and RLE booleans.
+        #[arg(long, value_enum, default_value_t = ExecPath::Auto)]
+        path: ExecPath,
+        /// Threads decoding a row group's columns in qpl-rs's reader.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+        threads: usize,
+        /// Keep only the rows whose leaf column COL equals VALUE.
+        #[arg(long, value_name = "COL=VALUE", value_parser = parse_filter)]
+        filter: Option<(String, String)>,
+        /// Only read and time both readers; compare nothing.
+        #[arg(long)]
+        no_check: bool,
+        /// Parquet files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
     /// Rows of FILE whose COLUMN equals VALUE (a dictionary column is filtered by scanning its
     /// indices, without decoding values).
@@ -116,6 +169,33 @@ fn main() -> ExitCode {
             select,
             path,
         } => filter::run(&file, &column, &eq, select.as_deref(), path.to_qpl()),
+        Command::Read {
+            columns,
+            batch_size,
+            path,
+            threads,
+            filter,
+            no_check,
+            files,
+        } => read::run(
+            &files,
+            &read::Options {
+                columns,
+                batch_size,
+                path: path.to_qpl(),
+                threads,
+                filter,
+                check: !no_check,
+            },
+        ),
+    }
+}
+
+/// `--filter COL=VALUE`, split at the first `=`.
+fn parse_filter(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((column, value)) if !column.is_empty() => Ok((column.to_string(), value.to_string())),
+        _ => Err(format!("expected COL=VALUE, got {text:?}")),
     }
 }
 

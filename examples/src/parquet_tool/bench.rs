@@ -9,6 +9,10 @@
 //! [`PageReader`] over those pages, and its column reader's `read_records` (levels and values
 //! into its buffers, as a Parquet reader's inner loop does).
 //!
+//! A last table compares the Arrow readers (`qpl_rs::parquet::arrow` against arrow-rs's
+//! `ParquetRecordBatchReaderBuilder`, batch size 8192): the whole file, then each top-level
+//! column alone (see [`arrow_table`]).
+//!
 //! GZIP files get a second table (after the first, which is unchanged): per GZIP column chunk,
 //! the pages as stored (compressed, read once into memory) decoded by qpl-rs twice — in one
 //! decompress-enabled job per page where the encoding allows it (dictionary indices, PLAIN
@@ -21,6 +25,11 @@ use std::path::Path as FilePath;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use arrow_array::RecordBatch;
+use arrow_schema::ArrowError;
+use bytes::Bytes;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder as ArrowRsBuilder;
+use parquet::arrow::ProjectionMask;
 use parquet::column::page::{Page as CratePage, PageMetadata, PageReader};
 use parquet::column::reader::{get_column_reader, get_typed_column_reader, ColumnReader};
 use parquet::data_type::{
@@ -29,9 +38,11 @@ use parquet::data_type::{
 };
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::ColumnDescPtr;
-use qpl_rs::parquet::query::{compression_of, stored_page_reader};
+use parquet::schema::types::SchemaDescriptor;
+use qpl_rs::parquet::arrow::ParquetRecordBatchReaderBuilder as QplBuilder;
+use qpl_rs::parquet::query::ChunkPages as StoredPages;
 use qpl_rs::parquet::{
-    ChunkDecoder, Codec, Column, ColumnData, CompressedPage, InflateRoute, Page, PageCompression,
+    ChunkDecoder, Column, ColumnData, CompressedPage, InflateRoute, Page, PageCompression,
     PhysicalType,
 };
 use qpl_rs::Path;
@@ -164,6 +175,13 @@ pub fn run(file: &FilePath, path: Path) -> ExitCode {
             say!("GZIP chunks: {e}");
         }
     }
+    match catch(|| arrow_table(file, path)) {
+        Ok(()) => {}
+        Err(e) => {
+            failed = true;
+            say!("Arrow readers: {e}");
+        }
+    }
     if failed {
         ExitCode::from(2)
     } else {
@@ -192,25 +210,25 @@ fn gzip_table(file: &FilePath, chunks: &[ChunkPages], path: Path) -> Result<(), 
     .to_vec()];
     let (mut one_total, mut two_total) = (Duration::ZERO, Duration::ZERO);
     for chunk in chunks {
-        let (mut pages_reader, codec) = stored_page_reader(
+        let codec = metadata
+            .row_group(chunk.row_group)
+            .column(chunk.column_index)
+            .compression();
+        if !matches!(codec, parquet::basic::Compression::GZIP(_)) {
+            continue;
+        }
+        // The library reads the chunk's pages as stored, with how each is stored.
+        let read = StoredPages::read_stored(
             Arc::new(source.clone()),
             metadata,
             chunk.row_group,
-            chunk.column_index,
-        )?;
-        if codec != Codec::Gzip {
-            continue;
-        }
-        let mut pages = Vec::new();
-        let mut compression = Vec::new();
-        while let Some(page) = pages_reader.get_next_page().map_err(|e| e.to_string())? {
-            compression.push(compression_of(&page, codec));
-            pages.push(page);
-        }
+            &chunk.name,
+        )
+        .map_err(|e| format!("row group {}, {e}", chunk.row_group))?;
         let stored = StoredChunk {
-            column: chunk.column,
-            pages: &pages,
-            compression: &compression,
+            column: read.column,
+            pages: &read.pages,
+            compression: &read.compression,
         };
         let mut row = vec![
             chunk.row_group.to_string(),
@@ -250,6 +268,152 @@ fn gzip_table(file: &FilePath, chunks: &[ChunkPages], path: Path) -> Result<(), 
         ratio(two_total, one_total)
     );
     Ok(())
+}
+
+/// Rows per batch of both Arrow readers in [`arrow_table`] (DataFusion's batch size).
+const ARROW_BATCH: usize = 8192;
+
+/// The Arrow readers' table: the whole file, then each top-level column alone, read to
+/// `RecordBatch`es (batch size [`ARROW_BATCH`]) by qpl-rs's reader
+/// (`qpl_rs::parquet::arrow::ParquetRecordBatchReaderBuilder` on `path`) and by arrow-rs's
+/// `ParquetRecordBatchReaderBuilder`, both from the file's bytes in memory (footer, build and
+/// every batch timed); best of up to [`RUNS`] runs. MB: the uncompressed size of the column
+/// chunks read.
+fn arrow_table(file: &FilePath, path: Path) -> Result<(), String> {
+    let bytes = Bytes::from(std::fs::read(file).map_err(|e| e.to_string())?);
+    let builder = ArrowRsBuilder::try_new(bytes.clone()).map_err(|e| e.to_string())?;
+    let names: Vec<String> = builder
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let mut reads: Vec<(String, Option<Vec<usize>>)> = vec![("(all columns)".to_string(), None)];
+    if names.len() > 1 {
+        reads.extend(
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), Some(vec![i]))),
+        );
+    }
+    let mut rows = vec![[
+        "columns",
+        "rows",
+        "batches",
+        "MB",
+        "qpl-rs ms",
+        "arrow-rs ms",
+        "qpl-rs MB/s",
+        "arrow-rs MB/s",
+        "speedup",
+    ]
+    .map(str::to_string)
+    .to_vec()];
+    let (mut ours_total, mut theirs_total) = (Duration::ZERO, Duration::ZERO);
+    for (label, roots) in reads {
+        let mask = |schema: &SchemaDescriptor| match &roots {
+            None => ProjectionMask::all(),
+            Some(roots) => ProjectionMask::roots(schema, roots.iter().copied()),
+        };
+        let projection = mask(builder.parquet_schema());
+        let uncompressed: i64 = builder
+            .metadata()
+            .row_groups()
+            .iter()
+            .flat_map(|rg| rg.columns().iter().enumerate())
+            .filter(|(i, _)| projection.leaf_included(*i))
+            .map(|(_, c)| c.uncompressed_size())
+            .sum();
+        let megabytes = uncompressed as f64 / 1e6;
+        let ours = best_of(|| {
+            let builder = QplBuilder::try_new(bytes.clone()).map_err(|e| e.to_string())?;
+            let projection = mask(builder.parquet_schema());
+            let reader = builder
+                .with_projection(projection)
+                .with_batch_size(ARROW_BATCH)
+                .with_path(path)
+                .build()
+                .map_err(|e| e.to_string())?;
+            count_batches(reader)
+        })
+        .map_err(|e| format!("{label}: qpl-rs: {e}"))?;
+        let theirs = best_of(|| {
+            let builder = ArrowRsBuilder::try_new(bytes.clone()).map_err(|e| e.to_string())?;
+            let projection = mask(builder.parquet_schema());
+            let reader = builder
+                .with_projection(projection)
+                .with_batch_size(ARROW_BATCH)
+                .build()
+                .map_err(|e| e.to_string())?;
+            count_batches(reader)
+        })
+        .map_err(|e| format!("{label}: arrow-rs: {e}"))?;
+        if ours.1 != theirs.1 {
+            return Err(format!(
+                "{label}: qpl-rs gave {} rows in {} batches, arrow-rs {} in {}",
+                ours.1 .0, ours.1 .1, theirs.1 .0, theirs.1 .1
+            ));
+        }
+        let rate = |d: Duration| format!("{:.1}", megabytes / d.as_secs_f64().max(1e-9));
+        if roots.is_none() {
+            (ours_total, theirs_total) = (ours.0, theirs.0);
+        }
+        rows.push(vec![
+            label,
+            ours.1 .0.to_string(),
+            ours.1 .1.to_string(),
+            format!("{megabytes:.2}"),
+            millis(ours.0),
+            millis(theirs.0),
+            rate(ours.0),
+            rate(theirs.0),
+            ratio(theirs.0, ours.0),
+        ]);
+    }
+    say!(
+        "Arrow readers: the whole file, then each top-level column alone, to RecordBatches of \
+         {ARROW_BATCH} rows from the file in memory: qpl-rs's ParquetRecordBatchReaderBuilder \
+         (on the {path} path) vs arrow-rs's; MB = uncompressed size of the column chunks read; \
+         speedup = arrow-rs time / qpl-rs time; best of up to {RUNS} runs"
+    );
+    print_table(&rows);
+    say!(
+        "total (all columns): qpl-rs {} ms, arrow-rs {} ms, speedup {}",
+        millis(ours_total),
+        millis(theirs_total),
+        ratio(theirs_total, ours_total)
+    );
+    Ok(())
+}
+
+/// Rows and batches of a reader, read to the end.
+fn count_batches(
+    reader: impl Iterator<Item = Result<RecordBatch, ArrowError>>,
+) -> Result<(usize, usize), String> {
+    let (mut rows, mut batches) = (0, 0);
+    for batch in reader {
+        rows += batch.map_err(|e| e.to_string())?.num_rows();
+        batches += 1;
+    }
+    Ok((rows, batches))
+}
+
+/// Best time of `f` over up to [`RUNS`] runs (fewer past [`TIME_BUDGET`]), and its last
+/// answer.
+fn best_of<T>(mut f: impl FnMut() -> Result<T, String>) -> Result<(Duration, T), String> {
+    let mut best = Duration::MAX;
+    let mut answer = None;
+    let started = Instant::now();
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        answer = Some(f()?);
+        best = best.min(start.elapsed());
+        if started.elapsed() > TIME_BUDGET {
+            break;
+        }
+    }
+    Ok((best, answer.expect("one run at least")))
 }
 
 /// A GZIP chunk's pages as stored.

@@ -38,10 +38,8 @@ use std::sync::Arc;
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::{ColumnDescPtr, SchemaDescriptor};
-use qpl_rs::parquet::query::{
-    self, compression_of, page_of, stored_page_reader, ColumnChunk, Predicate, Scalar,
-};
-use qpl_rs::parquet::{Column, PageCompression, PhysicalType, Values};
+use qpl_rs::parquet::query::{self, ChunkPages, Predicate, Scalar};
+use qpl_rs::parquet::{Column, PhysicalType, Values};
 use qpl_rs::{Bitmap, Executor, Path};
 
 use super::bench::{catch, say};
@@ -148,9 +146,9 @@ pub fn filter(
     let reader = SerializedFileReader::new(source.clone()).map_err(|e| e.to_string())?;
     let metadata = reader.metadata();
     let schema = metadata.file_metadata().schema_descr_ptr();
-    let (index, descr) = find_leaf(&schema, column)?;
+    let (_, descr) = find_leaf(&schema, column)?;
     let filtered_column = column_of(&descr)?;
-    let predicate = Predicate::Eq(scalar(&filtered_column, eq)?);
+    let predicate = Predicate::Eq(scalar(&filtered_column, eq, "--eq")?);
     let selected_leaf = select.map(|name| find_leaf(&schema, name)).transpose()?;
     let executor = Executor::new(path);
 
@@ -177,31 +175,16 @@ pub fn filter(
             .map_err(|e| format!("row group {rg}: {e}"))?;
         let num_rows = u64::try_from(row_group.metadata().num_rows()).unwrap_or(0);
         let name = result.column.clone();
-        let pages = read_pages(&source, metadata, index, rg, &name)?;
-        let rows = filter_chunk(
-            &name,
-            filtered_column,
-            &pages,
-            num_rows,
-            &predicate,
-            &executor,
-            &mut result,
-        )
-        .map_err(|e| format!("row group {rg}, {e}"))?;
-        if let (Some((select_index, select_descr)), Some(selected)) =
+        let pages = read_pages(&source, metadata, rg, &name)?;
+        let rows = filter_chunk(&pages, num_rows, &predicate, &executor, &mut result)
+            .map_err(|e| format!("row group {rg}, {e}"))?;
+        if let (Some((_, select_descr)), Some(selected)) =
             (&selected_leaf, result.selected.as_mut())
         {
             let name = select_descr.path().string();
-            let pages = read_pages(&source, metadata, *select_index, rg, &name)?;
-            gather(
-                &column_of(select_descr)?,
-                &name,
-                &pages,
-                &rows,
-                &executor,
-                selected,
-            )
-            .map_err(|e| format!("row group {rg}, {e}"))?;
+            let pages = read_pages(&source, metadata, rg, &name)?;
+            gather(&pages, &rows, &executor, selected)
+                .map_err(|e| format!("row group {rg}, {e}"))?;
         }
     }
     result.elapsed = start.elapsed();
@@ -212,16 +195,14 @@ pub fn filter(
 /// [`query::filter`], adds its counts to `result`, and gives its matching rows. Errors start
 /// with "column NAME".
 fn filter_chunk(
-    name: &str,
-    column: Column,
-    pages: &StoredPages,
+    pages: &ChunkPages,
     num_rows: u64,
     predicate: &Predicate,
     executor: &Executor,
     result: &mut FilterResult,
 ) -> Result<Bitmap, String> {
-    check_rows(&pages.0, num_rows).map_err(|e| format!("column {name}: {e}"))?;
-    let chunk = chunk(name, column, pages)?;
+    check_rows(&pages.pages, num_rows).map_err(|e| format!("column {}: {e}", pages.name))?;
+    let chunk = pages.chunk().map_err(|e| e.to_string())?;
     let filtered = query::filter(&chunk, predicate, executor).map_err(|e| e.to_string())?;
     result.rows += filtered.rows.len() as u64;
     result.matches += filtered.rows.count_ones() as u64;
@@ -260,24 +241,12 @@ fn check_rows(pages: &[CratePage], num_rows: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// The pages as a [`ColumnChunk`] of the query API.
-fn chunk<'p>(
-    name: &str,
-    column: Column,
-    stored: &'p StoredPages,
-) -> Result<ColumnChunk<'p>, String> {
-    let pages = stored
-        .0
-        .iter()
-        .enumerate()
-        .map(|(i, page)| page_of(page).map_err(|e| format!("column {name}, page {i}: {e}")))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(ColumnChunk::new(name, column, pages).with_compression(stored.1.clone()))
-}
-
 /// The leaf called `name`: its dotted path, or a top-level field with a single leaf.
 /// Repeated leaves are refused.
-fn find_leaf(schema: &SchemaDescriptor, name: &str) -> Result<(usize, ColumnDescPtr), String> {
+pub(super) fn find_leaf(
+    schema: &SchemaDescriptor,
+    name: &str,
+) -> Result<(usize, ColumnDescPtr), String> {
     let leaves: Vec<usize> = (0..schema.num_columns()).collect();
     let by_path: Vec<usize> = leaves
         .iter()
@@ -318,35 +287,22 @@ fn find_leaf(schema: &SchemaDescriptor, name: &str) -> Result<(usize, ColumnDesc
     }
 }
 
-/// A column chunk's pages (GZIP pages as stored, others decompressed) and how each is stored.
-type StoredPages = (Vec<CratePage>, Vec<PageCompression>);
-
-/// The pages of one column chunk: GZIP pages as stored, others decompressed by the parquet
+/// The pages of one column chunk (`name`, its dotted path), read by the library
+/// ([`ChunkPages::read_stored`]): GZIP pages as stored, others decompressed by the parquet
 /// crate.
 fn read_pages(
     source: &Shared<File>,
     metadata: &ParquetMetaData,
-    index: usize,
     rg: usize,
     name: &str,
-) -> Result<StoredPages, String> {
-    let (mut reader, codec) = stored_page_reader(Arc::new(source.clone()), metadata, rg, index)
-        .map_err(|e| format!("row group {rg}, column {name}: {e}"))?;
-    let mut pages = Vec::new();
-    let mut compression = Vec::new();
-    while let Some(page) = reader
-        .get_next_page()
-        .map_err(|e| format!("row group {rg}, column {name}: {e}"))?
-    {
-        compression.push(compression_of(&page, codec));
-        pages.push(page);
-    }
-    Ok((pages, compression))
+) -> Result<ChunkPages, String> {
+    ChunkPages::read_stored(Arc::new(source.clone()), metadata, rg, name)
+        .map_err(|e| format!("row group {rg}, {e}"))
 }
 
-/// VALUE, parsed for the column's physical type.
-fn scalar(column: &Column, value: &str) -> Result<Scalar, String> {
-    let bad = |what: &str| format!("--eq {value:?} is not {what}");
+/// VALUE, parsed for the column's physical type; errors name `option` (`--eq`, `--filter`).
+pub(super) fn scalar(column: &Column, value: &str, option: &str) -> Result<Scalar, String> {
+    let bad = |what: &str| format!("{option} {value:?} is not {what}");
     Ok(match column.physical_type {
         PhysicalType::Boolean => Scalar::Boolean(match value {
             "true" | "1" => true,
@@ -367,14 +323,13 @@ fn scalar(column: &Column, value: &str) -> Result<Scalar, String> {
 /// Gathers the `--select` column's values in the rows whose bit is 1 in `rows`
 /// ([`query::gather`]: only the selected rows are decoded where the encoding allows it).
 fn gather(
-    column: &Column,
-    name: &str,
-    pages: &StoredPages,
+    pages: &ChunkPages,
     rows: &Bitmap,
     executor: &Executor,
     selected: &mut Selected,
 ) -> Result<(), String> {
-    let chunk = chunk(name, *column, pages)?;
+    let column = &pages.column;
+    let chunk = pages.chunk().map_err(|e| e.to_string())?;
     let data = query::gather(&chunk, rows.view(), executor).map_err(|e| e.to_string())?;
     let values = data.values.len();
     let rows_selected = if column.max_def_level == 0 {
@@ -456,10 +411,13 @@ mod tests {
             selected: None,
             elapsed: Duration::ZERO,
         };
-        let stored = (pages.to_vec(), Vec::new());
+        let stored = ChunkPages {
+            name: "v".into(),
+            column: COLUMN,
+            pages: pages.to_vec(),
+            compression: Vec::new(),
+        };
         let rows = filter_chunk(
-            "v",
-            COLUMN,
             &stored,
             num_rows,
             &Predicate::Eq(Scalar::Int32(5)),

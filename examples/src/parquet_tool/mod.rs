@@ -8,6 +8,8 @@
 //! - [`bench`](mod@bench): throughput of this project's decoding against the `parquet` crate's.
 //! - [`filter`]: `--column NAME --eq VALUE [--select COLUMN]`, by dictionary-index scans where
 //!   the column allows.
+//! - [`read`]: files to Arrow `RecordBatch`es with the library's reader
+//!   (`qpl_rs::parquet::arrow`), compared with arrow-rs's reader and timed against it.
 //!
 //! The entry points the binary (`src/bin/qpl-parquet.rs`) calls, agreed between the modules:
 //!
@@ -15,6 +17,7 @@
 //! verify::run(files: &[std::path::PathBuf], path: qpl_rs::Path) -> ExitCode
 //! files::write_demo_file(path: &std::path::Path) -> parquet::errors::Result<()>
 //! bench::run(file: &std::path::Path, path: qpl_rs::Path) -> ExitCode
+//! read::run(files: &[std::path::PathBuf], options: &read::Options) -> ExitCode
 //! filter::run(file: &std::path::Path, column: &str, eq: &str, select: Option<&str>,
 //!             path: qpl_rs::Path) -> ExitCode
 //! ```
@@ -22,4 +25,5 @@
 pub mod bench;
 pub mod files;
 pub mod filter;
+pub mod read;
 pub mod verify;
