@@ -506,3 +506,75 @@ proptest! {
         let _ = d.skip(n / 2).and_then(|_| d.next_batch(&mut out));
     }
 }
+
+proptest! {
+    /// `append_width1_levels` against `next_batch`, in steps of random sizes (runs entered
+    /// mid-byte and mid-run), after what `out` held; its count of 1s.
+    #[test]
+    fn width1_levels_match_next_batch(
+        values in prop::collection::vec(prop::bool::weighted(0.85), 0..700),
+        steps in prop::collection::vec(1usize..70, 1..40),
+    ) {
+        let values: Vec<u32> = values.into_iter().map(u32::from).collect();
+        let mut data = Vec::new();
+        hybrid::encode(&values, 1, &mut data).unwrap();
+        let mut expected = vec![0u32; values.len()];
+        HybridDecoder::new(&data, 1, values.len()).unwrap().next_batch(&mut expected).unwrap();
+        let mut decoder = HybridDecoder::new(&data, 1, values.len()).unwrap();
+        let mut out = vec![7i16];
+        let mut ones = 0;
+        for &step in steps.iter().cycle() {
+            let k = step.min(decoder.remaining());
+            if k == 0 {
+                break;
+            }
+            ones += decoder.append_width1_levels(k, &mut out).unwrap();
+        }
+        prop_assert_eq!(out[0], 7);
+        let got: Vec<u32> = out[1..].iter().map(|&l| l as u32).collect();
+        prop_assert_eq!(&got, &expected);
+        prop_assert_eq!(ones, values.iter().filter(|&&v| v == 1).count());
+    }
+}
+
+/// `append_width1_levels` refuses other widths and counts past the stream, and on a bad stream
+/// (truncated, an RLE value of 2) reports the error `next_batch` does, leaving `out` as it was.
+#[test]
+fn width1_levels_errors_leave_out_untouched() {
+    let values: Vec<u32> = (0..100).map(|i| u32::from(i % 3 != 0)).collect();
+    let mut data = Vec::new();
+    hybrid::encode(&values, 1, &mut data).unwrap();
+    let mut out = vec![1i16, 0];
+    let mut wide = HybridDecoder::new(&data, 2, 10).unwrap();
+    assert_eq!(
+        wide.append_width1_levels(10, &mut out).unwrap_err().kind,
+        ErrorKind::InvalidArgument
+    );
+    let mut decoder = HybridDecoder::new(&data, 1, 100).unwrap();
+    assert_eq!(
+        decoder
+            .append_width1_levels(101, &mut out)
+            .unwrap_err()
+            .kind,
+        ErrorKind::InvalidArgument
+    );
+    for cut in 0..data.len() {
+        let mut decoder = HybridDecoder::new(&data[..cut], 1, 100).unwrap();
+        let mut model = vec![0u32; 100];
+        let expected = HybridDecoder::new(&data[..cut], 1, 100)
+            .unwrap()
+            .next_batch(&mut model)
+            .unwrap_err();
+        let e = decoder.append_width1_levels(100, &mut out).unwrap_err();
+        assert_eq!((e.kind, &e.message), (expected.kind, &expected.message));
+        assert_eq!(out, [1, 0]);
+    }
+    // An RLE run of 5 copies of 2: corrupt at width 1.
+    let bad = [5 << 1, 2];
+    let e = HybridDecoder::new(&bad, 1, 5)
+        .unwrap()
+        .append_width1_levels(5, &mut out)
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Corrupt);
+    assert_eq!(out, [1, 0]);
+}

@@ -409,3 +409,100 @@ fn empty_pages() {
     );
     assert!(arrays.is_empty());
 }
+
+/// `decode_append` appends what `decode` writes, after what `out` held, for every type
+/// (Int96 through the value-by-value path) and every count up to the data's; a section too
+/// short for `n` values is Truncated and leaves `out` as it was.
+#[test]
+fn decode_append_matches_decode_and_keeps_out_on_truncation() {
+    fn check<T: FixedWidth>(values: &[T]) {
+        let mut data = Vec::new();
+        plain::encode(values, &mut data);
+        data.push(0xAB); // bytes after the values are ignored
+        for n in 0..=values.len() {
+            let mut whole = vec![T::default(); n];
+            plain::decode(&data, &mut whole).unwrap();
+            let mut out = vec![values[0]];
+            let used = plain::decode_append(&data, n, &mut out).unwrap();
+            assert_eq!(used, n * T::SIZE);
+            assert_eq!(bits(&out[1..]), bits(&whole));
+            assert_eq!(bits(&out[..1]), bits(&values[..1]));
+        }
+        for cut in 0..values.len() * T::SIZE {
+            let mut out = vec![values[0]];
+            let e = plain::decode_append(&data[..cut], values.len(), &mut out).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Truncated);
+            assert_eq!(out.len(), 1);
+        }
+        let mut out: Vec<T> = Vec::new();
+        let e = plain::decode_append(&data, usize::MAX, &mut out).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Truncated);
+        assert!(out.is_empty());
+    }
+    check(&(0..37).map(|i| i * 0x0101_0101 - 7).collect::<Vec<i32>>());
+    check(
+        &(0..37)
+            .map(|i| (i as i64) << 40 | i as i64)
+            .collect::<Vec<i64>>(),
+    );
+    check(&(0..37).map(|i| i as f32 * -1.5).collect::<Vec<f32>>());
+    check(
+        &(0..37)
+            .map(|i| f64::from_bits(0x7FF8_0000_0000_0001 + i))
+            .collect::<Vec<f64>>(),
+    );
+    check(
+        &(0..37u32)
+            .map(|i| Int96([i, !i, i.wrapping_mul(0x9E37_79B9)]))
+            .collect::<Vec<Int96>>(),
+    );
+}
+
+proptest! {
+    /// `decode_booleans_append` and `decode_booleans_to_bits` against `decode_booleans`, for
+    /// every length (odd ones included), after what the outputs held, with garbage padding.
+    #[test]
+    fn boolean_appends_match_decode(
+        values in prop::collection::vec(any::<bool>(), 0..300),
+        before in prop::collection::vec(any::<bool>(), 0..20),
+        garbage in any::<u8>(),
+    ) {
+        let mut data = Vec::new();
+        plain::encode_booleans(&values, &mut data);
+        if let Some(last) = data.last_mut() {
+            if values.len() % 8 != 0 {
+                *last |= garbage << (values.len() % 8);
+            }
+        }
+        data.push(garbage);
+        for n in [values.len(), values.len() / 2, values.len().saturating_sub(1)] {
+            let mut whole = vec![false; n];
+            plain::decode_booleans(&data, &mut whole).unwrap();
+            let mut out = before.clone();
+            prop_assert_eq!(plain::decode_booleans_append(&data, n, &mut out).unwrap(), n.div_ceil(8));
+            prop_assert_eq!(&out[..before.len()], &before[..]);
+            prop_assert_eq!(&out[before.len()..], &whole[..]);
+            // Bits: the booleans before as a bitmap, then the page's.
+            let mut bits = Vec::new();
+            plain::encode_booleans(&before, &mut bits);
+            let mut bit_len = before.len();
+            prop_assert_eq!(plain::decode_booleans_to_bits(&data, n, &mut bits, &mut bit_len).unwrap(), n.div_ceil(8));
+            prop_assert_eq!(bit_len, before.len() + n);
+            prop_assert_eq!(bits.len(), bit_len.div_ceil(8));
+            let mut expected = Vec::new();
+            let all: Vec<bool> = before.iter().chain(&whole).copied().collect();
+            plain::encode_booleans(&all, &mut expected);
+            prop_assert_eq!(bits, expected);
+        }
+        if !values.is_empty() {
+            let short = &data[..values.len().div_ceil(8) - 1];
+            let mut out = before.clone();
+            prop_assert_eq!(plain::decode_booleans_append(short, values.len(), &mut out).unwrap_err().kind, ErrorKind::Truncated);
+            prop_assert_eq!(&out, &before);
+            let mut bits = vec![0x5A];
+            let mut bit_len = 7;
+            prop_assert_eq!(plain::decode_booleans_to_bits(short, values.len(), &mut bits, &mut bit_len).unwrap_err().kind, ErrorKind::Truncated);
+            prop_assert_eq!((bits, bit_len), (vec![0x5A], 7));
+        }
+    }
+}

@@ -24,6 +24,8 @@
 //! Errors are found when a run is opened, so decoding a page in batches of any sizes gives the
 //! same values and the same error as decoding it whole.
 
+use std::mem::MaybeUninit;
+
 use super::util::as_bytes_mut;
 use super::{ErrorKind, ParquetError, ValueDecoder};
 use crate::kernels;
@@ -101,6 +103,21 @@ pub(crate) fn unpack_chunks(
     }
     Ok(())
 }
+
+/// The 8 levels (0 or 1) of each byte of a width-1 bit-packed run, LSB first.
+static BYTE_LEVELS: [[i16; 8]; 256] = {
+    let mut table = [[0i16; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut k = 0;
+        while k < 8 {
+            table[byte][k] = ((byte >> k) & 1) as i16;
+            k += 1;
+        }
+        byte += 1;
+    }
+    table
+};
 
 /// The incremental decoder of an RLE/bit-packing hybrid stream of `num_values` values.
 #[derive(Clone, Debug)]
@@ -381,6 +398,95 @@ impl<'a> HybridDecoder<'a> {
         };
         self.drive(values, &mut SkipSink)?;
         Ok(values)
+    }
+
+    /// Appends the next `n` values of a stream of width 1 (the definition levels of a nullable
+    /// flat column, `max_def_level` 1) to `out` as `i16` levels, and returns how many are 1:
+    /// RLE runs are fills, bit-packed runs are expanded a byte (8 levels) at a time from a
+    /// table and counted with `count_ones`, straight into `out`'s spare room, in one pass.
+    /// Runs are opened (and their errors reported) as [`ValueDecoder::next_batch`] does.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidArgument`] when the stream's width is not 1 or `n` is above
+    /// [`ValueDecoder::remaining`]; the stream's errors as [`ValueDecoder::next_batch`]
+    /// reports them. `out` is then left as it was (this decoder may have moved).
+    pub fn append_width1_levels(
+        &mut self,
+        n: usize,
+        out: &mut Vec<i16>,
+    ) -> Result<usize, ParquetError> {
+        if self.bit_width != 1 || n > self.remaining {
+            return Err(ParquetError::invalid_argument(
+                ENCODING,
+                format!(
+                    "append_width1_levels: {n} values of width {} wanted, {} remain (width 1 only)",
+                    self.bit_width, self.remaining
+                ),
+            ));
+        }
+        out.reserve(n);
+        let start = out.len();
+        let spare = &mut out.spare_capacity_mut()[..n];
+        let mut ones = 0usize;
+        let mut done = 0;
+        while done < n {
+            match self.run {
+                Run::Rle { value, left } if left > 0 => {
+                    // Width 1: `open_run` refused values above 1.
+                    let k = left.min(n - done);
+                    spare[done..done + k].fill(MaybeUninit::new(value as i16));
+                    ones += k * value as usize;
+                    self.run = Run::Rle {
+                        value,
+                        left: left - k,
+                    };
+                    self.remaining -= k;
+                    done += k;
+                }
+                Run::Packed { src, offset, left } if left > 0 => {
+                    let k = left.min(n - done);
+                    let out = &mut spare[done..done + k];
+                    let (mut bit, end) = (offset, offset + k);
+                    let mut at = 0;
+                    // Up to a byte boundary, then whole bytes, then the last bits.
+                    while bit < end && !bit.is_multiple_of(8) {
+                        let level = (src[bit / 8] >> (bit % 8)) & 1;
+                        out[at] = MaybeUninit::new(i16::from(level));
+                        ones += usize::from(level);
+                        (bit, at) = (bit + 1, at + 1);
+                    }
+                    let whole = (end - bit) / 8;
+                    let bytes = &src[bit / 8..bit / 8 + whole];
+                    for (chunk, &byte) in out[at..at + 8 * whole].chunks_exact_mut(8).zip(bytes) {
+                        for (slot, &level) in chunk.iter_mut().zip(&BYTE_LEVELS[usize::from(byte)])
+                        {
+                            *slot = MaybeUninit::new(level);
+                        }
+                        ones += byte.count_ones() as usize;
+                    }
+                    (bit, at) = (bit + 8 * whole, at + 8 * whole);
+                    while bit < end {
+                        let level = (src[bit / 8] >> (bit % 8)) & 1;
+                        out[at] = MaybeUninit::new(i16::from(level));
+                        ones += usize::from(level);
+                        (bit, at) = (bit + 1, at + 1);
+                    }
+                    self.run = Run::Packed {
+                        src,
+                        offset: end,
+                        left: left - k,
+                    };
+                    self.remaining -= k;
+                    done += k;
+                }
+                _ => self.open_run()?,
+            }
+        }
+        // SAFETY: the loop wrote every one of the `n` spare slots after `start` (`done` went
+        // from 0 to `n`, each run writing its `k` slots `done..done + k`), and `reserve(n)`
+        // made room for them.
+        unsafe { out.set_len(start + n) };
+        Ok(ones)
     }
 
     /// Decodes the whole stream `data` of `bit_width` (0..=32) bits into `out`, one value per

@@ -16,7 +16,9 @@
 //! Bytes after the last value the caller asked for are ignored (a PLAIN page has no header
 //! saying where its values end; the caller's `num_values` does).
 
-use super::util::{arrow_offset, as_bytes, read_le_values};
+use std::mem::MaybeUninit;
+
+use super::util::{arrow_offset, as_bytes, is_primitive, read_le_values};
 use super::{ByteArrayDecoder, ByteArrays, FixedWidth, ParquetError, ValueDecoder};
 
 const ENCODING: &str = "PLAIN";
@@ -64,6 +66,44 @@ fn check_len(
 pub fn decode<T: FixedWidth>(data: &[u8], out: &mut [T]) -> Result<usize, ParquetError> {
     let need = check_len(out.len(), T::SIZE, "values", data.len())?;
     read_le_values(&data[..need], out);
+    Ok(need)
+}
+
+/// Appends the first `n` values of a PLAIN page of INT32, INT64, INT96, FLOAT or DOUBLE
+/// values to `out`; returns the bytes consumed (`n * T::SIZE`). One copy of the bytes into
+/// the vector's spare room for the primitive types on little-endian targets (no zero fill
+/// first, no batches), else value by value ([`FixedWidth::from_le_slice`], any endianness).
+///
+/// # Errors
+/// [`ErrorKind::Truncated`](super::ErrorKind::Truncated) when `data` holds fewer than `n`
+/// values; `out` is then left untouched.
+pub fn decode_append<T: FixedWidth>(
+    data: &[u8],
+    n: usize,
+    out: &mut Vec<T>,
+) -> Result<usize, ParquetError> {
+    let need = check_len(n, T::SIZE, "values", data.len())?;
+    let bytes = &data[..need];
+    out.reserve(n);
+    if is_primitive::<T>() {
+        let start = out.len();
+        // SAFETY: `reserve(n)` left room for `n` more values after `start`, i.e. `need` =
+        // `n * T::SIZE` bytes (`is_primitive`: `size_of::<T>() == T::SIZE`), which `bytes`
+        // holds; the regions cannot overlap (`out` is borrowed exclusively). `T` is a
+        // primitive integer or float on a little-endian target (`is_primitive`): every bit
+        // pattern is a valid value and its memory is its little-endian bytes, so the `n`
+        // values after `start` are initialised with the page's values before `set_len`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                out.as_mut_ptr().add(start).cast::<u8>(),
+                need,
+            );
+            out.set_len(start + n);
+        }
+    } else {
+        out.extend(bytes.chunks_exact(T::SIZE).map(T::from_le_slice));
+    }
     Ok(need)
 }
 
@@ -179,6 +219,119 @@ pub fn decode_booleans(data: &[u8], out: &mut [bool]) -> Result<usize, ParquetEr
         ));
     }
     read_bits(data, 0, out);
+    Ok(need)
+}
+
+/// The 8 booleans of each byte, LSB first.
+static BYTE_BOOLS: [[bool; 8]; 256] = {
+    let mut table = [[false; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut k = 0;
+        while k < 8 {
+            table[byte][k] = (byte >> k) & 1 != 0;
+            k += 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// Appends the first `n` booleans of a PLAIN BOOLEAN page (bit-packed, LSB first) to `out`;
+/// returns the bytes consumed (`ceil(n / 8)`). Each byte's 8 booleans come from a 256-entry
+/// table, written straight into the vector's spare room (no zero fill first).
+///
+/// # Errors
+/// [`ErrorKind::Truncated`](super::ErrorKind::Truncated) when `data` holds fewer bits; `out`
+/// is then left untouched.
+pub fn decode_booleans_append(
+    data: &[u8],
+    n: usize,
+    out: &mut Vec<bool>,
+) -> Result<usize, ParquetError> {
+    let need = n.div_ceil(8);
+    if need > data.len() {
+        return Err(ParquetError::truncated(
+            ENCODING,
+            format!(
+                "{n} booleans need {need} bytes, but the data holds {}",
+                data.len()
+            ),
+        ));
+    }
+    out.reserve(n);
+    let start = out.len();
+    let spare = &mut out.spare_capacity_mut()[..n];
+    let whole = n / 8;
+    for (chunk, &byte) in spare.chunks_exact_mut(8).zip(&data[..whole]) {
+        let bools = &BYTE_BOOLS[usize::from(byte)];
+        for (slot, &b) in chunk.iter_mut().zip(bools) {
+            *slot = MaybeUninit::new(b);
+        }
+    }
+    if let Some(&last) = data[..need].get(whole) {
+        let bools = &BYTE_BOOLS[usize::from(last)];
+        for (slot, &b) in spare[whole * 8..].iter_mut().zip(bools) {
+            *slot = MaybeUninit::new(b);
+        }
+    }
+    // SAFETY: the loops above wrote all `n` spare slots after `start`: `whole` full bytes of 8
+    // (`spare` has `n` ≥ 8·whole slots and `data` ≥ `whole` bytes), then the `n - 8·whole`
+    // < 8 slots left from the byte at `whole`, present when `n` is not a multiple of 8
+    // (`need` = `whole + 1` bytes then, checked above).
+    unsafe { out.set_len(start + n) };
+    Ok(need)
+}
+
+/// Appends the first `n` booleans of a PLAIN BOOLEAN page to an Arrow-style LSB-first bitmap
+/// `bits` of `*bit_len` bits (its bytes past `ceil(*bit_len / 8)` are dropped, the padding bits
+/// of its last byte must be 0), advancing `*bit_len` by `n`; returns the bytes of `data`
+/// consumed (`ceil(n / 8)`). PLAIN BOOLEAN is Arrow's layout: a byte copy when `*bit_len` is a
+/// multiple of 8, else a shift by its remainder. The padding bits of the new last byte are 0.
+///
+/// # Errors
+/// [`ErrorKind::Truncated`](super::ErrorKind::Truncated) when `data` holds fewer bits; `bits`
+/// and `*bit_len` are then left untouched.
+pub fn decode_booleans_to_bits(
+    data: &[u8],
+    n: usize,
+    bits: &mut Vec<u8>,
+    bit_len: &mut usize,
+) -> Result<usize, ParquetError> {
+    let need = n.div_ceil(8);
+    if need > data.len() {
+        return Err(ParquetError::truncated(
+            ENCODING,
+            format!(
+                "{n} booleans need {need} bytes, but the data holds {}",
+                data.len()
+            ),
+        ));
+    }
+    let src = &data[..need];
+    let shift = *bit_len % 8;
+    bits.truncate(bit_len.div_ceil(8));
+    if shift == 0 {
+        bits.extend_from_slice(src);
+    } else {
+        // The last byte's free high bits take the first bits of `src`.
+        let last = bits.len() - 1;
+        let mut carry = bits[last];
+        bits.truncate(last);
+        bits.reserve(need + 1);
+        for &byte in src {
+            bits.push(carry | (byte << shift));
+            carry = byte >> (8 - shift);
+        }
+        bits.push(carry);
+    }
+    *bit_len += n;
+    bits.truncate(bit_len.div_ceil(8));
+    if !bit_len.is_multiple_of(8) {
+        if let Some(last) = bits.last_mut() {
+            *last &= (1u8 << (*bit_len % 8)) - 1;
+        }
+    }
     Ok(need)
 }
 

@@ -84,7 +84,9 @@ pub(crate) fn as_words_mut<T: FixedWidth, W: Word>(values: &mut [T]) -> Option<&
     Some(unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<W>(), values.len()) })
 }
 
-fn is_primitive<T: FixedWidth>() -> bool {
+/// Whether `T` is a primitive integer or float (of `T::SIZE` bytes) on a little-endian target:
+/// its memory is then its little-endian bytes, and every bit pattern is a valid value.
+pub(crate) fn is_primitive<T: FixedWidth>() -> bool {
     use std::any::TypeId;
     let id = TypeId::of::<T>();
     cfg!(target_endian = "little")

@@ -911,8 +911,7 @@ impl ChunkDecoder {
         };
         let (def_levels_path, present) = match def {
             Some((level_encoding, bytes)) => {
-                let start = out.def_levels.len();
-                let path = self.decode_levels(
+                let (path, present) = self.decode_levels_counted(
                     PagePart::DefLevels,
                     level_encoding,
                     bytes,
@@ -920,11 +919,6 @@ impl ChunkDecoder {
                     n,
                     &mut out.def_levels,
                 )?;
-                let max = self.column.max_def_level;
-                let present = out.def_levels[start..]
-                    .iter()
-                    .filter(|&&d| d == max)
-                    .count();
                 (Some(path), present)
             }
             None => (None, n),
@@ -970,8 +964,23 @@ impl ChunkDecoder {
         n: usize,
         out: &mut Vec<i16>,
     ) -> Result<Path, PageError> {
+        self.decode_levels_counted(part, encoding, bytes, max_level, n, out)
+            .map(|(path, _)| path)
+    }
+
+    /// [`ChunkDecoder::decode_levels`], and how many of the levels are `max_level` (for
+    /// definition levels: the values present), counted as they are appended.
+    fn decode_levels_counted(
+        &mut self,
+        part: PagePart,
+        encoding: Encoding,
+        bytes: &[u8],
+        max_level: i16,
+        n: usize,
+        out: &mut Vec<i16>,
+    ) -> Result<(Path, usize), PageError> {
         if n == 0 {
-            return Ok(Path::Fallback);
+            return Ok((Path::Fallback, 0));
         }
         let width = level_width(max_level);
         if self.use_jobs {
@@ -986,16 +995,16 @@ impl ChunkDecoder {
             };
             match decode_job::<u16>(&self.executor, &stream, n as u32) {
                 Ok((levels, output)) => {
-                    append_levels(part, encoding, &levels, 0, max_level, out)?;
-                    return Ok(output.path);
+                    let at_max = append_levels(part, encoding, &levels, 0, max_level, out)?;
+                    return Ok((output.path, at_max));
                 }
                 // Data the job refused: the codec decides (see `codec_decides`).
                 Err(e) if codec_decides(&e) => {}
                 Err(e) => return Err(PageError::job(part, encoding, e)),
             }
         }
-        values::decode_levels_on_cpu(self, part, encoding, bytes, max_level, n, out)?;
-        Ok(Path::Fallback)
+        let at_max = values::decode_levels_on_cpu(self, part, encoding, bytes, max_level, n, out)?;
+        Ok((Path::Fallback, at_max))
     }
 
     fn decode_dictionary_page(
@@ -1127,7 +1136,7 @@ pub fn level_width(max_level: i16) -> u32 {
 }
 
 /// Appends `levels` to `out` after checking them against `max_level` (a level above it is
-/// corrupt data; arrow-rs would read past its nesting).
+/// corrupt data; arrow-rs would read past its nesting); returns how many are `max_level`.
 fn append_levels<L: Copy + Into<u32>>(
     part: PagePart,
     encoding: Encoding,
@@ -1135,14 +1144,17 @@ fn append_levels<L: Copy + Into<u32>>(
     first: usize,
     max_level: i16,
     out: &mut Vec<i16>,
-) -> Result<(), PageError> {
-    // One pass for the maximum (vectorised), then the conversion.
-    let highest = levels.iter().map(|&l| l.into()).max().unwrap_or(0);
-    if highest > max_level as u32 {
-        let at = levels
-            .iter()
-            .position(|&l| l.into() > max_level as u32)
-            .unwrap_or(0);
+) -> Result<usize, PageError> {
+    // One pass for the maximum and the count of `max_level` (vectorised; 32-bit lanes, which
+    // a batch cannot overflow: LEVEL_BATCH levels, or a job's at most u32::MAX), then the
+    // conversion.
+    let max = max_level.max(0) as u32;
+    let (highest, at_max) = levels.iter().fold((0u32, 0u32), |(high, count), &l| {
+        let l = l.into();
+        (high.max(l), count + u32::from(l == max))
+    });
+    if highest > max {
+        let at = levels.iter().position(|&l| l.into() > max).unwrap_or(0);
         return Err(PageError::invalid(
             part,
             Some(encoding),
@@ -1154,5 +1166,5 @@ fn append_levels<L: Copy + Into<u32>>(
         ));
     }
     out.extend(levels.iter().map(|&l| l.into() as i16));
-    Ok(())
+    Ok(at_max as usize)
 }

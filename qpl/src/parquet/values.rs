@@ -9,7 +9,7 @@ use qpl_fallback::parquet::{
     delta_length_byte_array::DeltaLengthByteArrayDecoder,
     dictionary::{self, DictionaryByteArrayDecoder, DictionaryDecoder},
     hybrid::{BooleanHybridDecoder, HybridDecoder},
-    plain::{PlainBooleanDecoder, PlainByteArrayDecoder, PlainDecoder, PlainFixedLenDecoder},
+    plain::{self, PlainByteArrayDecoder, PlainFixedLenDecoder},
     ByteArrayDecoder, ByteArrays, FixedWidth, ParquetError, PhysicalType, ValueDecoder,
 };
 
@@ -19,7 +19,9 @@ use super::{
 };
 use crate::{Path, Stream};
 
-/// Appends `n` levels decoded on the CPU (the hybrid or the bit-packed codec) to `out`.
+/// Appends `n` levels decoded on the CPU (the hybrid or the bit-packed codec) to `out`;
+/// returns how many of them are `max_level` (counted batch by batch while the levels are in
+/// L1, rather than in a second pass over `out`).
 pub(super) fn decode_levels_on_cpu(
     decoder: &mut ChunkDecoder,
     part: PagePart,
@@ -28,20 +30,27 @@ pub(super) fn decode_levels_on_cpu(
     max_level: i16,
     n: usize,
     out: &mut Vec<i16>,
-) -> Result<(), PageError> {
+) -> Result<usize, PageError> {
     let width = level_width(max_level);
     let codec = |e| PageError::codec(part, encoding, e);
+    if encoding == Encoding::Rle && width == 1 {
+        // Levels of 0 and 1 (a nullable flat column's definition levels): expanded and
+        // counted in one pass, no level can pass the maximum.
+        let mut levels = HybridDecoder::new(bytes, 1, n).map_err(codec)?;
+        return levels.append_width1_levels(n, out).map_err(codec);
+    }
     let scratch = &mut decoder.scratch;
     scratch.resize(LEVEL_BATCH.min(n), 0);
     let start = out.len();
     out.reserve(n);
+    let mut at_max = 0;
     match encoding {
         Encoding::Rle => {
             let mut levels = HybridDecoder::new(bytes, width, n).map_err(codec)?;
             while levels.remaining() > 0 {
                 let got = levels.next_batch(scratch).map_err(codec)?;
                 let at = out.len() - start;
-                append_levels(part, encoding, &scratch[..got], at, max_level, out)?;
+                at_max += append_levels(part, encoding, &scratch[..got], at, max_level, out)?;
             }
         }
         Encoding::BitPacked => {
@@ -49,7 +58,7 @@ pub(super) fn decode_levels_on_cpu(
             while levels.remaining() > 0 {
                 let got = levels.next_batch(scratch).map_err(codec)?;
                 let at = out.len() - start;
-                append_levels(part, encoding, &scratch[..got], at, max_level, out)?;
+                at_max += append_levels(part, encoding, &scratch[..got], at, max_level, out)?;
             }
         }
         other => {
@@ -60,7 +69,7 @@ pub(super) fn decode_levels_on_cpu(
             ))
         }
     }
-    Ok(())
+    Ok(at_max)
 }
 
 /// Bytes a value of `physical_type` takes in memory (byte arrays: their 4-byte offset).
@@ -387,13 +396,9 @@ pub(super) fn decode_plain(
 ) -> Result<(), PageError> {
     let codec = |e| PageError::codec(part, encoding, e);
     match out {
-        Values::Boolean(out) => drain(
-            PlainBooleanDecoder::new(data, n).map_err(codec)?,
-            n,
-            out,
-            "PLAIN",
-        )
-        .map_err(codec),
+        Values::Boolean(out) => plain::decode_booleans_append(data, n, out)
+            .map(drop)
+            .map_err(codec),
         Values::Int32(out) => drain_fixed::<i32>(data, n, out).map_err(codec),
         Values::Int64(out) => drain_fixed::<i64>(data, n, out).map_err(codec),
         Values::Int96(out) => drain_fixed(data, n, out).map_err(codec),
@@ -420,12 +425,19 @@ pub(super) fn decode_plain(
     }
 }
 
-/// PLAIN fixed-width values: checked to be present before the output grows.
+/// PLAIN fixed-width values: checked to be present, then one copy of their bytes (see
+/// [`plain::decode_append`]).
 fn drain_fixed<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result<(), ParquetError> {
-    drain(PlainDecoder::<T>::new(data, n)?, n, out, "PLAIN")
+    plain::decode_append(data, n, out).map(drop)
 }
 
-/// Appends the `n` values of `decoder` to `out` (nothing on error).
+/// Values a decoder writes per batch in [`drain`]: a scratch that stays in L1.
+const DRAIN_BATCH: usize = 512;
+
+/// Appends the `n` values of `decoder` to `out` (nothing on error): decoded [`DRAIN_BATCH`] at
+/// a time into a scratch in L1, then copied to the end of `out`, so that `out`'s memory is
+/// written once (growing it with a zero fill first wrote it twice, which costs most when the
+/// page's values do not fit the caches).
 fn drain<D: ValueDecoder>(
     mut decoder: D,
     n: usize,
@@ -436,12 +448,17 @@ where
     D::Value: Copy + Default,
 {
     let start = out.len();
-    out.resize(start + n, D::Value::default());
+    out.reserve(n);
+    let mut scratch = [D::Value::default(); DRAIN_BATCH];
     let mut done = 0;
     while done < n {
-        match decoder.next_batch(&mut out[start + done..]) {
+        let want = (n - done).min(DRAIN_BATCH);
+        match decoder.next_batch(&mut scratch[..want]) {
             Ok(0) => break,
-            Ok(got) => done += got,
+            Ok(got) => {
+                out.extend_from_slice(&scratch[..got]);
+                done += got;
+            }
             Err(e) => {
                 out.truncate(start);
                 return Err(e);
