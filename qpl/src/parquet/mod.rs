@@ -76,7 +76,7 @@ mod values;
 /// The project's Parquet codecs (`qpl_fallback::parquet`): one module per encoding.
 pub use qpl_fallback::parquet as codecs;
 pub use qpl_fallback::parquet::{ByteArrays, ErrorKind, Int96, ParquetError, PhysicalType};
-pub use validity::Bits;
+pub use validity::{ArrowPage, Bits, ValuesAt};
 
 /// Parquet's encodings, with the numbers of Parquet's Thrift `Encoding` enum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

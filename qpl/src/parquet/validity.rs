@@ -1,16 +1,93 @@
 //! Pages of a column that is not repeated, decoded as a reader of Arrow arrays wants them:
 //! the definition levels straight to validity bits (one per row, set where the value is
-//! present) instead of one `i16` per row, the non-null values as [`ChunkDecoder::decode_page`]
-//! gives them.
+//! present) instead of one `i16` per row; booleans straight to bits; PLAIN values of a
+//! fixed-width type left where they are in the page (a reader makes them an array without a
+//! copy where the page's alignment allows it); the other values as
+//! [`ChunkDecoder::decode_page`] gives them.
 
+use std::ops::Range;
+
+use qpl_fallback::parquet::plain::decode_booleans_to_bits;
 use qpl_fallback::parquet::validity::decode_validity;
 pub use qpl_fallback::parquet::validity::Bits;
+
+use super::PhysicalType;
+
+/// What [`ChunkDecoder::decode_page_for_arrow`] appends a page's rows to (reuse it across
+/// pages; take its parts away, or clear it, between pages as needed).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrowPage {
+    /// One bit per row of a nullable column: set where the value is present.
+    pub validity: Bits,
+    /// The non-null values, where [`ValuesAt::Values`] says they went.
+    pub values: Values,
+    /// BOOLEAN values as bits, where [`ValuesAt::Bits`] says they went.
+    pub booleans: Bits,
+}
+
+impl ArrowPage {
+    /// Empty output for a column of `physical_type`.
+    pub fn new(physical_type: PhysicalType) -> ArrowPage {
+        ArrowPage {
+            validity: Bits::new(),
+            values: Values::new(physical_type),
+            booleans: Bits::new(),
+        }
+    }
+}
+
+/// Where a data page's non-null values are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValuesAt {
+    /// Appended to [`ArrowPage::values`] (and nothing, for a dictionary page).
+    Values,
+    /// BOOLEANs, appended to [`ArrowPage::booleans`].
+    Bits,
+    /// PLAIN values of a fixed-width type (INT32, INT64, FLOAT, DOUBLE), little-endian: these
+    /// bytes of the page's `buf` (checked to hold them all).
+    Page(Range<usize>),
+}
 
 use super::compressed::Section;
 use super::{
     level_width, v2_levels, ChunkDecoder, Encoding, Page, PageError, PagePart, PageReport, Values,
 };
 use crate::Path;
+
+/// A data page's parts, as split from its header fields.
+struct PageParts<'a> {
+    buf: &'a [u8],
+    def: Option<(Encoding, &'a [u8])>,
+    section: &'a [u8],
+    num_values: u32,
+    num_nulls: Option<u32>,
+    encoding: Encoding,
+}
+
+/// Where a data page goes.
+struct Out<'o> {
+    validity: &'o mut Bits,
+    values: &'o mut Values,
+    booleans: Option<&'o mut Bits>,
+}
+
+/// The hybrid runs of an RLE values section (booleans), after its 4-byte length.
+fn rle_body(section: &[u8]) -> Result<&[u8], qpl_fallback::parquet::ParquetError> {
+    let truncated = |m: String| qpl_fallback::parquet::ParquetError::truncated("RLE", m);
+    let Some((prefix, rest)) = section.split_first_chunk::<4>() else {
+        return Err(truncated(format!(
+            "the 4-byte length is missing: the values section has {} bytes",
+            section.len()
+        )));
+    };
+    let len = u32::from_le_bytes(*prefix) as usize;
+    rest.get(..len).ok_or_else(|| {
+        truncated(format!(
+            "the length prefix says {len} bytes, but {} follow",
+            rest.len()
+        ))
+    })
+}
 
 impl ChunkDecoder {
     /// Decodes `page` of a column whose `max_rep_level` is 0: for a data page, one bit per
@@ -24,6 +101,38 @@ impl ChunkDecoder {
         validity: &mut Bits,
         values: &mut Values,
     ) -> Result<PageReport, PageError> {
+        self.decode_validity_checked(page, validity, values, None)
+            .map(|(report, _)| report)
+    }
+
+    /// [`ChunkDecoder::decode_page_validity`], with booleans appended as bits to
+    /// `out.booleans` and PLAIN fixed-width values left in the page: [`ValuesAt`] says where
+    /// the values are. On error, `out` is left as it was.
+    pub fn decode_page_for_arrow(
+        &mut self,
+        page: &Page<'_>,
+        out: &mut ArrowPage,
+    ) -> Result<(PageReport, ValuesAt), PageError> {
+        let booleans_before = out.booleans.len;
+        let result = self.decode_validity_checked(
+            page,
+            &mut out.validity,
+            &mut out.values,
+            Some(&mut out.booleans),
+        );
+        if result.is_err() {
+            out.booleans.truncate(booleans_before);
+        }
+        result
+    }
+
+    fn decode_validity_checked(
+        &mut self,
+        page: &Page<'_>,
+        validity: &mut Bits,
+        values: &mut Values,
+        booleans: Option<&mut Bits>,
+    ) -> Result<(PageReport, ValuesAt), PageError> {
         let column = self.column;
         if column.max_rep_level != 0 {
             return Err(PageError::invalid(
@@ -43,7 +152,7 @@ impl ChunkDecoder {
             ));
         }
         let before = (validity.len, values.len());
-        let result = self.decode_validity_parts(page, validity, values);
+        let result = self.decode_validity_parts(page, validity, values, booleans);
         if result.is_err() {
             validity.truncate(before.0);
             values.truncate(before.1);
@@ -56,14 +165,22 @@ impl ChunkDecoder {
         page: &Page<'_>,
         validity: &mut Bits,
         values: &mut Values,
-    ) -> Result<PageReport, PageError> {
+        booleans: Option<&mut Bits>,
+    ) -> Result<(PageReport, ValuesAt), PageError> {
         let max_def = self.column.max_def_level;
+        let out = Out {
+            validity,
+            values,
+            booleans,
+        };
         match *page {
             Page::Dictionary {
                 buf,
                 num_values,
                 encoding,
-            } => self.decode_dictionary_page(buf, num_values, encoding),
+            } => self
+                .decode_dictionary_page(buf, num_values, encoding)
+                .map(|report| (report, ValuesAt::Values)),
             Page::V1 {
                 buf,
                 num_values,
@@ -79,10 +196,15 @@ impl ChunkDecoder {
                     def_level_encoding,
                     num_values,
                 )?;
-                let section = Section::Plain(rest);
-                self.decode_validity_page(
-                    def, section, num_values, None, encoding, validity, values,
-                )
+                let page = PageParts {
+                    buf,
+                    def,
+                    section: rest,
+                    num_values,
+                    num_nulls: None,
+                    encoding,
+                };
+                self.decode_validity_page(page, out)
             }
             Page::V2 {
                 buf,
@@ -109,31 +231,37 @@ impl ChunkDecoder {
                 let (def, section) = rest.split_at(def_len);
                 v2_levels(PagePart::RepLevels, rep, 0, "rep_levels_byte_len")?;
                 let def = v2_levels(PagePart::DefLevels, def, max_def, "def_levels_byte_len")?;
-                let section = Section::Plain(section);
-                self.decode_validity_page(
+                let page = PageParts {
+                    buf,
                     def,
                     section,
                     num_values,
-                    Some(num_nulls),
+                    num_nulls: Some(num_nulls),
                     encoding,
-                    validity,
-                    values,
-                )
+                };
+                self.decode_validity_page(page, out)
             }
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn decode_validity_page(
         &mut self,
-        def: Option<(Encoding, &[u8])>,
-        section: Section<'_>,
-        num_values: u32,
-        num_nulls: Option<u32>,
-        encoding: Encoding,
-        validity: &mut Bits,
-        values: &mut Values,
-    ) -> Result<PageReport, PageError> {
+        page: PageParts<'_>,
+        out: Out<'_>,
+    ) -> Result<(PageReport, ValuesAt), PageError> {
+        let PageParts {
+            buf,
+            def,
+            section,
+            num_values,
+            num_nulls,
+            encoding,
+        } = page;
+        let Out {
+            validity,
+            values,
+            booleans,
+        } = out;
         let n = num_values as usize;
         let limit = self.executor.config().max_output_bytes as u64;
         if u64::from(num_values) / 8 > limit {
@@ -194,14 +322,63 @@ impl ChunkDecoder {
                 ));
             }
         }
-        let (values_path, inflate) = self.decode_section(encoding, section, present, values)?;
-        Ok(PageReport {
+        let report = |values_path| PageReport {
             levels: n,
             values: present,
             def_levels_path,
             rep_levels_path: None,
             values_path,
-            inflate,
-        })
+            inflate: None,
+        };
+        let width = match self.column.physical_type {
+            PhysicalType::Int32 | PhysicalType::Float => 4,
+            PhysicalType::Int64 | PhysicalType::Double => 8,
+            _ => 0,
+        };
+        if encoding == Encoding::Plain
+            && width > 0
+            && cfg!(target_endian = "little")
+            && booleans.is_some()
+        {
+            let bytes = present.checked_mul(width).filter(|&b| b <= section.len());
+            let Some(bytes) = bytes else {
+                return Err(PageError::invalid(
+                    PagePart::Values,
+                    Some(encoding),
+                    format!(
+                        "{present} values of {width} bytes, but the values section holds {}",
+                        section.len()
+                    ),
+                ));
+            };
+            // `section` is a part of `buf`: its place there.
+            let start = section.as_ptr() as usize - buf.as_ptr() as usize;
+            return Ok((report(None), ValuesAt::Page(start..start + bytes)));
+        }
+        if let (PhysicalType::Boolean, Some(bits)) = (self.column.physical_type, booleans) {
+            let codec = |e| PageError::codec(PagePart::Values, encoding, e);
+            match encoding {
+                Encoding::Plain => {
+                    decode_booleans_to_bits(section, present, &mut bits.bytes, &mut bits.len)
+                        .map_err(codec)?;
+                    return Ok((report(None), ValuesAt::Bits));
+                }
+                Encoding::Rle if !self.use_jobs => {
+                    let body = rle_body(section).map_err(codec)?;
+                    decode_validity(body, 1, present, 1, bits).map_err(codec)?;
+                    return Ok((report(Some(Path::Fallback)), ValuesAt::Bits));
+                }
+                _ => {}
+            }
+        }
+        let (values_path, inflate) =
+            self.decode_section(encoding, Section::Plain(section), present, values)?;
+        Ok((
+            PageReport {
+                inflate,
+                ..report(values_path)
+            },
+            ValuesAt::Values,
+        ))
     }
 }

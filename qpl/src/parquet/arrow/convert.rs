@@ -10,8 +10,11 @@ use arrow_array::{
     Array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, FixedSizeBinaryArray,
     LargeBinaryArray, LargeStringArray, PrimitiveArray, StringArray,
 };
-use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{
+    BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
+};
 use arrow_schema::{ArrowError, DataType, TimeUnit};
+use bytes::Bytes;
 
 use crate::parquet::{ByteArrays, ColumnData, PhysicalType, Values};
 
@@ -167,9 +170,17 @@ fn spread<T: Copy + Default + arrow_buffer::ArrowNativeType>(
     values: Vec<T>,
     validity: Option<&BooleanBuffer>,
 ) -> ScalarBuffer<T> {
-    let Some(validity) = validity else {
-        return ScalarBuffer::from(values);
-    };
+    match validity {
+        None => ScalarBuffer::from(values),
+        Some(validity) => spread_slice(&values, validity),
+    }
+}
+
+/// The non-null `values` placed in the rows `validity` sets, a copy of each run of valid rows.
+fn spread_slice<T: Copy + Default + arrow_buffer::ArrowNativeType>(
+    values: &[T],
+    validity: &BooleanBuffer,
+) -> ScalarBuffer<T> {
     let mut out = Vec::with_capacity(validity.len());
     let mut at = 0;
     for (start, end) in validity.set_slices() {
@@ -179,6 +190,101 @@ fn spread<T: Copy + Default + arrow_buffer::ArrowNativeType>(
     }
     out.resize(validity.len(), T::default());
     ScalarBuffer::from(out)
+}
+
+/// PLAIN values of a fixed-width type left in their page (`bytes`, little-endian, exactly the
+/// non-null values) as an array of `data_type`: the page's memory itself where every row is
+/// valid and the bytes are aligned for the type, else one copy.
+pub(crate) fn plain_array(
+    bytes: Bytes,
+    physical: PhysicalType,
+    validity: Option<BooleanBuffer>,
+    rows: usize,
+    data_type: &DataType,
+) -> Result<ArrayRef, ArrowError> {
+    let validity = validity.filter(|v| v.count_set_bits() < v.len());
+    let present = validity.as_ref().map_or(rows, |v| v.count_set_bits());
+    let nulls = validity.clone().map(NullBuffer::new);
+    fn values<T: arrow_buffer::ArrowNativeType + Default>(
+        bytes: Bytes,
+        present: usize,
+        validity: Option<&BooleanBuffer>,
+    ) -> Result<ScalarBuffer<T>, ArrowError> {
+        if bytes.len() != present * std::mem::size_of::<T>() {
+            return Err(ArrowError::ParquetError(format!(
+                "{} bytes of PLAIN values for {present} values",
+                bytes.len()
+            )));
+        }
+        let aligned = bytes.as_ptr().align_offset(std::mem::align_of::<T>()) == 0;
+        let buffer = if aligned {
+            Buffer::from(bytes)
+        } else {
+            Buffer::from_slice_ref(&bytes[..])
+        };
+        let dense = ScalarBuffer::<T>::new(buffer, 0, present);
+        Ok(match validity {
+            None => dense,
+            Some(validity) => spread_slice(&dense, validity),
+        })
+    }
+    let v = validity.as_ref();
+    Ok(match physical {
+        PhysicalType::Int32 => coerce_i32(
+            PrimitiveArray::<Int32Type>::new(values(bytes, present, v)?, nulls),
+            data_type,
+        )?,
+        PhysicalType::Int64 => coerce_i64(
+            PrimitiveArray::<Int64Type>::new(values(bytes, present, v)?, nulls),
+            data_type,
+        )?,
+        PhysicalType::Float => Arc::new(PrimitiveArray::<Float32Type>::new(
+            values(bytes, present, v)?,
+            nulls,
+        )),
+        PhysicalType::Double => Arc::new(PrimitiveArray::<Float64Type>::new(
+            values(bytes, present, v)?,
+            nulls,
+        )),
+        other => {
+            return Err(ArrowError::ParquetError(format!(
+                "PLAIN {} values are not left in their page",
+                other.name()
+            )))
+        }
+    })
+}
+
+/// BOOLEAN values as bits (`bits`: the non-null values, in order) placed in the rows
+/// `validity` sets.
+pub(crate) fn boolean_array(
+    bits: BooleanBuffer,
+    validity: Option<BooleanBuffer>,
+    rows: usize,
+) -> Result<ArrayRef, ArrowError> {
+    let validity = validity.filter(|v| v.count_set_bits() < v.len());
+    let present = validity.as_ref().map_or(rows, |v| v.count_set_bits());
+    if bits.len() != present {
+        return Err(ArrowError::ParquetError(format!(
+            "{} booleans for {present} rows with a value",
+            bits.len()
+        )));
+    }
+    let Some(validity) = validity else {
+        return Ok(Arc::new(BooleanArray::new(bits, None)));
+    };
+    let mut out = BooleanBufferBuilder::new(rows);
+    let mut at = 0;
+    for (start, end) in validity.set_slices() {
+        out.append_n(start - out.len(), false);
+        out.append_buffer(&bits.slice(at, end - start));
+        at += end - start;
+    }
+    out.append_n(rows - out.len(), false);
+    Ok(Arc::new(BooleanArray::new(
+        out.finish(),
+        Some(NullBuffer::new(validity)),
+    )))
 }
 
 /// Byte arrays as Utf8/LargeUtf8/Binary/LargeBinary/FixedSizeBinary: the values buffer is

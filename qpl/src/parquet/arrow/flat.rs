@@ -13,11 +13,11 @@ use parquet::column::page::PageReader;
 use parquet::file::metadata::ParquetMetaData;
 
 use super::chunk_bytes::{chunk_page_reader, ChunkSource};
-use super::convert::{take_array, take_values};
+use super::convert::{boolean_array, plain_array, take_array, take_values};
 use super::list::{take_list, ListShape};
 use super::selection::{Cursor, Take};
 use crate::parquet::query::{column_of, page_of};
-use crate::parquet::{Bits, ChunkDecoder, Column, ColumnData};
+use crate::parquet::{ArrowPage, Bits, ChunkDecoder, Column, ColumnData, ValuesAt};
 use crate::Executor;
 
 /// A flat leaf inside a top-level struct: the struct is non-null from level `defined` on
@@ -42,8 +42,8 @@ pub(crate) struct FlatColumn {
     column: Column,
     decoder: ChunkDecoder,
     data: ColumnData,
-    /// A flat column's validity, one page at a time.
-    bits: Bits,
+    /// A flat column's page, as the reader wants it.
+    arrow_page: ArrowPage,
     row_groups: VecDeque<usize>,
     pages: Option<Box<dyn PageReader>>,
     /// The current chunk's next page's index (the dictionary page counted), for errors.
@@ -82,7 +82,7 @@ impl FlatColumn {
             column,
             decoder,
             data: ColumnData::new(&column),
-            bits: Bits::new(),
+            arrow_page: ArrowPage::new(column.physical_type),
             row_groups: row_groups.iter().copied().collect(),
             pages: None,
             page: 0,
@@ -196,12 +196,15 @@ impl FlatColumn {
             let view = page_of(&page).map_err(|m| self.page_error(m))?;
             // A top-level flat column: its levels go straight to validity bits.
             let plain_flat = self.list.is_none() && self.parent.is_none();
-            let report = if plain_flat {
-                self.bits.clear();
+            let (report, values_at) = if plain_flat {
+                self.arrow_page.validity.clear();
+                self.arrow_page.booleans.clear();
                 self.decoder
-                    .decode_page_validity(&view, &mut self.bits, &mut self.data.values)
+                    .decode_page_for_arrow(&view, &mut self.arrow_page)
             } else {
-                self.decoder.decode_page(&view, &mut self.data)
+                self.decoder
+                    .decode_page(&view, &mut self.data)
+                    .map(|report| (report, ValuesAt::Values))
             }
             .map_err(|e| self.page_error(e))?;
             self.page += 1;
@@ -211,12 +214,26 @@ impl FlatColumn {
             let (array, rows) = match &self.list {
                 None if plain_flat => {
                     let rows = report.levels;
-                    let validity = (self.column.max_def_level > 0).then(|| {
-                        let bits = std::mem::take(&mut self.bits);
-                        BooleanBuffer::new(Buffer::from_vec(bits.bytes), 0, bits.len)
-                    });
-                    let array = take_values(&mut self.data.values, validity, rows, &self.data_type)
-                        .map_err(|e| self.page_error(e))?;
+                    let validity = (self.column.max_def_level > 0)
+                        .then(|| into_buffer(std::mem::take(&mut self.arrow_page.validity)));
+                    let array = match values_at {
+                        ValuesAt::Values => take_values(
+                            &mut self.arrow_page.values,
+                            validity,
+                            rows,
+                            &self.data_type,
+                        ),
+                        ValuesAt::Bits => {
+                            let bits = std::mem::take(&mut self.arrow_page.booleans);
+                            boolean_array(into_buffer(bits), validity, rows)
+                        }
+                        ValuesAt::Page(range) => {
+                            let bytes = page.buffer().slice(range);
+                            let physical = self.column.physical_type;
+                            plain_array(bytes, physical, validity, rows, &self.data_type)
+                        }
+                    }
+                    .map_err(|e| self.page_error(e))?;
                     (array, rows)
                 }
                 None => {
@@ -270,4 +287,9 @@ impl FlatColumn {
             return Ok(true);
         }
     }
+}
+
+/// Bits as arrow-rs's buffer, without a copy.
+fn into_buffer(bits: Bits) -> BooleanBuffer {
+    BooleanBuffer::new(Buffer::from_vec(bits.bytes), 0, bits.len)
 }
