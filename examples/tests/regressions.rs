@@ -14,9 +14,15 @@ fn regression(name: &str) -> PathBuf {
 
 /// `qpl-parquet verify --path fallback FILE`, killed (and the test failed) after `limit`.
 fn verify_within(file: &str, limit: Duration) -> Output {
+    run_within(&["verify", "--path", "fallback"], file, &[], limit)
+}
+
+/// `qpl-parquet <command...> FILE <rest...>`, killed (and the test failed) after `limit`.
+fn run_within(command: &[&str], file: &str, rest: &[&str], limit: Duration) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_qpl-parquet"))
-        .args(["verify", "--path", "fallback"])
+        .args(command)
         .arg(regression(file))
+        .args(rest)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -63,6 +69,29 @@ fn hang_page_header_skip_ends_with_an_error() {
         "{:?}",
         start.elapsed()
     );
+}
+
+/// `bench` and `filter` read the same pages through the same bound: an error, exit 2.
+#[test]
+fn hang_page_header_skip_ends_bench_and_filter_with_an_error() {
+    let file = "hang-page-header-skip.parquet";
+    let limit = Duration::from_secs(20);
+    for output in [
+        run_within(&["bench"], file, &[], limit),
+        run_within(
+            &["filter"],
+            file,
+            &["--column", "mycol", "--eq", "1"],
+            limit,
+        ),
+    ] {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("past the end of the column chunk"),
+            "{stderr}"
+        );
+    }
 }
 
 /// Dremio's footer (a `list<struct>` where parquet-format has `i32 bloom_filter_length`, field
