@@ -160,7 +160,7 @@ fn dictionary_and_boolean_pages_run_in_one_job_others_inflate_first() {
                 // arrow-rs 59 writes FIXED_LEN_BYTE_ARRAY without a dictionary in 1.0 files.
                 let dictionary_column = column_name.contains("dict_")
                     && !column_name.contains("fallback")
-                    && !(column_name == "dict_flba4" && !v2);
+                    && (column_name != "dict_flba4" || v2);
                 let expected_one_job =
                     (dictionary_column || column_name == "plain_boolean") && (v2 || required);
                 if expected_one_job {
