@@ -22,8 +22,7 @@ use qpl_rs::{Config, Executor, Path};
 
 fuzz_target!(|data: &[u8]| {
     let batch_size = [1024, 7, 8192][data.len() % 3];
-    let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(Bytes::copy_from_slice(data))
-    else {
+    let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(Bytes::copy_from_slice(data)) else {
         return;
     };
     let executor = Executor::with_config(Config {
