@@ -451,3 +451,108 @@ pub fn compression_of(page: &CratePage, codec: Codec) -> PageCompression {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::data_type::Int32Type;
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+
+    /// Two row groups of one optional INT32 column, small pages.
+    fn file() -> Bytes {
+        let schema = Arc::new(parse_message_type("message m { optional int32 v; }").unwrap());
+        let props = Arc::new(
+            WriterProperties::builder()
+                .set_data_page_row_count_limit(100)
+                .set_write_batch_size(50)
+                .build(),
+        );
+        let mut out = Vec::new();
+        let mut writer = SerializedFileWriter::new(&mut out, schema, props).unwrap();
+        for group in 0..2 {
+            let values: Vec<i32> = (0..500).map(|i| i * 7 + group).collect();
+            let defs: Vec<i16> = (0..600).map(|i| i16::from(i % 6 != 5)).collect();
+            let mut rg = writer.next_row_group().unwrap();
+            let mut col = rg.next_column().unwrap().unwrap();
+            col.typed::<Int32Type>()
+                .write_batch(&values, Some(&defs), None)
+                .unwrap();
+            col.close().unwrap();
+            rg.close().unwrap();
+        }
+        writer.close().unwrap();
+        Bytes::from(out)
+    }
+
+    fn pages(mut reader: Box<dyn PageReader>) -> Vec<(u32, Bytes)> {
+        let mut out = Vec::new();
+        while let Some(page) = reader.get_next_page().unwrap() {
+            out.push((page.num_values(), page.buffer().clone()));
+        }
+        out
+    }
+
+    #[test]
+    fn chunk_page_reader_gives_the_crates_pages() {
+        let file = file();
+        let reader = SerializedFileReader::new(file.clone()).unwrap();
+        let metadata = reader.metadata();
+        for rg in 0..2 {
+            let expected = pages(
+                reader
+                    .get_row_group(rg)
+                    .unwrap()
+                    .get_column_page_reader(0)
+                    .unwrap(),
+            );
+            assert!(expected.len() > 2);
+            let got = pages(chunk_page_reader(&file, metadata, rg, 0).unwrap());
+            assert_eq!(got, expected, "row group {rg}");
+        }
+        assert!(chunk_page_reader(&file, metadata, 2, 0).is_err());
+        assert!(chunk_page_reader(&file, metadata, 0, 1).is_err());
+    }
+
+    /// A chunk that passes the end of the input is an error before any page is read (the
+    /// footer says more than the bytes hold), not a panic or a read past the end.
+    #[test]
+    fn chunk_outside_the_input_is_an_error() {
+        let file = file();
+        let metadata = SerializedFileReader::new(file.clone())
+            .unwrap()
+            .metadata()
+            .clone();
+        let (start, len) = metadata.row_group(1).column(0).byte_range();
+        let cut = file.slice(..(start + len - 1) as usize);
+        let error = chunk_page_reader(&cut, &metadata, 1, 0).err().unwrap();
+        assert!(error.to_string().contains("not inside the file"), "{error}");
+        // The first row group's chunk is whole in the cut file.
+        assert!(chunk_page_reader(&cut, &metadata, 0, 0).is_ok());
+    }
+
+    /// The chunk's readers fail at its end instead of answering 0 bytes, and read nothing
+    /// outside it.
+    #[test]
+    fn chunk_readers_fail_at_the_chunk_end() {
+        let chunk = ChunkBytes {
+            start: 10,
+            bytes: Bytes::from_static(b"abcdef"),
+        };
+        assert_eq!(chunk.len(), 16);
+        let mut read = chunk.get_read(13).unwrap();
+        let mut buf = [0u8; 8];
+        assert_eq!(read.read(&mut buf).unwrap(), 3);
+        assert_eq!(&buf[..3], b"def");
+        assert_eq!(read.read(&mut []).unwrap(), 0);
+        let e = read.read(&mut buf).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
+        assert!(chunk.get_read(9).is_err());
+        assert!(chunk.get_read(17).is_err());
+        assert_eq!(chunk.get_bytes(11, 2).unwrap(), Bytes::from_static(b"bc"));
+        assert!(chunk.get_bytes(15, 2).is_err());
+        assert!(chunk.get_bytes(u64::MAX, 2).is_err());
+    }
+}
