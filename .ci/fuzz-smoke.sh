@@ -4,7 +4,7 @@
 # a timeout or an out-of-memory, after printing the reproducer's hex (the file itself is left
 # in fuzz/artifacts/<target>/). See fuzz/README.md.
 #
-# Two builds: the Rust-only targets (parquet_rle, parquet_encodings, job, replay_line) without
+# Two builds: the Rust-only targets (parquet_rle, parquet_encodings, job, replay_line, reader) without
 # QPL, and the `differential` target (the fallback against QPL's software path) with QPL, in
 # its own target directory (<target dir>/qpl) so that neither build invalidates the other.
 # Where QPL is not installed (or the caller set QPL_DISABLE=1) the differential target is skipped, and
@@ -35,7 +35,7 @@ cd "$(dirname "$0")/.."
 
 seconds="${FUZZ_SECONDS:-20}"
 seed="${FUZZ_SEED:-1}"
-targets=(parquet_rle parquet_encodings job replay_line)
+targets=(parquet_rle parquet_encodings job replay_line reader)
 start=$(date +%s)
 # Whether the caller asked for no QPL at all (before this script sets QPL_DISABLE below).
 caller_qpl_disable="${QPL_DISABLE:-}"
@@ -63,9 +63,9 @@ if [ -z "${FUZZ_TARGET_DIR:-}" ] && [ -n "${CI:-}" ]; then
     FUZZ_TARGET_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/qpl-rs/fuzz-target"
 fi
 target_dir="${FUZZ_TARGET_DIR:-fuzz/target}"
-# Feature `replay` only: the four Rust-only targets, not `differential`. `cargo fuzz run`
-# gets the same options, or it would rebuild.
-build_args=(--fuzz-dir fuzz --target-dir "$target_dir" --no-default-features --features replay)
+# Features `replay` and `reader`: the five Rust-only targets, not `differential`. `cargo fuzz
+# run` gets the same options, or it would rebuild.
+build_args=(--fuzz-dir fuzz --target-dir "$target_dir" --no-default-features --features replay,reader)
 qpl_build_args=(--fuzz-dir fuzz --target-dir "$target_dir/qpl")
 
 cargo fuzz build "${build_args[@]}"

@@ -9,12 +9,25 @@ DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT (and RLE booleans);
 '1.0' and '2.0'; several compressions; required, nullable and list columns; a small
 `data_page_size` so chunks have several pages. Prints one line per file written. Deterministic
 (fixed seed), a few thousand rows per file.
+
+Also (`extra_files`): every Arrow logical type pyarrow writes (ints of every width and sign,
+date32/64, time32/64, timestamps s/ms/us/ns with and without a time zone, INT96 timestamps,
+decimal128 in INT32, INT64 and FIXED_LEN_BYTE_ARRAY, float16, uuid, fixed_size_binary,
+string/large_string/binary/large_binary, string_view/binary_view, dictionary<int32, string>,
+boolean), each nullable with an all-null twin, in v1 and v2 pages and every codec; nested
+columns (structs in structs, lists of lists, lists of structs, maps, nulls at every level) with
+compliant and non-compliant (`use_compliant_nested_type=False`) list names; a table of 0 rows;
+a file whose first row group has 0 rows; dictionaries that fall back to PLAIN mid-chunk (a
+small `dictionary_pagesize_limit`).
 """
 
+import datetime
+import decimal
 import math
 import os
 import random
 import sys
+import uuid
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -122,6 +135,132 @@ def write(path, cols, version, compression, dictionary, page_size=2048, format_v
     return path
 
 
+def typed_columns(rng, n):
+    """One nullable column per logical type, and an all-null column per physical type."""
+
+    def nullable(values, percent=15):
+        return [None if rng.randrange(100) < percent else v for v in values]
+
+    def ints(lo, hi):
+        edges = [lo, hi, 0] if lo < 0 else [lo, hi]
+        return nullable([edges[i % len(edges)] if i % 11 == 0 else rng.randrange(lo, hi + 1) for i in range(n)])
+
+    epoch = datetime.datetime(1970, 1, 1)
+    days = nullable([rng.randrange(-40000, 40000) for _ in range(n)])
+    words = nullable(["".join(chr(97 + rng.randrange(26)) for _ in range(rng.randrange(12))) for _ in range(n)])
+    blobs = nullable([bytes(rng.randrange(256) for _ in range(rng.randrange(20))) for _ in range(n)])
+    micros = nullable([rng.randrange(-(2**50), 2**50) for _ in range(n)])
+    cols = {
+        "int8": pa.array(ints(-128, 127), pa.int8()),
+        "int16": pa.array(ints(-(2**15), 2**15 - 1), pa.int16()),
+        "uint8": pa.array(ints(0, 255), pa.uint8()),
+        "uint16": pa.array(ints(0, 2**16 - 1), pa.uint16()),
+        "uint32": pa.array(ints(0, 2**32 - 1), pa.uint32()),
+        "uint64": pa.array(ints(0, 2**64 - 1), pa.uint64()),
+        "bool": pa.array(nullable([rng.randrange(3) > 0 for _ in range(n)]), pa.bool_()),
+        "date32": pa.array(days, pa.date32()),
+        "date64": pa.array([None if d is None else d * 86_400_000 for d in days], pa.date64()),
+        "time32_s": pa.array(nullable([rng.randrange(86400) for _ in range(n)]), pa.time32("s")),
+        "time32_ms": pa.array(nullable([rng.randrange(86_400_000) for _ in range(n)]), pa.time32("ms")),
+        "time64_us": pa.array(nullable([rng.randrange(86_400_000_000) for _ in range(n)]), pa.time64("us")),
+        "time64_ns": pa.array(nullable([rng.randrange(86_400_000_000_000) for _ in range(n)]), pa.time64("ns")),
+        "ts_s": pa.array([None if m is None else m // 1_000_000 for m in micros], pa.timestamp("s")),
+        "ts_ms": pa.array([None if m is None else m // 1000 for m in micros], pa.timestamp("ms")),
+        "ts_us_utc": pa.array(micros, pa.timestamp("us", tz="UTC")),
+        "ts_ns_tz": pa.array([None if m is None else m * 1000 // 7 for m in micros], pa.timestamp("ns", tz="Europe/Paris")),
+        "dec_5_2": pa.array(nullable([decimal.Decimal(rng.randrange(-99999, 100000)).scaleb(-2) for _ in range(n)]), pa.decimal128(5, 2)),
+        "dec_15_3": pa.array(nullable([decimal.Decimal(rng.randrange(-(10**15) + 1, 10**15)).scaleb(-3) for _ in range(n)]), pa.decimal128(15, 3)),
+        "dec_38_10": pa.array(nullable([decimal.Decimal(rng.randrange(-(10**38) + 1, 10**38)).scaleb(-10) for _ in range(n)]), pa.decimal128(38, 10)),
+        "float16": pa.array(nullable([rng.uniform(-1000, 1000) for _ in range(n)]), pa.float16()),
+        "uuid": pa.array(nullable([uuid.UUID(int=rng.getrandbits(128)).bytes for _ in range(n)]), pa.uuid()),
+        "fixed3": pa.array(nullable([bytes(rng.randrange(256) for _ in range(3)) for _ in range(n)]), pa.binary(3)),
+        "string": pa.array(words, pa.string()),
+        "large_string": pa.array(words, pa.large_string()),
+        "binary": pa.array(blobs, pa.binary()),
+        "large_binary": pa.array(blobs, pa.large_binary()),
+        "string_view": pa.array(words, pa.string_view()),
+        "binary_view": pa.array(blobs, pa.binary_view()),
+        "dict_string": pa.array(nullable([rng.choice(["a", "bb", "", "ccc"]) for _ in range(n)])).dictionary_encode(),
+        "float32": pa.array(nullable([rng.random() for _ in range(n)]), pa.float32()),
+    }
+    for name, t in [("bool", pa.bool_()), ("int32", pa.int32()), ("int64", pa.int64()), ("double", pa.float64()),
+                    ("string", pa.string()), ("fixed3", pa.binary(3)), ("list", pa.list_(pa.int32()))]:
+        cols[f"null_{name}"] = pa.nulls(n, t)
+    cols["null_type"] = pa.nulls(n)
+    return pa.table(cols)
+
+
+def nested_table(rng, n):
+    """Structs, lists, maps; a null possible at every level."""
+
+    def maybe(v, percent=10):
+        return None if rng.randrange(100) < percent else v
+
+    def point():
+        return maybe({"x": maybe(rng.randrange(100)), "y": maybe(rng.random()), "label": maybe(rng.choice(["a", "b", ""]))})
+
+    rows = {
+        "s": [maybe({"p": point(), "id": rng.randrange(1000), "tags": maybe([maybe("t%d" % rng.randrange(5)) for _ in range(rng.randrange(3))])}) for _ in range(n)],
+        "ll": [maybe([maybe([maybe(rng.randrange(50)) for _ in range(rng.randrange(4))]) for _ in range(rng.randrange(4))]) for _ in range(n)],
+        "ls": [maybe([point() for _ in range(rng.randrange(4))]) for _ in range(n)],
+        "m": [maybe([("k%d" % k, maybe(rng.randrange(100))) for k in range(rng.randrange(4))]) for _ in range(n)],
+        "flat": [maybe(rng.randrange(10**6)) for _ in range(n)],
+    }
+    point_t = pa.struct([("x", pa.int32()), ("y", pa.float64()), ("label", pa.string())])
+    schema = pa.schema([
+        ("s", pa.struct([("p", point_t), ("id", pa.int64(), False), ("tags", pa.list_(pa.string()))])),
+        ("ll", pa.list_(pa.list_(pa.int16()))),
+        ("ls", pa.list_(point_t)),
+        ("m", pa.map_(pa.string(), pa.int64())),
+        ("flat", pa.int64()),
+    ])
+    return pa.table(rows, schema=schema)
+
+
+def extra_files(out):
+    """The logical-type, nested, empty and dictionary-fallback files (see the module docs)."""
+    rng = random.Random(30)
+    written = []
+    types = typed_columns(rng, 700)
+    for version, compression in [("1.0", "NONE"), ("2.0", "SNAPPY"), ("2.0", "GZIP"), ("1.0", "BROTLI"),
+                                 ("1.0", "ZSTD"), ("2.0", "LZ4"), ("2.0", "NONE")]:
+        path = os.path.join(out, f"pyarrow_types_v{version[0]}_{compression.lower()}.parquet")
+        pq.write_table(types, path, data_page_version=version, compression=compression,
+                       row_group_size=300, data_page_size=1024, store_schema=True)
+        written.append(path)
+    path = os.path.join(out, "pyarrow_types_int96.parquet")
+    pq.write_table(types.select(["ts_s", "ts_ms", "ts_us_utc", "ts_ns_tz", "date32"]), path,
+                   use_deprecated_int96_timestamps=True, row_group_size=400)
+    written.append(path)
+    nested = nested_table(rng, 900)
+    for version in ("1.0", "2.0"):
+        path = os.path.join(out, f"pyarrow_nested_v{version[0]}.parquet")
+        pq.write_table(nested, path, data_page_version=version, compression="SNAPPY",
+                       row_group_size=400, data_page_size=512, write_batch_size=128)
+        written.append(path)
+    path = os.path.join(out, "pyarrow_nested_noncompliant.parquet")
+    pq.write_table(nested, path, use_compliant_nested_type=False, row_group_size=500)
+    written.append(path)
+    path = os.path.join(out, "pyarrow_empty_table.parquet")
+    pq.write_table(types.slice(0, 0), path)
+    written.append(path)
+    path = os.path.join(out, "pyarrow_empty_row_group.parquet")
+    with pq.ParquetWriter(path, nested.schema) as writer:
+        writer.write_table(nested.slice(0, 0))
+        writer.write_table(nested.slice(0, 50))
+    written.append(path)
+    distinct = pa.table({
+        "s": pa.array(["value-%05d" % rng.randrange(4000) for _ in range(3000)]),
+        "i": pa.array([rng.randrange(-(2**40), 2**40) for _ in range(3000)], pa.int64()),
+    })
+    for version in ("1.0", "2.0"):
+        path = os.path.join(out, f"pyarrow_fallback_v{version[0]}.parquet")
+        pq.write_table(distinct, path, data_page_version=version, dictionary_pagesize_limit=2048,
+                       data_page_size=1024, row_group_size=3000)
+        written.append(path)
+    return written
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(f"usage: {sys.argv[0]} OUTDIR")
@@ -149,6 +288,7 @@ def main():
     )
     # Pages of a few values each.
     written.append(write(os.path.join(out, "pyarrow_tiny_pages_v2.parquet"), cols, "2.0", "NONE", False, page_size=64))
+    written.extend(extra_files(out))
     for path in written:
         print(path)
 

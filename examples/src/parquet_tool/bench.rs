@@ -40,6 +40,7 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::ColumnDescPtr;
 use parquet::schema::types::SchemaDescriptor;
 use qpl_rs::parquet::arrow::ParquetRecordBatchReaderBuilder as QplBuilder;
+use qpl_rs::parquet::query::chunk_page_reader;
 use qpl_rs::parquet::query::ChunkPages as StoredPages;
 use qpl_rs::parquet::{
     ChunkDecoder, Column, ColumnData, CompressedPage, InflateRoute, Page, PageCompression,
@@ -755,24 +756,21 @@ pub use qpl_rs::parquet::query::page_of as to_qpl_page;
 /// Reads the pages of every column chunk of `file` (or only of the leaves whose index is in
 /// `only`), decompressed, in file order.
 pub fn read_chunks(file: &FilePath, only: Option<&[usize]>) -> Result<Vec<ChunkPages>, String> {
-    let reader = File::open(file)
-        .map_err(|e| e.to_string())
-        .and_then(|f| SerializedFileReader::new(f).map_err(|e| e.to_string()))?;
+    // Pages through `chunk_page_reader`: every read bounded by the column chunk (the parquet
+    // crate's own page reader can loop forever on a damaged page header).
+    let source = Shared::new(File::open(file).map_err(|e| e.to_string())?);
+    let reader = SerializedFileReader::new(source.clone()).map_err(|e| e.to_string())?;
     let metadata = reader.metadata();
     let schema = metadata.file_metadata().schema_descr();
     let mut chunks = Vec::new();
     for rg in 0..reader.num_row_groups() {
-        let row_group = reader
-            .get_row_group(rg)
-            .map_err(|e| format!("row group {rg}: {e}"))?;
         for index in 0..schema.num_columns() {
             if only.is_some_and(|only| !only.contains(&index)) {
                 continue;
             }
             let descr = schema.column(index);
             let name = descr.path().string();
-            let mut page_reader = row_group
-                .get_column_page_reader(index)
+            let mut page_reader = chunk_page_reader(&source, metadata, rg, index)
                 .map_err(|e| format!("row group {rg}, column {name}: {e}"))?;
             let mut pages = Vec::new();
             while let Some(page) = page_reader

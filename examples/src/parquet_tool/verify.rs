@@ -23,6 +23,11 @@
 //! | `detail` | `""` when ok; else the first difference (`"value 17: expected 5, got 6"`) or the error |
 //! | `path` | the path that decoded the levels/indices/booleans: the accelerator (or QPL's software path) if any page used it, else `"fallback"`; `null` when the chunk has no such part (a required column of PLAIN, DELTA_* or BYTE_STREAM_SPLIT values: all on the CPU codecs) or nothing was decoded |
 //!
+//! Every chunk's pages, ours and the reference's, come from
+//! `qpl_rs::parquet::query::chunk_page_reader`: the chunk's byte range read into memory, every
+//! page header read bounded by it (the `parquet` crate's own page reader can loop forever on a
+//! damaged header, see that function's docs), so a damaged file ends with an error line.
+//!
 //! GZIP chunks: their pages are read as stored (`qpl_rs::parquet::query::stored_page_reader`)
 //! and decoded by [`ChunkDecoder::decode_compressed_page`]: in one decompress-enabled job where
 //! the encoding allows it (dictionary indices, PLAIN booleans), else inflated on the CPU first
@@ -40,16 +45,14 @@ use std::process::ExitCode;
 
 use parquet::basic::{Encoding as PqEncoding, Type as PqType};
 use parquet::column::page::Page as PqPage;
-use parquet::column::reader::get_typed_column_reader;
+use parquet::column::reader::{get_column_reader, get_typed_column_reader};
 use parquet::data_type::{
     BoolType, ByteArrayType, DataType, DoubleType, FixedLenByteArrayType, FloatType, Int32Type,
     Int64Type, Int96Type,
 };
-use parquet::file::reader::{
-    ChunkReader, FileReader, Length, RowGroupReader, SerializedFileReader,
-};
+use parquet::file::reader::{ChunkReader, FileReader, Length, SerializedFileReader};
 use parquet::schema::types::ColumnDescriptor;
-use qpl_rs::parquet::query::{compression_of, stored_page_reader};
+use qpl_rs::parquet::query::{chunk_page_reader, compression_of, stored_page_reader};
 use qpl_rs::parquet::{
     ChunkDecoder, Codec, Column, ColumnData, CompressedPage, Encoding, Page, Values,
 };
@@ -313,21 +316,23 @@ fn verify_chunk<R: ChunkReader + 'static>(
     line: &mut ChunkLine,
 ) -> Result<Option<String>, String> {
     let column = column_of(descr)?;
-    let row_group = catch("the parquet crate", || reader.get_row_group(rg))?
-        .map_err(|e| format!("cannot read the row group: {e}"))?;
+    let metadata = reader.metadata();
     let (stored, codec) = catch("the parquet crate", || {
-        stored_page_reader(Arc::new(source.clone()), reader.metadata(), rg, j)
+        stored_page_reader(Arc::new(source.clone()), metadata, rg, j)
     })?
     .map_err(|e| format!("cannot read the pages: {e}"))?;
     let ours = if codec == Codec::Gzip {
         decode_ours(stored, codec, decoder_for(column), line)?
     } else {
-        let pages = catch("the parquet crate", || row_group.get_column_page_reader(j))?
-            .map_err(|e| format!("cannot read the pages: {e}"))?;
+        let pages = catch("the parquet crate", || {
+            chunk_page_reader(source, metadata, rg, j)
+        })?
+        .map_err(|e| format!("cannot read the pages: {e}"))?;
         decode_ours(pages, Codec::Uncompressed, decoder_for(column), line)?
     };
     let reference = catch("the parquet crate", || {
-        read_reference(row_group.as_ref(), j, descr)
+        let pages = chunk_page_reader(source, metadata, rg, j)?;
+        read_reference(pages, metadata.row_group(rg).column(j).column_descr_ptr())
     })?
     .map_err(|e| format!("the parquet crate cannot read the chunk: {e}"))?;
     Ok(compare(&reference, &ours))
@@ -471,14 +476,14 @@ fn decode_ours(
     Ok(data)
 }
 
-/// The `parquet` crate's reading of the chunk, in the page layer's types.
+/// The `parquet` crate's reading of the chunk (its column reader over `pages`), in the page
+/// layer's types.
 fn read_reference(
-    row_group: &dyn RowGroupReader,
-    j: usize,
-    descr: &ColumnDescriptor,
+    pages: Box<dyn parquet::column::page::PageReader>,
+    descr: parquet::schema::types::ColumnDescPtr,
 ) -> parquet::errors::Result<ColumnData> {
     let (def, rep) = (descr.max_def_level() > 0, descr.max_rep_level() > 0);
-    let reader = row_group.get_column_reader(j)?;
+    let reader = get_column_reader(descr.clone(), pages);
     let mut data = ColumnData {
         def_levels: Vec::new(),
         rep_levels: Vec::new(),

@@ -754,18 +754,8 @@ impl ChunkDecoder {
         }
         let (rep, rest) = buf.split_at(rep_len);
         let (def, values) = rest.split_at(def_len);
-        let rep = v2_levels(
-            PagePart::RepLevels,
-            rep,
-            self.column.max_rep_level,
-            "rep_levels_byte_len",
-        )?;
-        let def = v2_levels(
-            PagePart::DefLevels,
-            def,
-            self.column.max_def_level,
-            "def_levels_byte_len",
-        )?;
+        let rep = v2_levels(rep, self.column.max_rep_level);
+        let def = v2_levels(def, self.column.max_def_level);
         let values = match gzip {
             None => Section::Plain(values),
             Some(expected) => Section::Gzip(values, expected),
@@ -1064,25 +1054,13 @@ impl ChunkDecoder {
     }
 }
 
-/// A v2 page's levels of one kind: `None` when the column has none (then the page must hold
-/// none either).
-fn v2_levels<'a>(
-    part: PagePart,
-    bytes: &'a [u8],
-    max_level: i16,
-    field: &str,
-) -> Result<Option<(Encoding, &'a [u8])>, PageError> {
-    if max_level == 0 && !bytes.is_empty() {
-        return Err(PageError::invalid(
-            part,
-            None,
-            format!(
-                "{field} is {}, but the column has no such levels",
-                bytes.len()
-            ),
-        ));
-    }
-    Ok((max_level > 0).then_some((Encoding::Rle, bytes)))
+/// A v2 page's levels of one kind: `None` when the column has none. The header's byte length
+/// places the section whatever the column, and the bytes of a kind of level the column does
+/// not have (its maximum level 0) are skipped unread, as arrow-rs
+/// (`parquet/src/column/reader.rs`) and parquet-mr do: some writers put an RLE run of zeros
+/// there (`docs/parquet-encodings.md`, "Levels and nulls").
+fn v2_levels(bytes: &[u8], max_level: i16) -> Option<(Encoding, &[u8])> {
+    (max_level > 0).then_some((Encoding::Rle, bytes))
 }
 
 /// [`Executor::decode`], with a way around QPL's D8 (`docs/semantics.md`): QPL answers 225 when

@@ -115,7 +115,9 @@ mod from_parquet;
 #[cfg(feature = "parquet")]
 pub(crate) use from_parquet::leaf_index;
 #[cfg(feature = "parquet")]
-pub use from_parquet::{column_of, compression_of, page_of, stored_page_reader, ChunkPages};
+pub use from_parquet::{
+    chunk_page_reader, column_of, compression_of, page_of, stored_page_reader, ChunkPages,
+};
 
 /// Scans per dictionary page at most; a set of matching ids that needs more (scattered ids)
 /// is answered by decoding the page and comparing (one decode costs less than many scans).
@@ -509,20 +511,22 @@ fn split_page<'p>(
             def_levels_byte_len,
             rep_levels_byte_len,
         } => {
-            let def_len = def_levels_byte_len as usize;
-            if rep_levels_byte_len != 0 || def_len > buf.len() {
+            // A flat column: the repetition level bytes, if a writer put any, are skipped
+            // (`v2_levels`).
+            let (rep_len, def_len) = (rep_levels_byte_len as usize, def_levels_byte_len as usize);
+            if rep_len.saturating_add(def_len) > buf.len() {
                 return Err(PageError::invalid(
                     PagePart::Page,
                     None,
                     format!(
-                        "rep_levels_byte_len {rep_levels_byte_len} (a flat column has none) \
-                         and def_levels_byte_len {def_len} in a page of {} bytes",
+                        "rep_levels_byte_len {rep_len} + def_levels_byte_len {def_len} \
+                         pass the page's {} bytes",
                         buf.len()
                     ),
                 ));
             }
-            let (def, values) = buf.split_at(def_len);
-            let def = v2_levels(PagePart::DefLevels, def, max_def, "def_levels_byte_len")?;
+            let (def, values) = buf[rep_len..].split_at(def_len);
+            let def = v2_levels(def, max_def);
             (def, values, num_values, Some(num_nulls), encoding)
         }
     };

@@ -357,6 +357,83 @@ fn rle_booleans_in_v1_and_v2() {
     );
 }
 
+/// A v2 page's level sections are placed by the header's byte lengths whatever the column;
+/// the bytes of a kind of level the column does not have are skipped unread, as arrow-rs and
+/// parquet-mr do. The page of `rle_boolean_encoding.parquet` (parquet-testing): an optional,
+/// non-repeated BOOLEAN column whose v2 page holds 2 bytes of repetition levels (`88 01`: an
+/// RLE run of 68 zeros at width 0), then the definition levels, then RLE booleans.
+#[test]
+fn v2_level_bytes_of_levels_the_column_lacks_are_skipped() {
+    let col = column(PhysicalType::Boolean, 1, 0);
+    let defs: Vec<u32> = (0..68).map(|i| u32::from(i % 13 != 2)).collect();
+    let present: Vec<bool> = (0..68)
+        .filter(|i| i % 13 != 2)
+        .map(|i| i % 3 != 1)
+        .collect();
+    let nulls = defs.iter().filter(|&&d| d == 0).count() as u32;
+    let rep_bytes = [0x88u8, 0x01];
+    let def_bytes = hybrid_levels(&defs, 1, false);
+    let mut values = Vec::new();
+    hybrid::encode_booleans(&present, &mut values);
+    let mut buf = rep_bytes.to_vec();
+    buf.extend(&def_bytes);
+    buf.extend(&values);
+    let page = Page::V2 {
+        buf: &buf,
+        num_values: 68,
+        num_nulls: nulls,
+        encoding: Encoding::Rle,
+        def_levels_byte_len: def_bytes.len() as u32,
+        rep_levels_byte_len: rep_bytes.len() as u32,
+    };
+    let (data, _) = decode_both(col, &[page]);
+    assert!(data.rep_levels.is_empty(), "a flat column stores none");
+    let expected_defs: Vec<i16> = defs.iter().map(|&d| d as i16).collect();
+    assert_eq!(data.def_levels, expected_defs);
+    assert_eq!(data.values, Values::Boolean(present.clone()));
+
+    // Skipped unread: bytes that are no valid levels at all are skipped just the same, and so
+    // are definition level bytes of a required column.
+    let mut junk = vec![0xff, 0xff, 0xff];
+    junk.extend(&def_bytes);
+    junk.extend(&values);
+    let page = Page::V2 {
+        buf: &junk,
+        num_values: 68,
+        num_nulls: nulls,
+        encoding: Encoding::Rle,
+        def_levels_byte_len: def_bytes.len() as u32,
+        rep_levels_byte_len: 3,
+    };
+    assert_eq!(decode_both(col, &[page]).0, data);
+    let required = column(PhysicalType::Boolean, 0, 0);
+    let mut buf = vec![0x88, 0x01, 0x07];
+    hybrid::encode_booleans(&present, &mut buf);
+    let page = Page::V2 {
+        buf: &buf,
+        num_values: present.len() as u32,
+        num_nulls: 0,
+        encoding: Encoding::Rle,
+        def_levels_byte_len: 1,
+        rep_levels_byte_len: 2,
+    };
+    let (data, _) = decode_both(required, &[page]);
+    assert!(data.def_levels.is_empty() && data.rep_levels.is_empty());
+    assert_eq!(data.values, Values::Boolean(present.clone()));
+
+    // The lengths must still fit the page.
+    let page = Page::V2 {
+        buf: &buf,
+        num_values: present.len() as u32,
+        num_nulls: 0,
+        encoding: Encoding::Rle,
+        def_levels_byte_len: 1,
+        rep_levels_byte_len: buf.len() as u32,
+    };
+    let e = errors(required, &[], page);
+    assert!(e.iter().all(|e| e.part == PagePart::Page), "{e:?}");
+}
+
 /// Run headers of 5 bytes are legal Parquet but past QPL's parser: the job path hands them to
 /// the codec and still decodes.
 #[test]

@@ -229,8 +229,9 @@ impl ChunkDecoder {
                 }
                 let (rep, rest) = buf.split_at(rep_len);
                 let (def, section) = rest.split_at(def_len);
-                v2_levels(PagePart::RepLevels, rep, 0, "rep_levels_byte_len")?;
-                let def = v2_levels(PagePart::DefLevels, def, max_def, "def_levels_byte_len")?;
+                // Repetition levels of a column that has none are skipped (see `v2_levels`).
+                let _ = rep;
+                let def = v2_levels(def, max_def);
                 let page = PageParts {
                     buf,
                     def,

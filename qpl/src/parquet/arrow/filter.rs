@@ -9,9 +9,11 @@ use parquet::arrow::arrow_reader::RowSelection;
 use parquet::errors::ParquetError;
 use parquet::file::metadata::ParquetMetaData;
 
-use super::chunk_bytes::{chunk_page_reader, ChunkSource};
+use super::chunk_bytes::{ChunkSource, SourceReader};
 use super::RowFilter;
-use crate::parquet::query::{column_of, filter, leaf_index, page_of, ColumnChunk};
+use crate::parquet::query::{
+    chunk_page_reader, column_of, filter, leaf_index, page_of, ColumnChunk,
+};
 use crate::Executor;
 
 /// The rows of `row_groups` (in order, one after another) where every predicate holds.
@@ -41,7 +43,7 @@ pub(crate) fn evaluate(
             let error =
                 |m: String| ParquetError::General(format!("row filter, column {name}: {m}"));
             let column = column_of(&descr).map_err(error)?;
-            let mut reader = chunk_page_reader(input, group.column(leaf), rows)?;
+            let mut reader = chunk_page_reader(&SourceReader(input), metadata, row_group, leaf)?;
             let mut pages = Vec::new();
             while let Some(page) = reader.get_next_page()? {
                 pages.push(page);

@@ -12,11 +12,11 @@ use arrow_schema::{ArrowError, DataType};
 use parquet::column::page::PageReader;
 use parquet::file::metadata::ParquetMetaData;
 
-use super::chunk_bytes::{chunk_page_reader, ChunkSource};
+use super::chunk_bytes::{ChunkSource, SourceReader};
 use super::convert::{boolean_array, plain_array, take_array, take_values};
 use super::list::{take_list, ListShape};
 use super::selection::{Cursor, Take};
-use crate::parquet::query::{column_of, page_of};
+use crate::parquet::query::{chunk_page_reader, column_of, page_of};
 use crate::parquet::{ArrowPage, Bits, ChunkDecoder, Column, ColumnData, ValuesAt};
 use crate::Executor;
 
@@ -160,10 +160,8 @@ impl FlatColumn {
                 let Some(row_group) = self.row_groups.pop_front() else {
                     return Ok(false);
                 };
-                let group = self.metadata.row_group(row_group);
-                let rows = usize::try_from(group.num_rows())
-                    .map_err(|_| self.error(format!("row group {row_group}: negative rows")))?;
-                let reader = chunk_page_reader(self.input.as_ref(), group.column(self.leaf), rows)
+                let source = SourceReader(self.input.as_ref());
+                let reader = chunk_page_reader(&source, &self.metadata, row_group, self.leaf)
                     .map_err(|e| self.error(e))?;
                 self.pages = Some(reader);
                 self.decoder.reset();

@@ -2,12 +2,15 @@
 //! from a row group, as the [`ColumnChunk`] [`filter`](super::filter) and
 //! [`gather`](super::gather) take.
 
+use std::io::Read;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use parquet::basic::{Compression, Type as PqType};
 use parquet::column::page::{Page as CratePage, PageReader};
-use parquet::file::metadata::ParquetMetaData;
-use parquet::file::reader::{ChunkReader, RowGroupReader};
+use parquet::errors::ParquetError;
+use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData};
+use parquet::file::reader::{ChunkReader, Length, RowGroupReader};
 use parquet::file::serialized_reader::SerializedPageReader;
 use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
 
@@ -246,22 +249,15 @@ pub fn page_of(page: &CratePage) -> Result<Page<'_>, String> {
 /// come out as stored (a v2 page's `is_compressed` too). What is lost is the header's
 /// `uncompressed_page_size` (not in the crate's `Page`): [`PageCompression::uncompressed_size`]
 /// stays `None`, and the inflation is bounded by `max_output_bytes`. Encrypted chunks are not
-/// read this way (an error of the crate's reader).
+/// read this way (an error of the crate's reader). Reads are bounded by the chunk's byte
+/// range, as [`chunk_page_reader`]'s are.
 pub fn stored_page_reader<R: ChunkReader + 'static>(
     reader: Arc<R>,
     metadata: &ParquetMetaData,
     row_group: usize,
     column: usize,
 ) -> Result<(Box<dyn PageReader>, Codec), String> {
-    let group = metadata
-        .row_groups()
-        .get(row_group)
-        .ok_or_else(|| format!("the file has no row group {row_group}"))?;
-    let chunk = group
-        .columns()
-        .get(column)
-        .ok_or_else(|| format!("row group {row_group} has no column {column}"))?;
-    let rows = usize::try_from(group.num_rows()).map_err(|e| e.to_string())?;
+    let (chunk, rows) = chunk_meta(metadata, row_group, column).map_err(|e| e.to_string())?;
     let (meta, codec) = match chunk.compression() {
         Compression::GZIP(_) => (
             chunk
@@ -274,8 +270,171 @@ pub fn stored_page_reader<R: ChunkReader + 'static>(
         ),
         _ => (chunk.clone(), Codec::Uncompressed),
     };
-    let pages = SerializedPageReader::new(reader, &meta, rows, None).map_err(|e| e.to_string())?;
-    Ok((Box::new(pages), codec))
+    let pages = bounded_page_reader(reader.as_ref(), meta, rows).map_err(|e| e.to_string())?;
+    Ok((pages, codec))
+}
+
+/// The pages of column `column` of row group `row_group` of the file `reader` holds (whose
+/// footer is `metadata`), decompressed, as the `parquet` crate's page reader gives them, but
+/// with every read bounded by the column chunk's byte range: the chunk
+/// (`dictionary_page_offset`, else `data_page_offset`, and `total_compressed_size` bytes) is
+/// read into memory once, and a page header or page that runs past its end is an error.
+///
+/// Why: the `parquet` crate (59, 60) reads page headers from a `Read` and skips unknown
+/// fields; skipping a `double` (or a UUID) at the end of the input reads nothing and is no
+/// error, so a damaged header whose fields nest lists and maps of doubles with counts in the
+/// billions keeps "skipping" at the end of the input forever
+/// (`examples/tests/data/regressions/hang-page-header-skip.parquet`). The reader given here
+/// answers a read past the chunk's end with an `UnexpectedEof` error, which ends the skip.
+///
+/// Also: a chunk whose byte range lies outside the file, or whose offsets or size are
+/// negative, is an error (not the crate's panic), and a `dictionary_page_offset` below 4 (no
+/// page can start inside the magic; Dremio's parquet-mr writes 0 for "no dictionary page")
+/// is taken as absent, as Arrow C++ (PARQUET-1402) and parquet-mr do. The offset index is not
+/// used: pages are found by walking their headers, each read through the bounded reader.
+///
+/// Encrypted chunks: an error of the crate's reader, as with [`stored_page_reader`].
+pub fn chunk_page_reader<R: ChunkReader>(
+    reader: &R,
+    metadata: &ParquetMetaData,
+    row_group: usize,
+    column: usize,
+) -> Result<Box<dyn PageReader>, ParquetError> {
+    let (chunk, rows) = chunk_meta(metadata, row_group, column)?;
+    bounded_page_reader(reader, chunk.clone(), rows)
+}
+
+/// Column `column` of row group `row_group`, with the row group's row count.
+fn chunk_meta(
+    metadata: &ParquetMetaData,
+    row_group: usize,
+    column: usize,
+) -> Result<(&ColumnChunkMetaData, usize), ParquetError> {
+    let group = metadata
+        .row_groups()
+        .get(row_group)
+        .ok_or_else(|| ParquetError::General(format!("the file has no row group {row_group}")))?;
+    let chunk = group.columns().get(column).ok_or_else(|| {
+        ParquetError::General(format!("row group {row_group} has no column {column}"))
+    })?;
+    let rows = usize::try_from(group.num_rows()).map_err(|_| {
+        ParquetError::General(format!(
+            "row group {row_group} has {} rows",
+            group.num_rows()
+        ))
+    })?;
+    Ok((chunk, rows))
+}
+
+/// A page reader over `meta`'s chunk, read from `reader` into memory (see
+/// [`chunk_page_reader`]).
+fn bounded_page_reader<R: ChunkReader>(
+    reader: &R,
+    mut meta: ColumnChunkMetaData,
+    rows: usize,
+) -> Result<Box<dyn PageReader>, ParquetError> {
+    if meta
+        .dictionary_page_offset()
+        .is_some_and(|o| (0..4).contains(&o))
+    {
+        meta = meta
+            .into_builder()
+            .set_dictionary_page_offset(None)
+            .build()?;
+    }
+    let start = meta
+        .dictionary_page_offset()
+        .unwrap_or(meta.data_page_offset());
+    let len = meta.compressed_size();
+    let file_len = reader.len();
+    let end = u64::try_from(start)
+        .ok()
+        .zip(u64::try_from(len).ok())
+        .and_then(|(s, l)| s.checked_add(l).map(|e| (s, e)))
+        .filter(|&(_, e)| e <= file_len);
+    let Some((start, end)) = end else {
+        return Err(ParquetError::General(format!(
+            "the column chunk's {len} bytes at offset {start} are not inside the file's \
+             {file_len} bytes"
+        )));
+    };
+    let len = usize::try_from(end - start)
+        .map_err(|_| ParquetError::General(format!("a column chunk of {len} bytes")))?;
+    let bytes = reader.get_bytes(start, len)?;
+    if bytes.len() != len {
+        return Err(ParquetError::EOF(format!(
+            "read {} of the column chunk's {len} bytes",
+            bytes.len()
+        )));
+    }
+    let chunk = Arc::new(ChunkBytes { start, bytes });
+    let pages = SerializedPageReader::new(chunk, &meta, rows, None)?;
+    Ok(Box::new(pages))
+}
+
+/// One column chunk's bytes, at their offset in the file: a [`ChunkReader`] that reads
+/// nothing outside them, and whose readers fail (rather than return 0) at the chunk's end.
+struct ChunkBytes {
+    start: u64,
+    bytes: Bytes,
+}
+
+impl ChunkBytes {
+    fn range(&self, start: u64, length: u64) -> Result<std::ops::Range<usize>, ParquetError> {
+        let end = self.start + self.bytes.len() as u64;
+        match start.checked_add(length) {
+            Some(stop) if start >= self.start && stop <= end => {
+                Ok((start - self.start) as usize..(stop - self.start) as usize)
+            }
+            _ => Err(ParquetError::EOF(format!(
+                "{length} bytes at offset {start} pass the column chunk (bytes {} to {end})",
+                self.start
+            ))),
+        }
+    }
+}
+
+impl Length for ChunkBytes {
+    fn len(&self) -> u64 {
+        self.start + self.bytes.len() as u64
+    }
+}
+
+impl ChunkReader for ChunkBytes {
+    type T = StrictReader;
+
+    fn get_read(&self, start: u64) -> Result<StrictReader, ParquetError> {
+        let range = self.range(start, 0)?;
+        Ok(StrictReader(self.bytes.slice(range.start..)))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes, ParquetError> {
+        let range = self.range(start, length as u64)?;
+        Ok(self.bytes.slice(range))
+    }
+}
+
+/// The rest of a column chunk, as a [`Read`] that fails when asked for bytes it does not
+/// have: a page header cannot end past the chunk, and the `parquet` crate's header reader
+/// needs the error to stop (see [`chunk_page_reader`]).
+struct StrictReader(Bytes);
+
+impl Read for StrictReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        if self.0.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "a page header runs past the end of the column chunk",
+            ));
+        }
+        let n = buf.len().min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        let _ = self.0.split_to(n);
+        Ok(n)
+    }
 }
 
 /// How a page from [`stored_page_reader`] of a chunk of `codec` is stored: a v2 page whose
@@ -290,5 +449,110 @@ pub fn compression_of(page: &CratePage, codec: Codec) -> PageCompression {
             codec,
             uncompressed_size: None,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::data_type::Int32Type;
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+
+    /// Two row groups of one optional INT32 column, small pages.
+    fn file() -> Bytes {
+        let schema = Arc::new(parse_message_type("message m { optional int32 v; }").unwrap());
+        let props = Arc::new(
+            WriterProperties::builder()
+                .set_data_page_row_count_limit(100)
+                .set_write_batch_size(50)
+                .build(),
+        );
+        let mut out = Vec::new();
+        let mut writer = SerializedFileWriter::new(&mut out, schema, props).unwrap();
+        for group in 0..2 {
+            let values: Vec<i32> = (0..500).map(|i| i * 7 + group).collect();
+            let defs: Vec<i16> = (0..600).map(|i| i16::from(i % 6 != 5)).collect();
+            let mut rg = writer.next_row_group().unwrap();
+            let mut col = rg.next_column().unwrap().unwrap();
+            col.typed::<Int32Type>()
+                .write_batch(&values, Some(&defs), None)
+                .unwrap();
+            col.close().unwrap();
+            rg.close().unwrap();
+        }
+        writer.close().unwrap();
+        Bytes::from(out)
+    }
+
+    fn pages(mut reader: Box<dyn PageReader>) -> Vec<(u32, Bytes)> {
+        let mut out = Vec::new();
+        while let Some(page) = reader.get_next_page().unwrap() {
+            out.push((page.num_values(), page.buffer().clone()));
+        }
+        out
+    }
+
+    #[test]
+    fn chunk_page_reader_gives_the_crates_pages() {
+        let file = file();
+        let reader = SerializedFileReader::new(file.clone()).unwrap();
+        let metadata = reader.metadata();
+        for rg in 0..2 {
+            let expected = pages(
+                reader
+                    .get_row_group(rg)
+                    .unwrap()
+                    .get_column_page_reader(0)
+                    .unwrap(),
+            );
+            assert!(expected.len() > 2);
+            let got = pages(chunk_page_reader(&file, metadata, rg, 0).unwrap());
+            assert_eq!(got, expected, "row group {rg}");
+        }
+        assert!(chunk_page_reader(&file, metadata, 2, 0).is_err());
+        assert!(chunk_page_reader(&file, metadata, 0, 1).is_err());
+    }
+
+    /// A chunk that passes the end of the input is an error before any page is read (the
+    /// footer says more than the bytes hold), not a panic or a read past the end.
+    #[test]
+    fn chunk_outside_the_input_is_an_error() {
+        let file = file();
+        let metadata = SerializedFileReader::new(file.clone())
+            .unwrap()
+            .metadata()
+            .clone();
+        let (start, len) = metadata.row_group(1).column(0).byte_range();
+        let cut = file.slice(..(start + len - 1) as usize);
+        let error = chunk_page_reader(&cut, &metadata, 1, 0).err().unwrap();
+        assert!(error.to_string().contains("not inside the file"), "{error}");
+        // The first row group's chunk is whole in the cut file.
+        assert!(chunk_page_reader(&cut, &metadata, 0, 0).is_ok());
+    }
+
+    /// The chunk's readers fail at its end instead of answering 0 bytes, and read nothing
+    /// outside it.
+    #[test]
+    fn chunk_readers_fail_at_the_chunk_end() {
+        let chunk = ChunkBytes {
+            start: 10,
+            bytes: Bytes::from_static(b"abcdef"),
+        };
+        assert_eq!(chunk.len(), 16);
+        let mut read = chunk.get_read(13).unwrap();
+        let mut buf = [0u8; 8];
+        assert_eq!(read.read(&mut buf).unwrap(), 3);
+        assert_eq!(&buf[..3], b"def");
+        assert_eq!(read.read(&mut []).unwrap(), 0);
+        let e = read.read(&mut buf).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
+        assert!(chunk.get_read(9).is_err());
+        assert!(chunk.get_read(17).is_err());
+        assert_eq!(chunk.get_bytes(11, 2).unwrap(), Bytes::from_static(b"bc"));
+        assert!(chunk.get_bytes(15, 2).is_err());
+        assert!(chunk.get_bytes(u64::MAX, 2).is_err());
     }
 }

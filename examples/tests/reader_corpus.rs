@@ -1,0 +1,292 @@
+//! The differential gate of `qpl_rs::parquet::arrow::ParquetRecordBatchReaderBuilder`: every
+//! corpus file (the arrow-rs-written test files of `parquet_tool::files`, pyarrow's files from
+//! `scripts/write_pyarrow_files.py` where pyarrow is installed, and the regression files that
+//! must read) read by it and by arrow-rs's builder with the same options; schemas and every
+//! batch must be equal. Options: batch sizes 8192 and 1000, a projection of some top-level
+//! columns, a row selection, limit and offset, and row groups in another order. A file
+//! arrow-rs cannot read must be an `Err` from ours (never a panic), and a file whose pages the
+//! parquet crate's header reader loops on must end with an error within seconds.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path as FilePath, PathBuf};
+use std::process::Command;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use arrow_array::RecordBatch;
+use bytes::Bytes;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder as ArrowRsBuilder;
+use qpl_examples::parquet_tool::files;
+use qpl_rs::parquet::arrow::{
+    ParquetRecordBatchReaderBuilder, ProjectionMask, RowSelection, RowSelector,
+};
+use qpl_rs::Path;
+
+fn regression(name: &str) -> Bytes {
+    let path = FilePath::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/regressions")
+        .join(name);
+    Bytes::from(std::fs::read(&path).expect("regression file"))
+}
+
+/// pyarrow's files (written fresh into the target's temporary directory), or none when pyarrow
+/// is not installed.
+fn pyarrow_files() -> Vec<(String, Bytes)> {
+    let has_pyarrow = Command::new("python3")
+        .args(["-c", "import pyarrow"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_pyarrow {
+        println!("pyarrow not installed: its files are skipped");
+        return Vec::new();
+    }
+    let dir = FilePath::new(env!("CARGO_TARGET_TMPDIR")).join("reader_corpus_pyarrow");
+    let _ = std::fs::remove_dir_all(&dir);
+    let script = FilePath::new(env!("CARGO_MANIFEST_DIR")).join("scripts/write_pyarrow_files.py");
+    let output = Command::new("python3")
+        .arg(&script)
+        .arg(&dir)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(PathBuf::from)
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, Bytes::from(std::fs::read(&p).unwrap()))
+        })
+        .collect()
+}
+
+/// Every file that must read the same both ways.
+fn corpus() -> Vec<(String, Bytes)> {
+    let mut all: Vec<(String, Bytes)> = files::test_files()
+        .expect("test files")
+        .into_iter()
+        .map(|(name, bytes)| (name, Bytes::from(bytes)))
+        .collect();
+    all.extend(pyarrow_files());
+    all.push((
+        "rle_boolean_encoding.parquet".to_string(),
+        regression("rle_boolean_encoding.parquet"),
+    ));
+    all
+}
+
+/// The options of one read, applied alike to both builders.
+#[derive(Clone, Debug, Default)]
+struct Options {
+    batch_size: usize,
+    projection: Option<Vec<usize>>,
+    selection: Option<Vec<RowSelector>>,
+    limit: Option<usize>,
+    offset: Option<usize>,
+    row_groups: Option<Vec<usize>>,
+}
+
+/// What one read gives: the schema (as an empty batch) and the batches, or the first error's
+/// text.
+type Read = Result<(RecordBatch, Vec<RecordBatch>), String>;
+
+fn read_arrow_rs(file: &Bytes, o: &Options) -> Read {
+    let builder = ArrowRsBuilder::try_new(file.clone()).map_err(|e| e.to_string())?;
+    let mut builder = builder.with_batch_size(o.batch_size);
+    if let Some(roots) = &o.projection {
+        let mask = ProjectionMask::roots(builder.parquet_schema(), roots.iter().copied());
+        builder = builder.with_projection(mask);
+    }
+    if let Some(rg) = &o.row_groups {
+        builder = builder.with_row_groups(rg.clone());
+    }
+    if let Some(s) = &o.selection {
+        builder = builder.with_row_selection(RowSelection::from(s.clone()));
+    }
+    if let Some(l) = o.limit {
+        builder = builder.with_limit(l);
+    }
+    if let Some(off) = o.offset {
+        builder = builder.with_offset(off);
+    }
+    let reader = builder.build().map_err(|e| e.to_string())?;
+    let schema = RecordBatch::new_empty(arrow_array::RecordBatchReader::schema(&reader));
+    let batches = reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    Ok((schema, batches))
+}
+
+fn read_ours(file: &Bytes, o: &Options) -> Read {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+        .map_err(|e| e.to_string())?
+        .with_path(Path::Fallback);
+    let mut builder = builder.with_batch_size(o.batch_size);
+    if let Some(roots) = &o.projection {
+        let mask = ProjectionMask::roots(builder.parquet_schema(), roots.iter().copied());
+        builder = builder.with_projection(mask);
+    }
+    if let Some(rg) = &o.row_groups {
+        builder = builder.with_row_groups(rg.clone());
+    }
+    if let Some(s) = &o.selection {
+        builder = builder.with_row_selection(RowSelection::from(s.clone()));
+    }
+    if let Some(l) = o.limit {
+        builder = builder.with_limit(l);
+    }
+    if let Some(off) = o.offset {
+        builder = builder.with_offset(off);
+    }
+    let reader = builder.build().map_err(|e| e.to_string())?;
+    let schema = RecordBatch::new_empty(arrow_array::RecordBatchReader::schema(&reader));
+    let batches = reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    Ok((schema, batches))
+}
+
+/// Ours, with a panic turned into a test failure that names the file and options.
+fn ours_no_panic(name: &str, file: &Bytes, o: &Options) -> Read {
+    catch_unwind(AssertUnwindSafe(|| read_ours(file, o)))
+        .unwrap_or_else(|_| panic!("{name} {o:?}: qpl-rs's reader panicked"))
+}
+
+/// The option sets a file is read with: its row groups' row counts decide the selection.
+fn option_sets(file: &Bytes) -> Vec<Options> {
+    let Ok(builder) = ArrowRsBuilder::try_new(file.clone()) else {
+        return vec![Options {
+            batch_size: 8192,
+            ..Options::default()
+        }];
+    };
+    let metadata = builder.metadata();
+    let rows: Vec<usize> = metadata
+        .row_groups()
+        .iter()
+        .map(|rg| rg.num_rows() as usize)
+        .collect();
+    let fields = builder.schema().fields().len();
+    let total: usize = rows.iter().sum();
+    let mut sets = Vec::new();
+    for batch_size in [8192, 1000] {
+        sets.push(Options {
+            batch_size,
+            ..Options::default()
+        });
+    }
+    // Every other top-level column (a struct, list or map whole).
+    sets.push(Options {
+        batch_size: 1000,
+        projection: Some((0..fields).step_by(2).collect()),
+        ..Options::default()
+    });
+    // Skip, select, skip, select the rest: runs inside pages and across row groups.
+    let (a, b, c) = (total.min(3), total.saturating_sub(3).min(517), total / 3);
+    let rest = total - a - b - c.min(total - a - b);
+    sets.push(Options {
+        batch_size: 1000,
+        selection: Some(vec![
+            RowSelector::skip(a),
+            RowSelector::select(b),
+            RowSelector::skip(c.min(total - a - b)),
+            RowSelector::select(rest),
+        ]),
+        projection: Some((1..fields).step_by(3).collect()),
+        ..Options::default()
+    });
+    sets.push(Options {
+        batch_size: 1000,
+        offset: Some(123),
+        limit: Some(777),
+        ..Options::default()
+    });
+    if rows.len() > 1 {
+        // The last row group, then the first.
+        sets.push(Options {
+            batch_size: 8192,
+            row_groups: Some(vec![rows.len() - 1, 0]),
+            limit: Some(total / 2 + 1),
+            ..Options::default()
+        });
+    }
+    sets
+}
+
+#[test]
+fn every_corpus_file_reads_as_arrow_rs_reads_it() {
+    let corpus = corpus();
+    assert!(corpus.len() >= 16, "{} files", corpus.len());
+    let mut reads = 0;
+    for (name, file) in &corpus {
+        for o in option_sets(file) {
+            let expected = read_arrow_rs(file, &o);
+            let got = ours_no_panic(name, file, &o);
+            match (expected, got) {
+                (Ok((schema, batches)), Ok((our_schema, ours))) => {
+                    assert_eq!(
+                        schema.schema(),
+                        our_schema.schema(),
+                        "{name} {o:?}: schemas differ"
+                    );
+                    assert_eq!(
+                        batches.len(),
+                        ours.len(),
+                        "{name} {o:?}: batch counts differ"
+                    );
+                    for (i, (e, g)) in batches.iter().zip(&ours).enumerate() {
+                        assert_eq!(e.schema(), g.schema(), "{name} {o:?}: batch {i}'s schema");
+                        assert!(e == g, "{name} {o:?}: batch {i} differs");
+                    }
+                }
+                (Ok(_), Err(e)) => panic!("{name} {o:?}: arrow-rs reads it, ours fails: {e}"),
+                // arrow-rs cannot read it: ours must say so too (with any message).
+                (Err(e), Ok(_)) => panic!("{name} {o:?}: arrow-rs fails ({e}), ours reads it"),
+                (Err(_), Err(_)) => {}
+            }
+            reads += 1;
+        }
+    }
+    println!("{} files, {reads} reads compared", corpus.len());
+}
+
+/// Dremio's footer, which the parquet crate 59 cannot parse (a `list<struct>` in field 15 of
+/// ColumnMetaData, where parquet-format has `i32 bloom_filter_length`): an `Err`, no panic.
+#[test]
+fn unreadable_footer_is_an_error() {
+    let file = regression("dict-page-offset-zero.parquet");
+    let o = Options {
+        batch_size: 8192,
+        ..Options::default()
+    };
+    assert!(read_arrow_rs(&file, &o).is_err());
+    assert!(ours_no_panic("dict-page-offset-zero.parquet", &file, &o).is_err());
+}
+
+/// A damaged page header the parquet crate's page reader skips through forever when its input
+/// has no end (`hang-page-header-skip.parquet`): ours must end with an error within seconds.
+/// Read on another thread, so that a hang fails the test instead of hanging it (the thread is
+/// then left behind).
+#[test]
+fn endless_page_header_is_an_error_within_seconds() {
+    let file = regression("hang-page-header-skip.parquet");
+    for batch_size in [8192, 1000] {
+        let (send, receive) = mpsc::channel();
+        let file = file.clone();
+        std::thread::spawn(move || {
+            let o = Options {
+                batch_size,
+                ..Options::default()
+            };
+            let _ = send.send(read_ours(&file, &o).map(|_| ()));
+        });
+        match receive.recv_timeout(Duration::from_secs(10)) {
+            Ok(result) => assert!(result.is_err(), "the damaged header reads?"),
+            Err(_) => panic!("no answer within 10 s (batch size {batch_size}): a loop"),
+        }
+    }
+}
