@@ -145,8 +145,8 @@ fn batch(seed: u64) -> RecordBatch {
     .unwrap();
     let mut map = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
     for i in 0..n {
-        for j in 0..i % 3 {
-            map.keys().append_value(words[j]);
+        for (j, word) in words.iter().enumerate().take(i % 3) {
+            map.keys().append_value(word);
             map.values().append_value((i * j) as i32);
         }
         map.append(i % 11 != 0).unwrap();
@@ -315,10 +315,7 @@ fn selections_offsets_limits_projections_and_row_groups() {
             RowSelector::skip(3),
             RowSelector::select(2_000),
         ]);
-        let cases: Vec<(
-            &str,
-            Box<dyn Fn(&Bytes) -> (Vec<RecordBatch>, Vec<RecordBatch>)>,
-        )> = vec![
+        let cases: Vec<(&str, Box<Reads<'_>>)> = vec![
             (
                 "selection",
                 Box::new(|file: &Bytes| {
@@ -400,6 +397,9 @@ fn selections_offsets_limits_projections_and_row_groups() {
         }
     }
 }
+
+/// A case: reads a file with both readers.
+type Reads<'a> = dyn Fn(&Bytes) -> (Vec<RecordBatch>, Vec<RecordBatch>) + 'a;
 
 fn collect(
     ours: ParquetRecordBatchReaderBuilder<Bytes>,

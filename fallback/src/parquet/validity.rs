@@ -34,7 +34,7 @@ impl Bits {
     pub fn truncate(&mut self, len: usize) {
         if len < self.len {
             self.bytes.truncate(len.div_ceil(8));
-            if len % 8 != 0 {
+            if !len.is_multiple_of(8) {
                 if let Some(last) = self.bytes.last_mut() {
                     *last &= (1u8 << (len % 8)) - 1;
                 }
@@ -51,7 +51,7 @@ impl Bits {
     /// Appends one bit.
     #[inline]
     pub fn push(&mut self, bit: bool) {
-        if self.len % 8 == 0 {
+        if self.len.is_multiple_of(8) {
             self.bytes.push(0);
         }
         if bit {
@@ -63,7 +63,7 @@ impl Bits {
     /// Appends `count` copies of `bit`.
     pub fn push_n(&mut self, bit: bool, count: usize) {
         let mut left = count;
-        while left > 0 && self.len % 8 != 0 {
+        while left > 0 && !self.len.is_multiple_of(8) {
             self.push(bit);
             left -= 1;
         }
@@ -94,7 +94,7 @@ impl Bits {
         }
         self.len += count;
         self.bytes.truncate(self.len.div_ceil(8));
-        if self.len % 8 != 0 {
+        if !self.len.is_multiple_of(8) {
             let last = self.bytes.len() - 1;
             self.bytes[last] &= (1u8 << (self.len % 8)) - 1;
         }
@@ -191,7 +191,7 @@ pub fn decode_validity(
 ) -> Result<usize, ParquetError> {
     let before = bits.len;
     let mut decoder = HybridDecoder::new(data, bit_width, num_values)?;
-    bits.bytes.reserve((num_values + 7) / 8 + 1);
+    bits.bytes.reserve(num_values.div_ceil(8) + 1);
     let mut sink = ValiditySink {
         bits,
         max_level,

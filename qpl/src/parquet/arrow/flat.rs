@@ -98,6 +98,21 @@ impl FlatColumn {
         self
     }
 
+    /// Selected rows decoded and not yet returned.
+    pub fn pending_rows(&self) -> usize {
+        self.pending_rows
+    }
+
+    /// Decodes pages until `rows` selected rows are pending or the column ends.
+    pub fn fill(&mut self, rows: usize) -> Result<(), ArrowError> {
+        while self.pending_rows < rows {
+            if !self.read_page()? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// The next `n` selected rows as one array.
     pub fn next_batch(&mut self, n: usize) -> Result<ArrayRef, ArrowError> {
         while self.pending_rows < n {

@@ -66,6 +66,9 @@ pub use chunk_bytes::SharedReader;
 use flat::FlatColumn;
 use selection::Plan;
 
+/// Batches each column decodes ahead when the reader has threads.
+const READ_AHEAD: usize = 8;
+
 /// The batch size arrow-rs's builder starts with.
 const DEFAULT_BATCH_SIZE: usize = 1024;
 
@@ -479,19 +482,28 @@ pub struct ParquetRecordBatchReader {
 
 impl ParquetRecordBatchReader {
     fn next_batch(&mut self, rows: usize) -> Result<RecordBatch, ArrowError> {
-        let ours: Vec<Result<ArrayRef, ArrowError>> = match &self.pool {
-            Some(pool) => pool.install(|| {
-                self.columns
-                    .par_iter_mut()
-                    .map(|column| column.next_batch(rows))
-                    .collect()
-            }),
-            None => self
+        // With threads: when a column runs short, every column decodes ahead, up to
+        // READ_AHEAD batches, in parallel; so the pages of different columns are decoded at
+        // the same time (one at a time, each column would run short at another batch).
+        if let Some(pool) = &self.pool {
+            if self
                 .columns
-                .iter_mut()
-                .map(|column| column.next_batch(rows))
-                .collect(),
-        };
+                .iter()
+                .any(|column| column.pending_rows() < rows)
+            {
+                let target = rows.saturating_mul(READ_AHEAD).min(self.remaining);
+                pool.install(|| {
+                    self.columns
+                        .par_iter_mut()
+                        .try_for_each(|column| column.fill(target))
+                })?;
+            }
+        }
+        let ours: Vec<Result<ArrayRef, ArrowError>> = self
+            .columns
+            .iter_mut()
+            .map(|column| column.next_batch(rows))
+            .collect();
         let ours = ours.into_iter().collect::<Result<Vec<_>, _>>()?;
         let theirs = match &mut self.arrow_rs {
             None => None,
