@@ -116,7 +116,8 @@ mod from_parquet;
 pub(crate) use from_parquet::leaf_index;
 #[cfg(feature = "parquet")]
 pub use from_parquet::{
-    chunk_page_reader, column_of, compression_of, page_of, stored_page_reader, ChunkPages,
+    chunk_page_reader, chunk_page_reader_shared, column_of, compression_of, page_of,
+    stored_page_reader, ChunkPages, Strict,
 };
 
 /// Scans per dictionary page at most; a set of matching ids that needs more (scattered ids)

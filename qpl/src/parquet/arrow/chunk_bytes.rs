@@ -6,6 +6,8 @@ use bytes::{Buf, Bytes};
 use parquet::errors::Result;
 use parquet::file::reader::{ChunkReader, Length};
 
+use crate::parquet::query::Strict;
+
 /// A [`ChunkReader`] shared by reference count: the reader's column readers (and, for the
 /// columns it hands over, arrow-rs's) read the one file.
 pub struct SharedReader<T>(Arc<T>);
@@ -17,29 +19,13 @@ impl<T> SharedReader<T> {
     }
 }
 
-impl<T: ChunkReader + 'static> SharedReader<T> {
+impl<T: ChunkReader + 'static> SharedReader<T>
+where
+    T::T: 'static,
+{
     /// The file as the column readers hold it (without its type).
     pub(crate) fn source(&self) -> Arc<dyn ChunkSource> {
         Arc::clone(&self.0) as Arc<dyn ChunkSource>
-    }
-}
-
-/// A reader that fails, rather than give 0 bytes, at the end of its input: the `parquet`
-/// crate's page-header reader skips some fields with a copy that stops at 0 bytes without an
-/// error, and a damaged header then spins at the end of the file forever
-/// (`hang-page-header-skip.parquet`). Given to arrow-rs's reader for the columns it reads.
-pub struct Strict<R>(R);
-
-impl<R: std::io::Read> std::io::Read for Strict<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.0.read(buf)?;
-        if n == 0 && !buf.is_empty() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "a read past the end of the file",
-            ));
-        }
-        Ok(n)
     }
 }
 
@@ -49,15 +35,47 @@ pub(crate) trait ChunkSource: Send + Sync {
     fn file_len(&self) -> u64;
     /// `length` bytes at `start`.
     fn bytes(&self, start: u64, length: usize) -> Result<Bytes>;
+    /// A reader from `start` on.
+    fn read_at(&self, start: u64) -> Result<Box<dyn std::io::Read>>;
 }
 
-impl<T: ChunkReader> ChunkSource for T {
+impl<T: ChunkReader> ChunkSource for T
+where
+    T::T: 'static,
+{
     fn file_len(&self) -> u64 {
         self.len()
     }
 
     fn bytes(&self, start: u64, length: usize) -> Result<Bytes> {
         self.get_bytes(start, length)
+    }
+
+    fn read_at(&self, start: u64) -> Result<Box<dyn std::io::Read>> {
+        Ok(Box::new(self.get_read(start)?))
+    }
+}
+
+/// A [`ChunkSource`] as the `parquet` crate's readers take a file, owned: what
+/// [`chunk_page_reader_shared`](crate::parquet::query::chunk_page_reader_shared) reads a
+/// column chunk through, page by page.
+pub(crate) struct DynSource(pub Arc<dyn ChunkSource>);
+
+impl Length for DynSource {
+    fn len(&self) -> u64 {
+        self.0.file_len()
+    }
+}
+
+impl ChunkReader for DynSource {
+    type T = Box<dyn std::io::Read>;
+
+    fn get_read(&self, start: u64) -> Result<Self::T> {
+        self.0.read_at(start)
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes> {
+        self.0.bytes(start, length)
     }
 }
 

@@ -12,11 +12,11 @@ use arrow_schema::{ArrowError, DataType};
 use parquet::column::page::PageReader;
 use parquet::file::metadata::ParquetMetaData;
 
-use super::chunk_bytes::{ChunkSource, SourceReader};
+use super::chunk_bytes::{ChunkSource, DynSource};
 use super::convert::{boolean_array, plain_array, take_array, take_values};
 use super::list::{take_list, ListShape};
 use super::selection::{Cursor, Take};
-use crate::parquet::query::{chunk_page_reader, column_of, page_of};
+use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
 use crate::parquet::{ArrowPage, Bits, ChunkDecoder, Column, ColumnData, ValuesAt};
 use crate::Executor;
 
@@ -175,8 +175,10 @@ impl FlatColumn {
                 let Some(row_group) = self.row_groups.pop_front() else {
                     return Ok(false);
                 };
-                let source = SourceReader(self.input.as_ref());
-                let reader = chunk_page_reader(&source, &self.metadata, row_group, self.leaf)
+                // Page by page: the memory of a page, not of the chunk, where the input is a
+                // file (a `Bytes` input is sliced either way).
+                let source = Arc::new(DynSource(Arc::clone(&self.input)));
+                let reader = chunk_page_reader_shared(source, &self.metadata, row_group, self.leaf)
                     .map_err(|e| self.error(e))?;
                 self.pages = Some(reader);
                 self.decoder.reset();

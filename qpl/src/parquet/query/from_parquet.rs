@@ -330,9 +330,47 @@ fn chunk_meta(
 /// [`chunk_page_reader`]).
 fn bounded_page_reader<R: ChunkReader>(
     reader: &R,
-    mut meta: ColumnChunkMetaData,
+    meta: ColumnChunkMetaData,
     rows: usize,
 ) -> Result<Box<dyn PageReader>, ParquetError> {
+    let (meta, start, end) = checked_chunk(reader.len(), meta)?;
+    let len = usize::try_from(end - start)
+        .map_err(|_| ParquetError::General(format!("a column chunk of {} bytes", end - start)))?;
+    let bytes = reader.get_bytes(start, len)?;
+    if bytes.len() != len {
+        return Err(ParquetError::EOF(format!(
+            "read {} of the column chunk's {len} bytes",
+            bytes.len()
+        )));
+    }
+    let chunk = Arc::new(ChunkBytes { start, bytes });
+    let pages = SerializedPageReader::new(chunk, &meta, rows, None)?;
+    Ok(Box::new(pages))
+}
+
+/// [`chunk_page_reader`], reading the chunk page by page instead of whole (a reader's memory
+/// is then a page, not a chunk, where `reader` is a file): every read is checked to lie inside
+/// the chunk, and a page header that runs past its end is an error, as there.
+pub fn chunk_page_reader_shared<R: ChunkReader + 'static>(
+    reader: Arc<R>,
+    metadata: &ParquetMetaData,
+    row_group: usize,
+    column: usize,
+) -> Result<Box<dyn PageReader>, ParquetError> {
+    let (chunk, rows) = chunk_meta(metadata, row_group, column)?;
+    let (meta, start, end) = checked_chunk(reader.len(), chunk.clone())?;
+    let range = Arc::new(ChunkRange { reader, start, end });
+    Ok(Box::new(SerializedPageReader::new(
+        range, &meta, rows, None,
+    )?))
+}
+
+/// `meta` with a `dictionary_page_offset` below 4 taken as absent, and the chunk's byte range,
+/// checked to lie inside a file of `file_len` bytes.
+fn checked_chunk(
+    file_len: u64,
+    mut meta: ColumnChunkMetaData,
+) -> Result<(ColumnChunkMetaData, u64, u64), ParquetError> {
     if meta
         .dictionary_page_offset()
         .is_some_and(|o| (0..4).contains(&o))
@@ -346,7 +384,6 @@ fn bounded_page_reader<R: ChunkReader>(
         .dictionary_page_offset()
         .unwrap_or(meta.data_page_offset());
     let len = meta.compressed_size();
-    let file_len = reader.len();
     let end = u64::try_from(start)
         .ok()
         .zip(u64::try_from(len).ok())
@@ -358,18 +395,65 @@ fn bounded_page_reader<R: ChunkReader>(
              {file_len} bytes"
         )));
     };
-    let len = usize::try_from(end - start)
-        .map_err(|_| ParquetError::General(format!("a column chunk of {len} bytes")))?;
-    let bytes = reader.get_bytes(start, len)?;
-    if bytes.len() != len {
-        return Err(ParquetError::EOF(format!(
-            "read {} of the column chunk's {len} bytes",
-            bytes.len()
-        )));
+    Ok((meta, start, end))
+}
+
+/// A column chunk of a file, read where it lies: reads outside it are errors.
+struct ChunkRange<R> {
+    reader: Arc<R>,
+    start: u64,
+    end: u64,
+}
+
+impl<R: ChunkReader> Length for ChunkRange<R> {
+    fn len(&self) -> u64 {
+        self.end
     }
-    let chunk = Arc::new(ChunkBytes { start, bytes });
-    let pages = SerializedPageReader::new(chunk, &meta, rows, None)?;
-    Ok(Box::new(pages))
+}
+
+impl<R: ChunkReader> ChunkReader for ChunkRange<R> {
+    type T = Strict<std::io::Take<R::T>>;
+
+    fn get_read(&self, start: u64) -> Result<Self::T, ParquetError> {
+        if !(self.start..=self.end).contains(&start) {
+            return Err(ParquetError::EOF(format!(
+                "a read at offset {start} outside the column chunk (bytes {} to {})",
+                self.start, self.end
+            )));
+        }
+        Ok(Strict(self.reader.get_read(start)?.take(self.end - start)))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes, ParquetError> {
+        match start.checked_add(length as u64) {
+            Some(stop) if start >= self.start && stop <= self.end => {
+                self.reader.get_bytes(start, length)
+            }
+            _ => Err(ParquetError::EOF(format!(
+                "{length} bytes at offset {start} pass the column chunk (bytes {} to {})",
+                self.start, self.end
+            ))),
+        }
+    }
+}
+
+/// A reader that fails, rather than give 0 bytes, at the end of its input: the `parquet`
+/// crate's page-header reader skips some fields with a copy that stops at 0 bytes without an
+/// error, and a damaged header then spins at the end of the input forever (see
+/// [`chunk_page_reader`]).
+pub struct Strict<Rd>(pub Rd);
+
+impl<Rd: Read> Read for Strict<Rd> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "a page header runs past the end of the column chunk",
+            ));
+        }
+        Ok(n)
+    }
 }
 
 /// One column chunk's bytes, at their offset in the file: a [`ChunkReader`] that reads
@@ -401,39 +485,16 @@ impl Length for ChunkBytes {
 }
 
 impl ChunkReader for ChunkBytes {
-    type T = StrictReader;
+    type T = Strict<bytes::buf::Reader<Bytes>>;
 
-    fn get_read(&self, start: u64) -> Result<StrictReader, ParquetError> {
+    fn get_read(&self, start: u64) -> Result<Self::T, ParquetError> {
         let range = self.range(start, 0)?;
-        Ok(StrictReader(self.bytes.slice(range.start..)))
+        Ok(Strict(bytes::Buf::reader(self.bytes.slice(range.start..))))
     }
 
     fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes, ParquetError> {
         let range = self.range(start, length as u64)?;
         Ok(self.bytes.slice(range))
-    }
-}
-
-/// The rest of a column chunk, as a [`Read`] that fails when asked for bytes it does not
-/// have: a page header cannot end past the chunk, and the `parquet` crate's header reader
-/// needs the error to stop (see [`chunk_page_reader`]).
-struct StrictReader(Bytes);
-
-impl Read for StrictReader {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        if self.0.is_empty() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "a page header runs past the end of the column chunk",
-            ));
-        }
-        let n = buf.len().min(self.0.len());
-        buf[..n].copy_from_slice(&self.0[..n]);
-        let _ = self.0.split_to(n);
-        Ok(n)
     }
 }
 
