@@ -913,25 +913,7 @@ impl ChunkDecoder {
             }
             None => (None, n),
         };
-        if let Some(nulls) = num_nulls {
-            let from_header = num_values.checked_sub(nulls).ok_or_else(|| {
-                PageError::invalid(
-                    PagePart::Page,
-                    None,
-                    format!("num_nulls {nulls} is above num_values {num_values}"),
-                )
-            })?;
-            if from_header as usize != present {
-                return Err(PageError::invalid(
-                    PagePart::Page,
-                    None,
-                    format!(
-                        "num_values {num_values} - num_nulls {nulls} = {from_header} values, \
-                         but the definition levels say {present}"
-                    ),
-                ));
-            }
-        }
+        validity::check_num_nulls(num_values, num_nulls, present)?;
         let (values_path, inflate) =
             self.decode_section(encoding, values, present, &mut out.values)?;
         Ok(PageReport {

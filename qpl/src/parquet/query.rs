@@ -101,8 +101,8 @@ use std::fmt;
 use qpl_fallback::parquet::{dictionary, FixedWidth, Int96};
 
 use super::{
-    codec_decides, compressed, v2_levels, ChunkDecoder, Codec, Column, ColumnData, CompressedPage,
-    Encoding, Page, PageCompression, PageError, PagePart, PhysicalType, Values,
+    codec_decides, compressed, ChunkDecoder, Codec, Column, ColumnData, CompressedPage, Encoding,
+    Page, PageCompression, PageError, PagePart, PhysicalType, Values,
 };
 use crate::api::{Comparison, Stream};
 use crate::bitmap::{Bitmap, BitmapRef};
@@ -479,58 +479,20 @@ fn split_page<'p>(
 ) -> Result<Split<'p>, PageError> {
     levels.clear();
     let max_def = decoder.column.max_def_level;
-    let (def, values, num_values, num_nulls, encoding) = match *page {
-        Page::Dictionary { .. } => {
-            return Err(PageError::invalid(
-                PagePart::Page,
-                None,
-                "a dictionary page where a data page was expected",
-            ))
-        }
-        Page::V1 {
-            buf,
-            num_values,
-            encoding,
-            def_level_encoding,
-            ..
-        } => {
-            let mut rest = buf;
-            let def = decoder.split_v1_levels(
-                &mut rest,
-                PagePart::DefLevels,
-                max_def,
-                def_level_encoding,
-                num_values,
-            )?;
-            (def, rest, num_values, None, encoding)
-        }
-        Page::V2 {
-            buf,
-            num_values,
-            num_nulls,
-            encoding,
-            def_levels_byte_len,
-            rep_levels_byte_len,
-        } => {
-            // A flat column: the repetition level bytes, if a writer put any, are skipped
-            // (`v2_levels`).
-            let (rep_len, def_len) = (rep_levels_byte_len as usize, def_levels_byte_len as usize);
-            if rep_len.saturating_add(def_len) > buf.len() {
-                return Err(PageError::invalid(
-                    PagePart::Page,
-                    None,
-                    format!(
-                        "rep_levels_byte_len {rep_len} + def_levels_byte_len {def_len} \
-                         pass the page's {} bytes",
-                        buf.len()
-                    ),
-                ));
-            }
-            let (def, values) = buf[rep_len..].split_at(def_len);
-            let def = v2_levels(def, max_def);
-            (def, values, num_values, Some(num_nulls), encoding)
-        }
+    let Some(parts) = decoder.split_flat_page(page)? else {
+        return Err(PageError::invalid(
+            PagePart::Page,
+            None,
+            "a dictionary page where a data page was expected",
+        ));
     };
+    let (def, values, num_values, num_nulls, encoding) = (
+        parts.def,
+        parts.section,
+        parts.num_values,
+        parts.num_nulls,
+        parts.encoding,
+    );
     let rows = num_values as usize;
     let present = match def {
         Some((level_encoding, bytes)) => {
@@ -546,18 +508,7 @@ fn split_page<'p>(
         }
         None => rows,
     };
-    if let Some(nulls) = num_nulls {
-        if num_values.checked_sub(nulls) != Some(present as u32) {
-            return Err(PageError::invalid(
-                PagePart::Page,
-                None,
-                format!(
-                    "num_values {num_values} and num_nulls {nulls}, but the definition \
-                     levels say {present} values"
-                ),
-            ));
-        }
-    }
+    super::validity::check_num_nulls(num_values, num_nulls, present)?;
     Ok(Split {
         present,
         encoding,

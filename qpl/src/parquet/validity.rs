@@ -55,13 +55,49 @@ use super::{
 use crate::Path;
 
 /// A data page's parts, as split from its header fields.
-struct PageParts<'a> {
-    buf: &'a [u8],
-    def: Option<(Encoding, &'a [u8])>,
-    section: &'a [u8],
+pub(super) struct PageParts<'a> {
+    /// The page body.
+    pub buf: &'a [u8],
+    /// The definition levels' encoding and bytes (`None`: a required column).
+    pub def: Option<(Encoding, &'a [u8])>,
+    /// The values section.
+    pub section: &'a [u8],
+    /// Levels (rows) in the page.
+    pub num_values: u32,
+    /// A v2 header's null count.
+    pub num_nulls: Option<u32>,
+    /// The values' encoding.
+    pub encoding: Encoding,
+}
+
+/// A v2 header's `num_values - num_nulls` against the values the definition levels say are
+/// present.
+pub(super) fn check_num_nulls(
     num_values: u32,
     num_nulls: Option<u32>,
-    encoding: Encoding,
+    present: usize,
+) -> Result<(), PageError> {
+    let Some(nulls) = num_nulls else {
+        return Ok(());
+    };
+    let from_header = num_values.checked_sub(nulls).ok_or_else(|| {
+        PageError::invalid(
+            PagePart::Page,
+            None,
+            format!("num_nulls {nulls} is above num_values {num_values}"),
+        )
+    })?;
+    if from_header as usize != present {
+        return Err(PageError::invalid(
+            PagePart::Page,
+            None,
+            format!(
+                "num_values {num_values} - num_nulls {nulls} = {from_header} values, but the \
+                 definition levels say {present}"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Where a data page goes.
@@ -167,20 +203,36 @@ impl ChunkDecoder {
         values: &mut Values,
         booleans: Option<&mut Bits>,
     ) -> Result<(PageReport, ValuesAt), PageError> {
-        let max_def = self.column.max_def_level;
         let out = Out {
             validity,
             values,
             booleans,
         };
-        match *page {
-            Page::Dictionary {
-                buf,
-                num_values,
-                encoding,
-            } => self
+        if let Page::Dictionary {
+            buf,
+            num_values,
+            encoding,
+        } = *page
+        {
+            return self
                 .decode_dictionary_page(buf, num_values, encoding)
-                .map(|report| (report, ValuesAt::Values)),
+                .map(|report| (report, ValuesAt::Values));
+        }
+        match self.split_flat_page(page)? {
+            Some(parts) => self.decode_validity_page(parts, out),
+            None => Err(PageError::invalid(PagePart::Page, None, "not a data page")),
+        }
+    }
+
+    /// A data page of a column that is not repeated, taken apart (`None`: a dictionary page).
+    /// A v2 page's repetition level bytes, if a writer put any, are skipped (`v2_levels`).
+    pub(super) fn split_flat_page<'a>(
+        &self,
+        page: &Page<'a>,
+    ) -> Result<Option<PageParts<'a>>, PageError> {
+        let max_def = self.column.max_def_level;
+        Ok(Some(match *page {
+            Page::Dictionary { .. } => return Ok(None),
             Page::V1 {
                 buf,
                 num_values,
@@ -196,15 +248,14 @@ impl ChunkDecoder {
                     def_level_encoding,
                     num_values,
                 )?;
-                let page = PageParts {
+                PageParts {
                     buf,
                     def,
                     section: rest,
                     num_values,
                     num_nulls: None,
                     encoding,
-                };
-                self.decode_validity_page(page, out)
+                }
             }
             Page::V2 {
                 buf,
@@ -227,22 +278,17 @@ impl ChunkDecoder {
                         ),
                     ));
                 }
-                let (rep, rest) = buf.split_at(rep_len);
-                let (def, section) = rest.split_at(def_len);
-                // Repetition levels of a column that has none are skipped (see `v2_levels`).
-                let _ = rep;
-                let def = v2_levels(def, max_def);
-                let page = PageParts {
+                let (def, section) = buf[rep_len..].split_at(def_len);
+                PageParts {
                     buf,
-                    def,
+                    def: v2_levels(def, max_def),
                     section,
                     num_values,
                     num_nulls: Some(num_nulls),
                     encoding,
-                };
-                self.decode_validity_page(page, out)
+                }
             }
-        }
+        }))
     }
 
     fn decode_validity_page(
@@ -304,25 +350,7 @@ impl ChunkDecoder {
                 (Some(path), present)
             }
         };
-        if let Some(nulls) = num_nulls {
-            let from_header = num_values.checked_sub(nulls).ok_or_else(|| {
-                PageError::invalid(
-                    PagePart::Page,
-                    None,
-                    format!("num_nulls {nulls} is above num_values {num_values}"),
-                )
-            })?;
-            if from_header as usize != present {
-                return Err(PageError::invalid(
-                    PagePart::Page,
-                    None,
-                    format!(
-                        "num_values {num_values} - num_nulls {nulls} = {from_header} values, \
-                         but the definition levels say {present}"
-                    ),
-                ));
-            }
-        }
+        check_num_nulls(num_values, num_nulls, present)?;
         let report = |values_path| PageReport {
             levels: n,
             values: present,
