@@ -60,7 +60,7 @@ pub(crate) fn converts(physical: PhysicalType, data_type: &DataType) -> bool {
         PhysicalType::FixedLenByteArray(len) => {
             matches!(data_type, D::FixedSizeBinary(n) if *n >= 0 && *n as usize == len)
         }
-        PhysicalType::Int96 => false,
+        PhysicalType::Int96 => matches!(data_type, D::Timestamp(_, _)),
     }
 }
 
@@ -140,10 +140,31 @@ pub(crate) fn take_values(
             nulls,
         )),
         Values::Bytes(values) => bytes_array(values, validity.as_ref(), nulls, data_type)?,
-        Values::Int96(_) => {
-            return Err(ArrowError::NotYetImplemented(
-                "INT96 is read by arrow-rs's reader".into(),
-            ))
+        Values::Int96(values) => {
+            let DataType::Timestamp(unit, tz) = data_type else {
+                return Err(ArrowError::ParquetError(format!(
+                    "INT96 values read as {data_type}"
+                )));
+            };
+            // The parquet crate's own conversion (Julian day and nanoseconds of the day),
+            // so that every value, out-of-range ones included, is the one arrow-rs gives.
+            let as_unit = |v: &crate::parquet::Int96| {
+                let mut x = parquet::data_type::Int96::new();
+                x.set_data(v.0[0], v.0[1], v.0[2]);
+                match unit {
+                    TimeUnit::Second => x.to_seconds(),
+                    TimeUnit::Millisecond => x.to_millis(),
+                    TimeUnit::Microsecond => x.to_micros(),
+                    TimeUnit::Nanosecond => x.to_nanos(),
+                }
+            };
+            let wide: Vec<i64> = values.iter().map(as_unit).collect();
+            let values = spread(wide, validity.as_ref());
+            timestamp(
+                PrimitiveArray::<Int64Type>::new(values, nulls),
+                *unit,
+                tz.clone(),
+            )
         }
     };
     debug_assert_eq!(array.len(), rows);
