@@ -1,31 +1,68 @@
 //! The file handle the reader shares between its column readers.
+//!
+//! A `File`'s readers share one cursor (`ChunkReader` clones the handle), so reads from
+//! several threads would interleave their seeks: every read here is positional (a seek and a
+//! read of a range) under one lock, and a reader from an offset fetches its bytes that way.
 
-use std::sync::Arc;
+use std::io::Read;
+use std::sync::{Arc, Mutex};
 
 use bytes::{Buf, Bytes};
-use parquet::errors::Result;
+use parquet::errors::{ParquetError, Result};
 use parquet::file::reader::{ChunkReader, Length};
 
 use crate::parquet::query::Strict;
 
+/// Bytes a reader from an offset fetches at a time (page headers are read this way).
+const READ_WINDOW: u64 = 16 * 1024;
+
 /// A [`ChunkReader`] shared by reference count: the reader's column readers (and, for the
-/// columns it hands over, arrow-rs's) read the one file.
-pub struct SharedReader<T>(Arc<T>);
+/// columns it hands over, arrow-rs's) read the one file, one positional read at a time.
+pub struct SharedReader<T>(Arc<Shared<T>>);
+
+struct Shared<T> {
+    reader: T,
+    lock: Mutex<()>,
+}
 
 impl<T> SharedReader<T> {
     /// Shares `reader`.
     pub fn new(reader: T) -> SharedReader<T> {
-        SharedReader(Arc::new(reader))
+        SharedReader(Arc::new(Shared {
+            reader,
+            lock: Mutex::new(()),
+        }))
     }
 }
 
-impl<T: ChunkReader + 'static> SharedReader<T>
-where
-    T::T: 'static,
-{
+impl<T> Clone for SharedReader<T> {
+    fn clone(&self) -> Self {
+        SharedReader(Arc::clone(&self.0))
+    }
+}
+
+impl<T: ChunkReader + 'static> SharedReader<T> {
     /// The file as the column readers hold it (without its type).
     pub(crate) fn source(&self) -> Arc<dyn ChunkSource> {
-        Arc::clone(&self.0) as Arc<dyn ChunkSource>
+        Arc::new(self.clone())
+    }
+}
+
+impl<T: ChunkReader> Length for SharedReader<T> {
+    fn len(&self) -> u64 {
+        self.0.reader.len()
+    }
+}
+
+impl<T: ChunkReader + 'static> ChunkReader for SharedReader<T> {
+    type T = Strict<WindowReader>;
+
+    fn get_read(&self, start: u64) -> Result<Self::T> {
+        Ok(Strict(WindowReader::new(self.source(), start)))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes> {
+        ChunkSource::bytes(self, start, length)
     }
 }
 
@@ -35,24 +72,60 @@ pub(crate) trait ChunkSource: Send + Sync {
     fn file_len(&self) -> u64;
     /// `length` bytes at `start`.
     fn bytes(&self, start: u64, length: usize) -> Result<Bytes>;
-    /// A reader from `start` on.
-    fn read_at(&self, start: u64) -> Result<Box<dyn std::io::Read>>;
 }
 
-impl<T: ChunkReader> ChunkSource for T
-where
-    T::T: 'static,
-{
+impl<T: ChunkReader> ChunkSource for SharedReader<T> {
     fn file_len(&self) -> u64 {
-        self.len()
+        self.0.reader.len()
     }
 
     fn bytes(&self, start: u64, length: usize) -> Result<Bytes> {
-        self.get_bytes(start, length)
+        let _one_at_a_time = self
+            .0
+            .lock
+            .lock()
+            .map_err(|_| ParquetError::General("a reader thread panicked".into()))?;
+        self.0.reader.get_bytes(start, length)
     }
+}
 
-    fn read_at(&self, start: u64) -> Result<Box<dyn std::io::Read>> {
-        Ok(Box::new(self.get_read(start)?))
+/// Reads a file from an offset on, a window of bytes at a time, each a positional read.
+pub struct WindowReader {
+    source: Arc<dyn ChunkSource>,
+    next: u64,
+    window: Bytes,
+}
+
+impl WindowReader {
+    fn new(source: Arc<dyn ChunkSource>, start: u64) -> WindowReader {
+        WindowReader {
+            source,
+            next: start,
+            window: Bytes::new(),
+        }
+    }
+}
+
+impl Read for WindowReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.window.is_empty() {
+            let left = self.source.file_len().saturating_sub(self.next);
+            let want = left.min(READ_WINDOW) as usize;
+            if want == 0 {
+                return Ok(0);
+            }
+            self.window = self
+                .source
+                .bytes(self.next, want)
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            self.next += self.window.len() as u64;
+            if self.window.is_empty() {
+                return Ok(0);
+            }
+        }
+        let n = buf.len().min(self.window.len());
+        self.window.copy_to_slice(&mut buf[..n]);
+        Ok(n)
     }
 }
 
@@ -68,60 +141,10 @@ impl Length for DynSource {
 }
 
 impl ChunkReader for DynSource {
-    type T = Box<dyn std::io::Read>;
+    type T = WindowReader;
 
     fn get_read(&self, start: u64) -> Result<Self::T> {
-        self.0.read_at(start)
-    }
-
-    fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes> {
-        self.0.bytes(start, length)
-    }
-}
-
-impl<T> Clone for SharedReader<T> {
-    fn clone(&self) -> Self {
-        SharedReader(Arc::clone(&self.0))
-    }
-}
-
-impl<T: ChunkReader> Length for SharedReader<T> {
-    fn len(&self) -> u64 {
-        self.0.len()
-    }
-}
-
-impl<T: ChunkReader> ChunkReader for SharedReader<T> {
-    type T = Strict<T::T>;
-
-    fn get_read(&self, start: u64) -> Result<Self::T> {
-        Ok(Strict(self.0.get_read(start)?))
-    }
-
-    fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes> {
-        self.0.get_bytes(start, length)
-    }
-}
-
-/// A [`ChunkSource`] as the `parquet` crate's readers take a file: what
-/// [`chunk_page_reader`](crate::parquet::query::chunk_page_reader) reads a column chunk
-/// through (it reads the chunk whole, with one `get_bytes`).
-pub(crate) struct SourceReader<'a>(pub &'a dyn ChunkSource);
-
-impl Length for SourceReader<'_> {
-    fn len(&self) -> u64 {
-        self.0.file_len()
-    }
-}
-
-impl ChunkReader for SourceReader<'_> {
-    type T = bytes::buf::Reader<Bytes>;
-
-    fn get_read(&self, start: u64) -> Result<Self::T> {
-        let rest = self.0.file_len().saturating_sub(start);
-        let rest = usize::try_from(rest)
-            .map_err(|_| parquet::errors::ParquetError::General("a file past usize".into()))?;
-        Ok(self.0.bytes(start, rest)?.reader())
+        Ok(WindowReader::new(Arc::clone(&self.0), start))
     }
 
     fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes> {

@@ -9,7 +9,7 @@ use parquet::arrow::arrow_reader::RowSelection;
 use parquet::errors::ParquetError;
 use parquet::file::metadata::ParquetMetaData;
 
-use super::chunk_bytes::{ChunkSource, SourceReader};
+use super::chunk_bytes::{ChunkSource, DynSource};
 use super::RowFilter;
 use crate::parquet::query::{
     chunk_page_reader, column_of, filter, leaf_index, page_of, ColumnChunk,
@@ -18,7 +18,7 @@ use crate::Executor;
 
 /// The rows of `row_groups` (in order, one after another) where every predicate holds.
 pub(crate) fn evaluate(
-    input: &dyn ChunkSource,
+    input: Arc<dyn ChunkSource>,
     metadata: &Arc<ParquetMetaData>,
     row_groups: &[usize],
     row_filter: &RowFilter,
@@ -43,7 +43,8 @@ pub(crate) fn evaluate(
             let error =
                 |m: String| ParquetError::General(format!("row filter, column {name}: {m}"));
             let column = column_of(&descr).map_err(error)?;
-            let mut reader = chunk_page_reader(&SourceReader(input), metadata, row_group, leaf)?;
+            let mut reader =
+                chunk_page_reader(&DynSource(Arc::clone(&input)), metadata, row_group, leaf)?;
             let mut pages = Vec::new();
             while let Some(page) = reader.get_next_page()? {
                 pages.push(page);

@@ -267,7 +267,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             .schema();
         let filtered = match &self.filter {
             Some(filter) if !filter.is_empty() => Some(filter::evaluate(
-                self.input.source().as_ref(),
+                self.input.source(),
                 &metadata,
                 &row_groups,
                 filter,
