@@ -501,3 +501,31 @@ fn damaged_files_are_errors_not_panics() {
     }
     assert!(errors > 0, "some damage is noticed");
 }
+
+/// A file the reader's fuzz target found: a data page whose type says v2 without a v2 header,
+/// on which the parquet crate's `peek_next_page` panics. Read without a selection (no peek)
+/// and with one (a peek; the panic is caught): an error either way.
+#[test]
+fn a_v2_page_without_its_header_is_an_error() {
+    let file = Bytes::from(
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/v2-page-without-v2-header.parquet"
+        ))
+        .unwrap(),
+    );
+    for selection in [None, Some(RowSelection::from(vec![RowSelector::select(1)]))] {
+        let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(file.clone()) else {
+            continue;
+        };
+        let builder = match selection {
+            Some(selection) => builder.with_row_selection(selection),
+            None => builder,
+        };
+        let failed = match builder.build() {
+            Ok(reader) => reader.into_iter().any(|batch| batch.is_err()),
+            Err(_) => true,
+        };
+        assert!(failed, "the damaged page reads?");
+    }
+}

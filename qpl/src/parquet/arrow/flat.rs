@@ -185,29 +185,39 @@ impl FlatColumn {
                 self.page = 0;
                 continue;
             };
-            let Some(meta) = pages.peek_next_page().map_err(|e| self.page_error(e))? else {
+            // With a selection, a page's rows are looked up before it is read, to skip it
+            // unread. Without one, no peek: the parquet crate's peek unwraps a v2 page type
+            // whose v2 header is missing (its get_next_page says so as an error).
+            let mut take = None;
+            let mut known_rows = None;
+            if !self.cursor.selects_all() {
+                let Some(meta) = pages.peek_next_page().map_err(|e| self.page_error(e))? else {
+                    self.pages = None;
+                    continue;
+                };
+                // Rows known before the page is read: a flat column's levels, a v2 header's.
+                known_rows = match (&self.list, meta.is_dict) {
+                    (_, true) => None,
+                    (None, false) => meta.num_rows.or(meta.num_levels),
+                    (Some(_), false) => meta.num_rows,
+                };
+                take = known_rows.map(|rows| self.cursor.take(rows));
+                let pages = self.pages.as_mut().expect("checked above");
+                if matches!(take, Some(Take::None)) {
+                    pages.skip_next_page().map_err(|e| self.page_error(e))?;
+                    self.page += 1;
+                    continue;
+                }
+            }
+            let pages = self.pages.as_mut().expect("checked above");
+            let Some(page) = pages.get_next_page().map_err(|e| self.page_error(e))? else {
+                if take.is_some() {
+                    return Err(self.page_error("the page reader lost a page it had announced"));
+                }
                 self.pages = None;
                 continue;
             };
-            // Rows known before the page is read: a flat column's levels, a v2 page's header.
-            let known_rows = match (&self.list, meta.is_dict) {
-                (_, true) => Some(0),
-                (None, false) => meta.num_rows.or(meta.num_levels),
-                (Some(_), false) => meta.num_rows,
-            };
-            let mut take = match (meta.is_dict, known_rows) {
-                (true, _) | (false, None) => None,
-                (false, Some(rows)) => Some(self.cursor.take(rows)),
-            };
-            let pages = self.pages.as_mut().expect("checked above");
-            if matches!(take, Some(Take::None)) {
-                pages.skip_next_page().map_err(|e| self.page_error(e))?;
-                self.page += 1;
-                continue;
-            }
-            let Some(page) = pages.get_next_page().map_err(|e| self.page_error(e))? else {
-                return Err(self.page_error("the page reader lost a page it had announced"));
-            };
+            let is_dict = matches!(page, parquet::column::page::Page::DictionaryPage { .. });
             let view = page_of(&page).map_err(|m| self.page_error(m))?;
             // A top-level flat column: its levels go straight to validity bits.
             let plain_flat = self.list.is_none() && self.parent.is_none();
@@ -223,7 +233,7 @@ impl FlatColumn {
             }
             .map_err(|e| self.page_error(e))?;
             self.page += 1;
-            if meta.is_dict {
+            if is_dict {
                 continue;
             }
             let (array, rows) = match &self.list {

@@ -266,13 +266,26 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             .build()?
             .schema();
         let filtered = match &self.filter {
-            Some(filter) if !filter.is_empty() => Some(filter::evaluate(
-                self.input.source(),
-                &metadata,
-                &row_groups,
-                filter,
-                &self.executor,
-            )?),
+            Some(filter) if !filter.is_empty() => {
+                let evaluate = || {
+                    filter::evaluate(
+                        self.input.source(),
+                        &metadata,
+                        &row_groups,
+                        filter,
+                        &self.executor,
+                    )
+                };
+                // As in `next`: a panic of the parquet crate's page reader is an error.
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(evaluate))
+                    .unwrap_or_else(|_| {
+                        Err(ParquetError::General(
+                            "a malformed page: the parquet crate's page reader panicked on it"
+                                .into(),
+                        ))
+                    });
+                Some(result?)
+            }
             _ => None,
         };
         let selection = match (self.selection, filtered) {
@@ -555,7 +568,15 @@ impl Iterator for ParquetRecordBatchReader {
             return None;
         }
         let rows = self.remaining.min(self.batch_size);
-        let batch = self.next_batch(rows);
+        // The parquet crate's page reader unwraps some malformed page headers (a v2 page type
+        // without its v2 header, in `peek_next_page`): a panic below is this batch's error.
+        let batch =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.next_batch(rows)))
+                .unwrap_or_else(|_| {
+                    Err(ArrowError::ParquetError(
+                        "a malformed page: the parquet crate's page reader panicked on it".into(),
+                    ))
+                });
         self.remaining = if batch.is_ok() {
             self.remaining - rows
         } else {

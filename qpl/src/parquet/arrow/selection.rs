@@ -95,6 +95,11 @@ pub(crate) struct Cursor {
 }
 
 impl Cursor {
+    /// Whether every row is selected (no selection at all).
+    pub fn selects_all(&self) -> bool {
+        self.runs.is_none()
+    }
+
     /// Which of the next `n` rows are selected; moves past them. Rows past the selection's
     /// end are not selected (as arrow-rs reads them).
     pub fn take(&mut self, n: usize) -> Take {
