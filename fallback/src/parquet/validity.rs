@@ -4,6 +4,7 @@
 //! (levels 0 and 1) is already the bitmap and is copied bit-aligned.
 
 use super::hybrid::{HybridDecoder, Sink};
+use super::plain::decode_booleans_to_bits;
 use super::ParquetError;
 use crate::unpack::BitWidth;
 
@@ -76,30 +77,6 @@ impl Bits {
         }
     }
 
-    /// Appends the first `count` bits of `src` (LSB first).
-    pub fn extend_from_bits(&mut self, src: &[u8], count: usize) {
-        let bytes = &src[..count.div_ceil(8)];
-        let shift = self.len % 8;
-        if shift == 0 {
-            self.bytes.extend_from_slice(bytes);
-        } else {
-            // Each source byte's low bits finish the last byte, its high bits start the next.
-            let mut last = self.bytes.pop().unwrap_or(0);
-            self.bytes.reserve(bytes.len() + 1);
-            for &b in bytes {
-                self.bytes.push(last | (b << shift));
-                last = b >> (8 - shift);
-            }
-            self.bytes.push(last);
-        }
-        self.len += count;
-        self.bytes.truncate(self.len.div_ceil(8));
-        if !self.len.is_multiple_of(8) {
-            let last = self.bytes.len() - 1;
-            self.bytes[last] &= (1u8 << (self.len % 8)) - 1;
-        }
-    }
-
     /// How many bits are set.
     pub fn count_ones(&self) -> usize {
         self.bytes.iter().map(|b| b.count_ones() as usize).sum()
@@ -160,7 +137,7 @@ impl Sink for ValiditySink<'_> {
         if width.get() == 1 && self.max_level == 1 {
             // Levels of one bit are the validity bits themselves.
             let start = self.bits.len;
-            self.bits.extend_from_bits(src, count);
+            decode_booleans_to_bits(src, count, &mut self.bits.bytes, &mut self.bits.len)?;
             let ones: usize = src[..count / 8]
                 .iter()
                 .map(|b| b.count_ones() as usize)
