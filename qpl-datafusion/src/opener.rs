@@ -1,0 +1,526 @@
+//! Opens one file (or byte range of one) of a scan: its footer, DataFusion's pruning, then
+//! row group by row group, the projected column chunks fetched and decoded by this
+//! project's reader.
+
+use std::collections::VecDeque;
+use std::ops::Range;
+use std::sync::Arc;
+
+use bytes::{Buf, Bytes};
+use datafusion::arrow::array::{new_null_array, ArrayRef, RecordBatch, RecordBatchOptions};
+use datafusion::arrow::compute::{cast, filter_record_batch};
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
+use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
+use datafusion::common::{exec_datafusion_err, Result};
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::parquet::{
+    apply_file_schema_type_coercions, DefaultParquetFileReaderFactory, PagePruningAccessPlanFilter,
+    ParquetAccessPlan, ParquetFileMetrics, ParquetFileReaderFactory, RowGroupAccess,
+    RowGroupAccessPlanFilter,
+};
+use datafusion::datasource::physical_plan::FileSource;
+use datafusion::datasource::physical_plan::{FileOpenFuture, FileOpener, FileScanConfig};
+use datafusion::parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, RowSelection,
+};
+use datafusion::parquet::arrow::async_reader::AsyncFileReader;
+use datafusion::parquet::arrow::ProjectionMask;
+use datafusion::parquet::errors::ParquetError;
+use datafusion::parquet::file::metadata::PageIndexPolicy;
+use datafusion::parquet::file::reader::{ChunkReader, Length};
+use datafusion::physical_expr::expressions::Column;
+use datafusion::physical_expr::utils::conjunction_opt;
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_expr_adapter::{
+    DefaultPhysicalExprAdapterFactory, PhysicalExprAdapterFactory,
+};
+use datafusion::physical_expr_common::physical_expr::snapshot_physical_expr;
+use datafusion::physical_optimizer::pruning::PruningPredicateBuilder;
+use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
+use futures::StreamExt;
+use object_store::ObjectStore;
+use qpl_rs::parquet::arrow::{
+    ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, RowFilter,
+};
+use qpl_rs::Executor;
+
+use crate::predicate::file_row_filter;
+use crate::source::QplParquetSource;
+
+/// Opens the files of one partition of a [`QplParquetSource`] scan.
+pub(crate) struct QplParquetOpener {
+    source: QplParquetSource,
+    factory: Arc<dyn ParquetFileReaderFactory>,
+    /// The table's file columns (logical: types as the table says).
+    logical_schema: SchemaRef,
+    /// The columns of `logical_schema` the scan gives, in order.
+    projection: Vec<usize>,
+    batch_size: usize,
+    limit: Option<usize>,
+    partition: usize,
+    metrics: ExecutionPlanMetricsSet,
+    executor: Executor,
+}
+
+impl QplParquetOpener {
+    pub(crate) fn new(
+        source: &QplParquetSource,
+        object_store: Arc<dyn ObjectStore>,
+        projection: &[usize],
+        base_config: &FileScanConfig,
+        partition: usize,
+    ) -> QplParquetOpener {
+        let parquet = source.parquet_source();
+        let factory = parquet
+            .parquet_file_reader_factory()
+            .cloned()
+            .unwrap_or_else(|| Arc::new(DefaultParquetFileReaderFactory::new(object_store)));
+        QplParquetOpener {
+            source: source.clone(),
+            factory,
+            logical_schema: Arc::clone(parquet.table_schema().file_schema()),
+            projection: projection.to_vec(),
+            batch_size: source.batch_size(base_config),
+            limit: base_config.limit,
+            partition,
+            metrics: parquet.metrics().clone(),
+            executor: Executor::new(source.path()),
+        }
+    }
+}
+
+impl FileOpener for QplParquetOpener {
+    fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
+        let file_metrics = ParquetFileMetrics::new(
+            self.partition,
+            file.object_meta.location.as_ref(),
+            &self.metrics,
+        );
+        let mut reader: Box<dyn AsyncFileReader> = self.factory.create_reader(
+            self.partition,
+            file.clone(),
+            file.metadata_size_hint,
+            &self.metrics,
+        )?;
+        let plan = ScanPlan {
+            source: self.source.clone(),
+            logical_schema: Arc::clone(&self.logical_schema),
+            projection: self.projection.clone(),
+            batch_size: self.batch_size,
+            limit: self.limit,
+            executor: self.executor.clone(),
+        };
+        Ok(Box::pin(async move {
+            let opened = plan.open(&mut reader, &file, &file_metrics).await?;
+            let stream = futures::stream::try_unfold(
+                (opened, reader),
+                |(mut opened, mut reader)| async move {
+                    let batch = opened.next_batch(&mut reader).await?;
+                    Ok(batch.map(|b| (b, (opened, reader))))
+                },
+            );
+            Ok(stream.boxed())
+        }))
+    }
+}
+
+/// What a scan reads of every file.
+struct ScanPlan {
+    source: QplParquetSource,
+    logical_schema: SchemaRef,
+    projection: Vec<usize>,
+    batch_size: usize,
+    limit: Option<usize>,
+    executor: Executor,
+}
+
+impl ScanPlan {
+    async fn open(
+        self,
+        reader: &mut Box<dyn AsyncFileReader>,
+        file: &PartitionedFile,
+        file_metrics: &ParquetFileMetrics,
+    ) -> Result<OpenedFile> {
+        let parquet = self.source.parquet_source();
+        let options = parquet.table_parquet_options();
+        let predicate = parquet.filter();
+        let page_index = options.global.enable_page_index && predicate.is_some();
+        let mut reader_options = ArrowReaderOptions::new().with_page_index_policy(if page_index {
+            PageIndexPolicy::Optional
+        } else {
+            PageIndexPolicy::Skip
+        });
+        let mut metadata = ArrowReaderMetadata::load_async(reader, reader_options.clone()).await?;
+
+        // The file's columns as the table types them (string views, binary as string).
+        let mut file_schema = Arc::clone(metadata.schema());
+        if let Some(coerced) = apply_file_schema_type_coercions(&self.logical_schema, &file_schema)
+        {
+            file_schema = Arc::new(coerced);
+            reader_options = reader_options.with_schema(Arc::clone(&file_schema));
+            metadata =
+                ArrowReaderMetadata::try_new(Arc::clone(metadata.metadata()), reader_options)?;
+        }
+
+        // The predicate and the pushed filters, against the file's own columns.
+        let adapter = DefaultPhysicalExprAdapterFactory
+            .create(Arc::clone(&self.logical_schema), Arc::clone(&file_schema))?;
+        let pushed = self
+            .source
+            .pushed_filters()
+            .into_iter()
+            .map(|f| adapter.rewrite(f))
+            .collect::<Result<Vec<_>>>()?;
+        let predicate = predicate
+            .map(|p| adapter.rewrite(snapshot_physical_expr(p)?))
+            .transpose()?;
+
+        // Row groups: this range's, the caller's access plan, DataFusion's pruning.
+        let parquet_metadata = Arc::clone(metadata.metadata());
+        let groups = parquet_metadata.row_groups();
+        let initial = match file.extensions.get::<ParquetAccessPlan>() {
+            Some(plan) if plan.len() == groups.len() => plan.clone(),
+            Some(plan) => {
+                return Err(exec_datafusion_err!(
+                    "the access plan for {} has {} row groups, the file {}",
+                    file.object_meta.location,
+                    plan.len(),
+                    groups.len()
+                ))
+            }
+            None => ParquetAccessPlan::new_all(groups.len()),
+        };
+        let mut row_groups = RowGroupAccessPlanFilter::new(initial);
+        if let Some(range) = &file.range {
+            row_groups.prune_by_range(groups, range);
+        }
+        let parquet_schema = metadata.parquet_schema();
+        if let Some(predicate) = &predicate {
+            if options.global.pruning {
+                let pruning = PruningPredicateBuilder::new()
+                    .with_file_schema(Arc::clone(&file_schema))
+                    .with_max_in_list_size(parquet.max_in_list_size())
+                    .build(Arc::clone(predicate));
+                if let Some(pruning) = pruning {
+                    row_groups.prune_by_statistics(
+                        &file_schema,
+                        parquet_schema,
+                        groups,
+                        &pruning,
+                        file_metrics,
+                    );
+                }
+            }
+        }
+        let mut access = row_groups.build();
+        if let Some(predicate) = &predicate {
+            if page_index && parquet_metadata.offset_index().is_some() {
+                let pages = PagePruningAccessPlanFilter::new(predicate, Arc::clone(&file_schema));
+                if pages.filter_number() > 0 {
+                    access = pages.prune_plan_with_page_index(
+                        access,
+                        &file_schema,
+                        parquet_schema,
+                        &parquet_metadata,
+                        file_metrics,
+                    );
+                }
+            }
+        }
+
+        // Columns: the projection's, and the residual filters'.
+        let filters = file_row_filter(&pushed, &file_schema, parquet_schema);
+        let mut read: Vec<usize> = Vec::new();
+        let mut output = Vec::with_capacity(self.projection.len());
+        for &i in &self.projection {
+            let field = self.logical_schema.field(i);
+            let found = file_schema.index_of(field.name()).ok();
+            if let Some(index) = found {
+                read.push(index);
+            }
+            output.push((found, Arc::new(field.clone())));
+        }
+        let mut residual_columns = Vec::new();
+        for f in &filters.residual {
+            f.apply(|e| {
+                if let Some(c) = e.downcast_ref::<Column>() {
+                    residual_columns.push(c.index());
+                }
+                Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
+            })?;
+        }
+        read.extend(residual_columns);
+        read.sort_unstable();
+        read.dedup();
+        let read_schema = Arc::new(file_schema.project(&read)?);
+        let residual = conjunction_opt(
+            filters
+                .residual
+                .iter()
+                .map(|f| reindex(Arc::clone(f), &read_schema))
+                .collect::<Result<Vec<_>>>()?,
+        );
+        // The row filter's columns are fetched with the others.
+        let mut fetched_roots = read.clone();
+        for (name, _) in filters.row_filter.predicates() {
+            if let Ok(i) = file_schema.index_of(name) {
+                fetched_roots.push(i);
+            }
+        }
+        fetched_roots.sort_unstable();
+        fetched_roots.dedup();
+
+        let row_groups: VecDeque<(usize, Option<RowSelection>)> = access
+            .into_inner()
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, a)| match a {
+                RowGroupAccess::Skip => None,
+                RowGroupAccess::Scan => Some((i, None)),
+                RowGroupAccess::Selection(s) => Some((i, Some(s))),
+            })
+            .collect();
+        let read_mask = ProjectionMask::roots(parquet_schema, read.iter().copied());
+        Ok(OpenedFile {
+            plan: self,
+            metadata,
+            file_size: file.object_meta.size,
+            read_mask,
+            fetched_roots,
+            output,
+            output_schema: None,
+            residual,
+            row_filter: filters.row_filter,
+            row_groups,
+            current: None,
+            emitted: 0,
+        })
+    }
+}
+
+/// `expr`'s columns re-pointed, by name, at `schema`.
+fn reindex(expr: Arc<dyn PhysicalExpr>, schema: &Schema) -> Result<Arc<dyn PhysicalExpr>> {
+    expr.transform(|e| {
+        if let Some(c) = e.downcast_ref::<Column>() {
+            let index = schema.index_of(c.name())?;
+            return Ok(Transformed::yes(Arc::new(Column::new(c.name(), index)) as _));
+        }
+        Ok(Transformed::no(e))
+    })
+    .data()
+}
+
+/// A file being read, one row group at a time.
+struct OpenedFile {
+    plan: ScanPlan,
+    metadata: ArrowReaderMetadata,
+    file_size: u64,
+    read_mask: ProjectionMask,
+    fetched_roots: Vec<usize>,
+    /// Per output column: its index in the file's columns (absent: nulls), and its field.
+    output: Vec<(Option<usize>, datafusion::arrow::datatypes::FieldRef)>,
+    output_schema: Option<SchemaRef>,
+    residual: Option<Arc<dyn PhysicalExpr>>,
+    row_filter: RowFilter,
+    row_groups: VecDeque<(usize, Option<RowSelection>)>,
+    current: Option<ParquetRecordBatchReader>,
+    emitted: usize,
+}
+
+impl OpenedFile {
+    async fn next_batch(
+        &mut self,
+        reader: &mut Box<dyn AsyncFileReader>,
+    ) -> Result<Option<RecordBatch>> {
+        loop {
+            if self.plan.limit.is_some_and(|limit| self.emitted >= limit) {
+                return Ok(None);
+            }
+            if let Some(current) = &mut self.current {
+                match current.next() {
+                    Some(batch) => {
+                        let batch = self.finish(batch?)?;
+                        if batch.num_rows() == 0 {
+                            continue;
+                        }
+                        self.emitted += batch.num_rows();
+                        return Ok(Some(batch));
+                    }
+                    None => self.current = None,
+                }
+            }
+            let Some((row_group, selection)) = self.row_groups.pop_front() else {
+                return Ok(None);
+            };
+            self.current = Some(self.open_row_group(reader, row_group, selection).await?);
+        }
+    }
+
+    async fn open_row_group(
+        &mut self,
+        reader: &mut Box<dyn AsyncFileReader>,
+        row_group: usize,
+        selection: Option<RowSelection>,
+    ) -> Result<ParquetRecordBatchReader> {
+        let parquet_metadata = self.metadata.metadata();
+        let schema = parquet_metadata.file_metadata().schema_descr();
+        let group = parquet_metadata.row_group(row_group);
+        let mut ranges: Vec<Range<u64>> = Vec::new();
+        for leaf in 0..schema.num_columns() {
+            if self
+                .fetched_roots
+                .binary_search(&schema.get_column_root_idx(leaf))
+                .is_ok()
+            {
+                let (start, length) = group.column(leaf).byte_range();
+                let end = start
+                    .checked_add(length)
+                    .filter(|&end| end <= self.file_size);
+                let end = end.ok_or_else(|| {
+                    exec_datafusion_err!(
+                        "row group {row_group}, column {}: its chunk ({start} + {length} bytes) lies past the file's end ({})",
+                        schema.column(leaf).path(),
+                        self.file_size
+                    )
+                })?;
+                ranges.push(start..end);
+            }
+        }
+        let fetched = reader.get_byte_ranges(ranges.clone()).await?;
+        let chunks = FetchedChunks::new(
+            self.file_size,
+            ranges.into_iter().map(|r| r.start).zip(fetched),
+        );
+        let mut builder =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(chunks, self.metadata.clone())
+                .with_executor(self.plan.executor.clone())
+                .with_row_groups(vec![row_group])
+                .with_projection(self.read_mask.clone())
+                .with_batch_size(self.plan.batch_size);
+        if let Some(selection) = selection {
+            builder = builder.with_row_selection(selection);
+        }
+        if !self.row_filter.is_empty() {
+            builder = builder.with_row_filter(self.row_filter.clone());
+        }
+        if let (Some(limit), None) = (self.plan.limit, &self.residual) {
+            builder = builder.with_limit(limit.saturating_sub(self.emitted));
+        }
+        Ok(builder.build()?)
+    }
+
+    /// A batch as the scan gives it: the residual filters applied, the projected columns in
+    /// the table's order and types (absent columns null).
+    fn finish(&mut self, batch: RecordBatch) -> Result<RecordBatch> {
+        let batch = match &self.residual {
+            Some(residual) => {
+                let keep = residual.evaluate(&batch)?.into_array(batch.num_rows())?;
+                let keep = keep
+                    .as_any()
+                    .downcast_ref::<datafusion::arrow::array::BooleanArray>()
+                    .ok_or_else(|| {
+                        exec_datafusion_err!(
+                            "a filter gave {} values, not booleans",
+                            keep.data_type()
+                        )
+                    })?;
+                filter_record_batch(&batch, keep)?
+            }
+            None => batch,
+        };
+        let rows = batch.num_rows();
+        let batch_schema = batch.schema();
+        let file_fields = self.metadata.schema().fields();
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.output.len());
+        for (index, field) in &self.output {
+            let column = match index {
+                Some(i) => {
+                    let name = file_fields[*i].name();
+                    let at = batch_schema.index_of(name)?;
+                    let column = Arc::clone(batch.column(at));
+                    if column.data_type() == field.data_type() {
+                        column
+                    } else {
+                        cast(&column, field.data_type())?
+                    }
+                }
+                None => new_null_array(field.data_type(), rows),
+            };
+            columns.push(column);
+        }
+        let schema = self
+            .output_schema
+            .get_or_insert_with(|| {
+                Arc::new(Schema::new(
+                    self.output
+                        .iter()
+                        .map(|(_, f)| Arc::clone(f))
+                        .collect::<Vec<_>>(),
+                ))
+            })
+            .clone();
+        Ok(RecordBatch::try_new_with_options(
+            schema,
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?)
+    }
+}
+
+/// The byte ranges of a file fetched for one row group: the reader's input. A read that
+/// starts outside them is an error (the reader reads only the chunks of the columns it was
+/// given).
+#[derive(Clone)]
+struct FetchedChunks {
+    file_size: u64,
+    /// `(offset in the file, bytes)`, sorted by offset.
+    chunks: Arc<Vec<(u64, Bytes)>>,
+}
+
+impl FetchedChunks {
+    fn new(file_size: u64, chunks: impl Iterator<Item = (u64, Bytes)>) -> FetchedChunks {
+        let mut chunks: Vec<(u64, Bytes)> = chunks.collect();
+        chunks.sort_by_key(|(start, _)| *start);
+        FetchedChunks {
+            file_size,
+            chunks: Arc::new(chunks),
+        }
+    }
+
+    /// The fetched bytes from `start` to the end of the chunk holding `start`, and the
+    /// chunk's length from there.
+    fn from(&self, start: u64) -> Result<Bytes, ParquetError> {
+        let at = self.chunks.partition_point(|(offset, _)| *offset <= start);
+        let fetched = at.checked_sub(1).map(|i| &self.chunks[i]);
+        match fetched {
+            Some((offset, bytes)) if start - offset <= bytes.len() as u64 => {
+                Ok(bytes.slice((start - offset) as usize..))
+            }
+            _ => Err(ParquetError::General(format!(
+                "byte {start} of the file was not fetched for this row group"
+            ))),
+        }
+    }
+}
+
+impl Length for FetchedChunks {
+    fn len(&self) -> u64 {
+        self.file_size
+    }
+}
+
+impl ChunkReader for FetchedChunks {
+    type T = bytes::buf::Reader<Bytes>;
+
+    fn get_read(&self, start: u64) -> Result<Self::T, ParquetError> {
+        Ok(self.from(start)?.reader())
+    }
+
+    /// The bytes from `start` on, at most `length`: fewer when the chunk holding `start` ends
+    /// first. The reader reads page headers through a window that may reach past its chunk
+    /// (it takes short reads); a page that reaches past its chunk fails on the short read.
+    fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes, ParquetError> {
+        let bytes = self.from(start)?;
+        Ok(bytes.slice(..length.min(bytes.len())))
+    }
+}
