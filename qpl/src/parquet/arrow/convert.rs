@@ -55,7 +55,7 @@ pub(crate) fn converts(physical: PhysicalType, data_type: &DataType) -> bool {
         PhysicalType::Double => matches!(data_type, D::Float64),
         PhysicalType::ByteArray => matches!(
             data_type,
-            D::Utf8 | D::LargeUtf8 | D::Binary | D::LargeBinary
+            D::Utf8 | D::LargeUtf8 | D::Binary | D::LargeBinary | D::Utf8View | D::BinaryView
         ),
         PhysicalType::FixedLenByteArray(len) => {
             matches!(data_type, D::FixedSizeBinary(n) if *n >= 0 && *n as usize == len)
@@ -309,7 +309,8 @@ pub(crate) fn boolean_array(
 }
 
 /// Byte arrays as Utf8/LargeUtf8/Binary/LargeBinary/FixedSizeBinary: the values buffer is
-/// kept, the offsets spread over the rows (a null row is empty).
+/// kept, the offsets spread over the rows (a null row is empty); as Utf8View/BinaryView: views
+/// into the values buffer ([`super::view::byte_arrays_to_views`]).
 fn bytes_array(
     values: ByteArrays,
     validity: Option<&BooleanBuffer>,
@@ -318,6 +319,9 @@ fn bytes_array(
 ) -> Result<ArrayRef, ArrowError> {
     if let DataType::FixedSizeBinary(size) = data_type {
         return fixed_size_binary(values, validity, nulls, *size);
+    }
+    if super::view::is_view(data_type) {
+        return super::view::byte_arrays_to_views(values, validity, nulls, data_type);
     }
     let offsets: Vec<i32> = match validity {
         None => values.offsets,

@@ -16,6 +16,7 @@ use super::chunk_bytes::{ChunkSource, DynSource};
 use super::convert::{boolean_array, plain_array, take_array, take_values};
 use super::list::{take_list, ListShape};
 use super::selection::{Cursor, Take};
+use super::view::{self, DenseViews, PlainViews, ViewDictionary};
 use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
 use crate::parquet::{ArrowPage, Bits, ChunkDecoder, Column, ColumnData, ValuesAt};
 use crate::Executor;
@@ -52,6 +53,21 @@ pub(crate) struct FlatColumn {
     /// Arrays of selected rows not yet returned, and their rows.
     pending: VecDeque<ArrayRef>,
     pending_rows: usize,
+    /// The reader's batch size: arrays of view types are cut where batches end.
+    batch_size: usize,
+    /// Selected rows put in `pending` so far (where the next batch boundary is).
+    queued: usize,
+    /// A top-level Utf8View/BinaryView column: its PLAIN and dictionary pages made views here.
+    views: Option<Views>,
+}
+
+/// A flat view column's chunk state.
+#[derive(Default)]
+struct Views {
+    /// The chunk's dictionary, once its page was read.
+    dictionary: Option<ViewDictionary>,
+    /// A page's dictionary indices (kept for its capacity).
+    indices: Vec<u32>,
 }
 
 impl FlatColumn {
@@ -65,12 +81,16 @@ impl FlatColumn {
         row_groups: &[usize],
         cursor: Cursor,
         executor: Executor,
+        batch_size: usize,
     ) -> Result<FlatColumn, ArrowError> {
         let descr = metadata.file_metadata().schema_descr().column(leaf);
         let name = descr.path().string();
         let column = column_of(&descr)
             .map_err(|m| ArrowError::ParquetError(format!("column {name}: {m}")))?;
         let decoder = ChunkDecoder::with_executor(column, executor);
+        let views = (list.is_none() && view::is_view(&data_type)).then(Views::default);
+        let mut arrow_page = ArrowPage::new(column.physical_type);
+        arrow_page.byte_array_sections = views.is_some();
         Ok(FlatColumn {
             input,
             metadata,
@@ -82,19 +102,25 @@ impl FlatColumn {
             column,
             decoder,
             data: ColumnData::new(&column),
-            arrow_page: ArrowPage::new(column.physical_type),
+            arrow_page,
             row_groups: row_groups.iter().copied().collect(),
             pages: None,
             page: 0,
             cursor,
             pending: VecDeque::new(),
             pending_rows: 0,
+            batch_size: batch_size.max(1),
+            queued: 0,
+            views,
         })
     }
 
     /// Makes this leaf a field of a struct: arrays of the struct (with this one field).
     pub fn in_struct(mut self, parent: StructParent) -> FlatColumn {
         self.parent = Some(parent);
+        // A struct's field is read through its levels (`decode_page`), views made after.
+        self.views = None;
+        self.arrow_page.byte_array_sections = false;
         self
     }
 
@@ -152,6 +178,9 @@ impl FlatColumn {
                 left = 0;
             }
         }
+        if view::is_view(&self.data_type) && self.parent.is_none() && self.list.is_none() {
+            return view::concat_views(&parts);
+        }
         let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
         arrow_select::concat::concat(&refs)
     }
@@ -182,6 +211,9 @@ impl FlatColumn {
                     .map_err(|e| self.error(e))?;
                 self.pages = Some(reader);
                 self.decoder.reset();
+                if let Some(views) = &mut self.views {
+                    views.dictionary = None;
+                }
                 self.page = 0;
                 continue;
             };
@@ -218,6 +250,38 @@ impl FlatColumn {
                 continue;
             };
             let is_dict = matches!(page, parquet::column::page::Page::DictionaryPage { .. });
+            if let (true, Some(views)) = (is_dict, &self.views) {
+                // A view column's dictionary: its page's bytes and a view per entry, here;
+                // the decoder never needs it (its data pages' indices are gathered here).
+                let parquet::column::page::Page::DictionaryPage {
+                    buf,
+                    num_values,
+                    encoding,
+                    ..
+                } = &page
+                else {
+                    unreachable!("a dictionary page");
+                };
+                let result = if views.dictionary.is_some() {
+                    Err(ArrowError::ParquetError(
+                        "a second dictionary page in the column chunk".into(),
+                    ))
+                } else if !matches!(
+                    encoding,
+                    parquet::basic::Encoding::PLAIN | parquet::basic::Encoding::PLAIN_DICTIONARY
+                ) {
+                    Err(ArrowError::ParquetError(format!(
+                        "a dictionary page in {encoding} (PLAIN or PLAIN_DICTIONARY)"
+                    )))
+                } else {
+                    let utf8 = self.data_type == DataType::Utf8View;
+                    ViewDictionary::new(buf.clone(), *num_values as usize, utf8)
+                };
+                let dictionary = result.map_err(|e| self.page_error(e))?;
+                self.views.as_mut().expect("a view column").dictionary = Some(dictionary);
+                self.page += 1;
+                continue;
+            }
             let view = page_of(&page).map_err(|m| self.page_error(m))?;
             // A top-level flat column: its levels go straight to validity bits.
             let plain_flat = self.list.is_none() && self.parent.is_none();
@@ -235,6 +299,31 @@ impl FlatColumn {
             self.page += 1;
             if is_dict {
                 continue;
+            }
+            if let ValuesAt::Section(range) = values_at {
+                let rows = report.levels;
+                if known_rows.is_some_and(|known| known != rows) {
+                    return Err(self.page_error(format!(
+                        "the header says {} rows, the page holds {rows}",
+                        known_rows.unwrap_or(0)
+                    )));
+                }
+                let take = match take.take() {
+                    Some(take) => take,
+                    None => self.cursor.take(rows),
+                };
+                let encoding = view.encoding();
+                let present = report.values;
+                let arrays = self
+                    .view_page(page.buffer(), range, encoding, present, rows, take)
+                    .map_err(|e| self.page_error(e))?;
+                if arrays.is_empty() {
+                    continue;
+                }
+                for array in arrays {
+                    self.queue(array);
+                }
+                return Ok(true);
             }
             let (array, rows) = match &self.list {
                 None if plain_flat => {
@@ -257,6 +346,9 @@ impl FlatColumn {
                             let physical = self.column.physical_type;
                             plain_array(bytes, physical, validity, rows, &self.data_type)
                         }
+                        ValuesAt::Section(_) => Err(ArrowError::ParquetError(
+                            "an undecoded values section outside a view column".into(),
+                        )),
                     }
                     .map_err(|e| self.page_error(e))?;
                     (array, rows)
@@ -307,10 +399,139 @@ impl FlatColumn {
                     arrow_select::filter::filter(&array, &mask)?
                 }
             };
-            self.pending_rows += array.len();
-            self.pending.push_back(array);
+            if holds_views(array.data_type()) {
+                let pieces = self.pieces(array.len());
+                for piece in view::split(&array, &pieces) {
+                    self.queue(piece);
+                }
+            } else {
+                self.queue(array);
+            }
             return Ok(true);
         }
+    }
+
+    /// Puts `array` (selected rows) after the pending ones.
+    fn queue(&mut self, array: ArrayRef) {
+        self.pending_rows += array.len();
+        self.queued += array.len();
+        self.pending.push_back(array);
+    }
+
+    /// `rows` rows to queue, cut where the reader's batches end: the rows that complete the
+    /// batch being filled, then whole batches, then the rest.
+    fn pieces(&self, rows: usize) -> Vec<usize> {
+        pieces(self.queued, self.batch_size, rows)
+    }
+
+    /// A view column's data page whose values section (`range` of `page`, `present` values
+    /// in `encoding`) is PLAIN or dictionary indices, and whose validity is in
+    /// `self.arrow_page`: its selected rows (`take` of `rows`) as view arrays, in pieces that
+    /// end where batches do.
+    fn view_page(
+        &mut self,
+        page: &bytes::Bytes,
+        range: std::ops::Range<usize>,
+        encoding: crate::parquet::Encoding,
+        present: usize,
+        rows: usize,
+        take: Take,
+    ) -> Result<Vec<ArrayRef>, ArrowError> {
+        let limit = self.decoder.executor().config().max_output_bytes as u64;
+        let bytes = (rows as u64).saturating_mul(16);
+        if bytes > limit {
+            return Err(ArrowError::ParquetError(format!(
+                "{rows} views would take {bytes} bytes, above this executor's limit of \
+                 {limit} (Config::max_output_bytes)"
+            )));
+        }
+        let validity = (self.column.max_def_level > 0)
+            .then(|| into_buffer(std::mem::take(&mut self.arrow_page.validity)))
+            .filter(|v| v.count_set_bits() < v.len());
+        if matches!(take, Take::None) {
+            return Ok(Vec::new());
+        }
+        let utf8 = self.data_type == DataType::Utf8View;
+        let (queued, batch_size) = (self.queued, self.batch_size);
+        let views = self.views.as_mut().expect("a view column");
+        let (mut dense, buffers) = if encoding.is_dictionary() {
+            self.decoder
+                .decode_dictionary_indices_only(encoding, &page[range], present, &mut views.indices)
+                .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
+            match &views.dictionary {
+                Some(dictionary) => dictionary.views(&views.indices),
+                None if present == 0 => (
+                    DenseViews::Gather {
+                        indices: &[],
+                        dictionary: &[],
+                    },
+                    Arc::from([]),
+                ),
+                None => {
+                    return Err(ArrowError::ParquetError(
+                        "a dictionary-encoded data page, but the chunk had no dictionary page \
+                         before it"
+                            .into(),
+                    ))
+                }
+            }
+        } else {
+            let data = Buffer::from(page.clone());
+            let plain = PlainViews::new(page, range, present, 0, utf8)?;
+            (DenseViews::Plain(plain), Arc::from([data]))
+        };
+        match take {
+            Take::None => Ok(Vec::new()),
+            Take::All => {
+                let pieces = pieces(queued, batch_size, rows);
+                view::view_pieces(
+                    &mut dense,
+                    &buffers,
+                    validity.as_ref(),
+                    &pieces,
+                    &self.data_type,
+                )
+            }
+            Take::Some(mask) => {
+                let whole = view::view_pieces(
+                    &mut dense,
+                    &buffers,
+                    validity.as_ref(),
+                    &[rows],
+                    &self.data_type,
+                )?;
+                let mask = arrow_array::BooleanArray::new(mask, None);
+                let kept = arrow_select::filter::filter(&whole[0], &mask)?;
+                if kept.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let pieces = pieces(queued, batch_size, kept.len());
+                Ok(view::split(&kept, &pieces))
+            }
+        }
+    }
+}
+
+/// `rows` rows queued after `queued`, cut where batches of `batch_size` rows end.
+fn pieces(queued: usize, batch_size: usize, rows: usize) -> Vec<usize> {
+    let mut pieces = Vec::with_capacity(rows / batch_size + 2);
+    let mut left = rows;
+    let mut room = batch_size - queued % batch_size;
+    while left > 0 {
+        let piece = left.min(room);
+        pieces.push(piece);
+        left -= piece;
+        room = batch_size;
+    }
+    pieces
+}
+
+/// Whether arrays of `data_type` hold views (directly or in a struct's fields): they are cut
+/// into pieces with views of their own.
+fn holds_views(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Struct(fields) => fields.iter().any(|f| holds_views(f.data_type())),
+        other => view::is_view(other),
     }
 }
 

@@ -42,6 +42,7 @@ mod filter;
 mod flat;
 mod list;
 mod selection;
+mod view;
 
 use std::sync::Arc;
 
@@ -347,6 +348,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                             &row_groups,
                             plan.cursor(),
                             self.executor.clone(),
+                            self.batch_size,
                         )?
                         .in_struct(parent),
                     );
@@ -363,6 +365,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                     &row_groups,
                     plan.cursor(),
                     self.executor.clone(),
+                    self.batch_size,
                 )?);
             } else {
                 sources.push(Source::ArrowRs(handed_over.len()));
