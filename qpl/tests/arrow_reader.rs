@@ -693,7 +693,8 @@ mod views {
     }
 
     /// Our batches are valid arrays (every view checked against its buffers, UTF-8
-    /// included), and a flat view column's batch holds views of its own rows only.
+    /// included), a null row's view is zero, and a flat view column's batch holds views of its
+    /// own rows only (not of its page's: at most twice its rows' room).
     fn assert_valid(name: &str, batches: &[RecordBatch]) {
         for (i, batch) in batches.iter().enumerate() {
             for (c, column) in batch.columns().iter().enumerate() {
@@ -721,8 +722,14 @@ mod views {
                     _ => None,
                 };
                 if let Some(views) = views {
+                    for row in 0..column.len() {
+                        assert!(
+                            column.is_valid(row) || views[row] == 0,
+                            "{name}: batch {i}, column {c}: the view of null row {row} is not zero"
+                        );
+                    }
                     assert!(
-                        views.inner().capacity() <= 16 * batch.num_rows().max(1),
+                        views.inner().capacity() <= 16 * (2 * batch.num_rows()).max(4),
                         "{name}: batch {i}, column {c}: {} bytes of views for {} rows",
                         views.inner().capacity(),
                         batch.num_rows()

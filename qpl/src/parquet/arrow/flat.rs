@@ -16,7 +16,7 @@ use super::chunk_bytes::{ChunkSource, DynSource};
 use super::convert::{boolean_array, plain_array, take_array, take_values};
 use super::list::{take_list, ListShape};
 use super::selection::{Cursor, Take};
-use super::view::{self, DenseViews, PlainViews, ViewDictionary};
+use super::view::{self, CopyViews, OpenViews, PlainViews, ViewDictionary};
 use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
 use crate::parquet::{ArrowPage, Bits, ChunkDecoder, Column, ColumnData, ValuesAt};
 use crate::Executor;
@@ -61,13 +61,14 @@ pub(crate) struct FlatColumn {
     views: Option<Views>,
 }
 
-/// A flat view column's chunk state.
-#[derive(Default)]
+/// A flat view column's state: views are made into the batch being filled, across pages.
 struct Views {
     /// The chunk's dictionary, once its page was read.
     dictionary: Option<ViewDictionary>,
     /// A page's dictionary indices (kept for its capacity).
     indices: Vec<u32>,
+    /// The batch being filled (full ones go to `pending`; the last at the column's end).
+    open: OpenViews,
 }
 
 impl FlatColumn {
@@ -88,7 +89,11 @@ impl FlatColumn {
         let column = column_of(&descr)
             .map_err(|m| ArrowError::ParquetError(format!("column {name}: {m}")))?;
         let decoder = ChunkDecoder::with_executor(column, executor);
-        let views = (list.is_none() && view::is_view(&data_type)).then(Views::default);
+        let views = (list.is_none() && view::is_view(&data_type)).then(|| Views {
+            dictionary: None,
+            indices: Vec::new(),
+            open: OpenViews::new(batch_size.max(1)),
+        });
         let mut arrow_page = ArrowPage::new(column.physical_type);
         arrow_page.byte_array_sections = views.is_some();
         Ok(FlatColumn {
@@ -178,9 +183,6 @@ impl FlatColumn {
                 left = 0;
             }
         }
-        if view::is_view(&self.data_type) && self.parent.is_none() && self.list.is_none() {
-            return view::concat_views(&parts);
-        }
         let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
         arrow_select::concat::concat(&refs)
     }
@@ -202,6 +204,12 @@ impl FlatColumn {
         loop {
             let Some(pages) = self.pages.as_mut() else {
                 let Some(row_group) = self.row_groups.pop_front() else {
+                    // A view column's last batch, not full.
+                    if let Some(views) = self.views.as_mut().filter(|v| v.open.len() > 0) {
+                        let array = views.open.finish(&self.data_type)?;
+                        self.queue(array);
+                        return Ok(true);
+                    }
                     return Ok(false);
                 };
                 // Page by page: the memory of a page, not of the chunk, where the input is a
@@ -300,7 +308,7 @@ impl FlatColumn {
             if is_dict {
                 continue;
             }
-            if let ValuesAt::Section(range) = values_at {
+            if self.views.is_some() && !matches!(values_at, ValuesAt::Bits | ValuesAt::Page(_)) {
                 let rows = report.levels;
                 if known_rows.is_some_and(|known| known != rows) {
                     return Err(self.page_error(format!(
@@ -312,14 +320,14 @@ impl FlatColumn {
                     Some(take) => take,
                     None => self.cursor.take(rows),
                 };
-                let encoding = view.encoding();
+                let values = match values_at {
+                    ValuesAt::Section(range) => ViewValues::Section(range, view.encoding()),
+                    _ => ViewValues::Decoded,
+                };
                 let present = report.values;
                 let arrays = self
-                    .view_page(page.buffer(), range, encoding, present, rows, take)
+                    .view_page(page.buffer(), values, present, rows, take)
                     .map_err(|e| self.page_error(e))?;
-                if arrays.is_empty() {
-                    continue;
-                }
                 for array in arrays {
                     self.queue(array);
                 }
@@ -424,15 +432,13 @@ impl FlatColumn {
         pieces(self.queued, self.batch_size, rows)
     }
 
-    /// A view column's data page whose values section (`range` of `page`, `present` values
-    /// in `encoding`) is PLAIN or dictionary indices, and whose validity is in
-    /// `self.arrow_page`: its selected rows (`take` of `rows`) as view arrays, in pieces that
-    /// end where batches do.
+    /// A view column's data page (`values`: where its `present` values are; its validity is
+    /// in `self.arrow_page`): its selected rows (`take` of `rows`) added to the batch being
+    /// filled; returns the batches filled.
     fn view_page(
         &mut self,
         page: &bytes::Bytes,
-        range: std::ops::Range<usize>,
-        encoding: crate::parquet::Encoding,
+        values: ViewValues,
         present: usize,
         rows: usize,
         take: Take,
@@ -448,68 +454,83 @@ impl FlatColumn {
         let validity = (self.column.max_def_level > 0)
             .then(|| into_buffer(std::mem::take(&mut self.arrow_page.validity)))
             .filter(|v| v.count_set_bits() < v.len());
-        if matches!(take, Take::None) {
-            return Ok(Vec::new());
-        }
+        let selected = match take {
+            Take::None => return Ok(Vec::new()),
+            Take::All => None,
+            Take::Some(mask) => Some(mask),
+        };
         let utf8 = self.data_type == DataType::Utf8View;
-        let (queued, batch_size) = (self.queued, self.batch_size);
+        let data_type = &self.data_type;
         let views = self.views.as_mut().expect("a view column");
-        let (mut dense, buffers) = if encoding.is_dictionary() {
-            self.decoder
-                .decode_dictionary_indices_only(encoding, &page[range], present, &mut views.indices)
-                .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
-            match &views.dictionary {
-                Some(dictionary) => dictionary.views(&views.indices),
-                None if present == 0 => (
-                    DenseViews::Gather {
-                        indices: &[],
-                        dictionary: &[],
-                    },
-                    Arc::from([]),
-                ),
-                None => {
-                    return Err(ArrowError::ParquetError(
+        let (validity, selected) = (validity.as_ref(), selected.as_ref());
+        match values {
+            ViewValues::Section(range, encoding) if encoding.is_dictionary() => {
+                self.decoder
+                    .decode_dictionary_indices_only(
+                        encoding,
+                        &page[range],
+                        present,
+                        &mut views.indices,
+                    )
+                    .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
+                match &views.dictionary {
+                    Some(dictionary) => {
+                        let mut dense = dictionary.gather(&views.indices);
+                        views
+                            .open
+                            .feed(&mut dense, validity, rows, selected, data_type)
+                    }
+                    None if present == 0 => {
+                        let mut dense = CopyViews::none();
+                        views
+                            .open
+                            .feed(&mut dense, validity, rows, selected, data_type)
+                    }
+                    None => Err(ArrowError::ParquetError(
                         "a dictionary-encoded data page, but the chunk had no dictionary page \
                          before it"
                             .into(),
-                    ))
+                    )),
                 }
             }
-        } else {
-            let data = Buffer::from(page.clone());
-            let plain = PlainViews::new(page, range, present, 0, utf8)?;
-            (DenseViews::Plain(plain), Arc::from([data]))
-        };
-        match take {
-            Take::None => Ok(Vec::new()),
-            Take::All => {
-                let pieces = pieces(queued, batch_size, rows);
-                view::view_pieces(
-                    &mut dense,
-                    &buffers,
-                    validity.as_ref(),
-                    &pieces,
-                    &self.data_type,
-                )
+            ViewValues::Section(range, _) => {
+                let buffer = Buffer::from(page.clone());
+                let mut dense = PlainViews::new(&buffer, range, present, utf8)?;
+                views
+                    .open
+                    .feed(&mut dense, validity, rows, selected, data_type)
             }
-            Take::Some(mask) => {
-                let whole = view::view_pieces(
-                    &mut dense,
-                    &buffers,
-                    validity.as_ref(),
-                    &[rows],
-                    &self.data_type,
-                )?;
-                let mask = arrow_array::BooleanArray::new(mask, None);
-                let kept = arrow_select::filter::filter(&whole[0], &mask)?;
-                if kept.is_empty() {
-                    return Ok(Vec::new());
+            ViewValues::Decoded => {
+                let empty = crate::parquet::Values::new(self.column.physical_type);
+                let crate::parquet::Values::Bytes(arrays) =
+                    std::mem::replace(&mut self.arrow_page.values, empty)
+                else {
+                    return Err(ArrowError::ParquetError(
+                        "a byte array column decoded to other values".into(),
+                    ));
+                };
+                if arrays.len() != present {
+                    return Err(ArrowError::ParquetError(format!(
+                        "{} values for {present} rows with a value",
+                        arrays.len()
+                    )));
                 }
-                let pieces = pieces(queued, batch_size, kept.len());
-                Ok(view::split(&kept, &pieces))
+                let (buffer, dense_views) = view::dense_views(arrays, utf8)?;
+                let mut dense = CopyViews::of(&buffer, &dense_views);
+                views
+                    .open
+                    .feed(&mut dense, validity, rows, selected, data_type)
             }
         }
     }
+}
+
+/// Where a view column's page's values are.
+enum ViewValues {
+    /// Its values section, undecoded: PLAIN, or dictionary indices.
+    Section(std::ops::Range<usize>, crate::parquet::Encoding),
+    /// Decoded, in `arrow_page.values`.
+    Decoded,
 }
 
 /// `rows` rows queued after `queued`, cut where batches of `batch_size` rows end.

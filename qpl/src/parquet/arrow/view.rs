@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use arrow_array::builder::make_view;
 use arrow_array::{Array, ArrayRef, BinaryViewArray, StringViewArray, StructArray};
-use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType};
 use bytes::Bytes;
 
@@ -46,6 +46,10 @@ fn not_utf8(e: std::str::Utf8Error) -> ArrowError {
 
 /// `bytes` as UTF-8, or the error arrow-rs gives.
 fn check_utf8(bytes: &[u8]) -> Result<(), ArrowError> {
+    // ASCII (most strings) is checked a word at a time first.
+    if bytes.is_ascii() {
+        return Ok(());
+    }
     std::str::from_utf8(bytes).map(drop).map_err(not_utf8)
 }
 
@@ -59,8 +63,8 @@ fn shift_buffer(view: u128, by: u32) -> u128 {
     }
 }
 
-/// A chunk's dictionary as views: its page's bytes (the data buffer, buffer 0 of every array
-/// gathered through it) and one view per entry.
+/// A chunk's dictionary as views: its page's bytes (the data buffer) and one view per entry
+/// (naming buffer 0; a gather moves them to the buffer's place in its batch).
 pub(crate) struct ViewDictionary {
     buffer: Buffer,
     views: Vec<u128>,
@@ -70,30 +74,51 @@ impl ViewDictionary {
     /// The dictionary page `page` of `entries` PLAIN byte arrays; `utf8`: each must be UTF-8.
     pub fn new(page: Bytes, entries: usize, utf8: bool) -> Result<ViewDictionary, ArrowError> {
         let buffer = Buffer::from(page);
-        let mut plain = PlainViews::new(&buffer, 0..buffer.len(), entries, 0, utf8)?;
+        let mut plain = PlainViews::new(&buffer, 0..buffer.len(), entries, utf8)?;
         let mut views = Vec::with_capacity(entries);
         plain.append(entries, &mut views)?;
+        plain.settle()?;
         Ok(ViewDictionary { buffer, views })
+    }
+
+    /// The views of `indices` through this dictionary.
+    pub fn gather<'a>(&'a self, indices: &'a [u32]) -> CopyViews<'a> {
+        CopyViews {
+            indices: Some(indices),
+            views: &self.views,
+            at: 0,
+            buffer: &self.buffer,
+            block: 0,
+        }
     }
 }
 
-impl ViewDictionary {
-    /// The views of `indices` through this dictionary, and the data buffers they name.
-    pub fn views<'a>(&'a self, indices: &'a [u32]) -> (DenseViews<'a>, Arc<[Buffer]>) {
-        (
-            DenseViews::Gather {
-                indices,
-                dictionary: &self.views,
-            },
-            Arc::from([self.buffer.clone()]),
-        )
+/// Where a page's non-null views come from, in order: views of values in one data buffer.
+pub(crate) trait DenseViews {
+    /// The data buffer the views point into.
+    fn buffer(&self) -> &Buffer;
+
+    /// Views appended from now on name `block` as their buffer's index.
+    fn set_block(&mut self, block: u32);
+
+    /// Appends the next `count` views to `out`.
+    fn append(&mut self, count: usize, out: &mut Vec<u128>) -> Result<(), ArrowError>;
+
+    /// Passes over the next `count` values.
+    fn skip(&mut self, count: usize) -> Result<(), ArrowError>;
+
+    /// Checks what `append` could not check value by value (UTF-8, over runs of values):
+    /// views appended are valid once this returns `Ok`.
+    fn settle(&mut self) -> Result<(), ArrowError> {
+        Ok(())
     }
 }
 
 /// PLAIN byte arrays (each a 4-byte little-endian length, then its bytes) read as views into
-/// the buffer that holds them, a run of values at a time.
+/// the buffer that holds them, a run of values at a time. For Utf8View the values read are
+/// checked to be UTF-8 by [`DenseViews::settle`].
 pub(crate) struct PlainViews<'a> {
-    bytes: &'a [u8],
+    buffer: &'a Buffer,
     /// The next value's length prefix.
     at: usize,
     /// The end of the values section.
@@ -101,23 +126,25 @@ pub(crate) struct PlainViews<'a> {
     /// Values not read yet.
     left: usize,
     block: u32,
+    /// Check UTF-8 (from `checked_to` on).
     utf8: bool,
+    /// Where the values read are not checked to be UTF-8 yet.
+    checked_to: usize,
 }
 
 impl<'a> PlainViews<'a> {
-    /// The `count` values of `bytes[section]`, whose views name buffer `block`.
+    /// The `count` values of `buffer[section]`; `utf8`: each must be UTF-8.
     pub fn new(
-        bytes: &'a [u8],
+        buffer: &'a Buffer,
         section: std::ops::Range<usize>,
         count: usize,
-        block: u32,
         utf8: bool,
     ) -> Result<PlainViews<'a>, ArrowError> {
-        if u32::try_from(section.end).is_err() || section.end > bytes.len() {
+        if u32::try_from(section.end).is_err() || section.end > buffer.len() {
             return Err(error(format!(
                 "a PLAIN section ending at byte {} of a {}-byte page",
                 section.end,
-                bytes.len()
+                buffer.len()
             )));
         }
         // Each value takes its 4-byte length at least: a count the section cannot hold is
@@ -129,141 +156,472 @@ impl<'a> PlainViews<'a> {
             )));
         }
         Ok(PlainViews {
-            bytes,
+            buffer,
             at: section.start,
             end: section.end,
             left: count,
-            block,
+            block: 0,
             utf8,
+            checked_to: section.start,
         })
     }
 
-    /// Appends the views of the next `count` values to `out`.
-    pub fn append(&mut self, count: usize, out: &mut Vec<u128>) -> Result<(), ArrowError> {
+    /// Checks `buffer[checked_to..to]` to be UTF-8 (when asked to), then `checked_to = next`.
+    #[cold]
+    #[inline(never)]
+    fn check_run(&mut self, to: usize, next: usize) -> Result<(), ArrowError> {
+        if self.utf8 {
+            check_utf8(&self.buffer[self.checked_to..to])?;
+        }
+        self.checked_to = next;
+        Ok(())
+    }
+
+    #[inline]
+    fn wanted(&self, count: usize) -> Result<(), ArrowError> {
         if count > self.left {
             return Err(error(format!(
                 "{count} more PLAIN byte arrays wanted, {} left",
                 self.left
             )));
         }
+        Ok(())
+    }
+}
+
+impl DenseViews for PlainViews<'_> {
+    fn buffer(&self) -> &Buffer {
+        self.buffer
+    }
+
+    fn set_block(&mut self, block: u32) {
+        self.block = block;
+    }
+
+    #[inline]
+    fn append(&mut self, count: usize, out: &mut Vec<u128>) -> Result<(), ArrowError> {
+        self.wanted(count)?;
         out.reserve(count);
-        let bytes = &self.bytes[..self.end];
+        let (bytes, end, block) = (self.buffer.as_slice(), self.end, u128::from(self.block));
         let mut at = self.at;
-        // UTF-8 is checked over runs of the section: a length below 128 is four ASCII bytes,
-        // which cannot end or start a character, so a run of values with such lengths between
-        // them is valid exactly when each value is. A longer length closes the run.
-        let mut checked_to = at;
         for _ in 0..count {
-            let Some(prefix) = bytes.get(at..at + 4) else {
-                return Err(error("eof decoding byte array"));
+            // A value's 16 bytes from its length prefix are its view's first 16 when it is
+            // inline (the bytes after it masked off), and its first 8 (length, prefix)
+            // otherwise.
+            let view = match bytes.get(at..at + 16) {
+                Some(head) => {
+                    let raw = u128::from_le_bytes(head.try_into().expect("16 bytes"));
+                    let len = raw as u32 as usize;
+                    let start = at + 4;
+                    if len > end - start {
+                        return Err(error("eof decoding byte array"));
+                    }
+                    // UTF-8 is checked over runs of values: a length below 128 is four ASCII
+                    // bytes, which cannot end or start a character, so a run of values with
+                    // such lengths between them is valid exactly when each value is (as
+                    // arrow-rs checks them). A longer length closes the run.
+                    if len >= 128 {
+                        self.check_run(at, start)?;
+                    }
+                    at = start + len;
+                    if len <= MAX_INLINE {
+                        raw & (u128::MAX >> (96 - 8 * len))
+                    } else {
+                        // `start` is below `end`, which fits a u32 (checked in `new`).
+                        u128::from(raw as u64) | block << 64 | (start as u128) << 96
+                    }
+                }
+                None => {
+                    let Some(prefix) = bytes.get(at..at + 4).filter(|_| at + 4 <= end) else {
+                        return Err(error("eof decoding byte array"));
+                    };
+                    let len = u32::from_le_bytes(prefix.try_into().expect("4 bytes")) as usize;
+                    let start = at + 4;
+                    if len > end - start {
+                        return Err(error("eof decoding byte array"));
+                    }
+                    if len >= 128 {
+                        self.check_run(at, start)?;
+                    }
+                    at = start + len;
+                    make_view(&bytes[start..at], self.block, start as u32)
+                }
             };
-            let len = u32::from_le_bytes(prefix.try_into().expect("4 bytes")) as usize;
-            let start = at + 4;
-            let Some(value) = bytes.get(start..start + len) else {
-                return Err(error("eof decoding byte array"));
-            };
-            if self.utf8 && len >= 128 {
-                check_utf8(&bytes[checked_to..at])?;
-                checked_to = start;
-            }
-            // `start` is below `end`, which fits a u32 (checked in `new`).
-            out.push(make_view(value, self.block, start as u32));
-            at = start + len;
-        }
-        if self.utf8 {
-            check_utf8(&bytes[checked_to..at])?;
+            out.push(view);
         }
         self.at = at;
         self.left -= count;
         Ok(())
     }
+
+    fn skip(&mut self, count: usize) -> Result<(), ArrowError> {
+        self.wanted(count)?;
+        // What was read before is checked now; what is skipped is not read, nor checked.
+        self.check_run(self.at, self.at)?;
+        let bytes = &self.buffer.as_slice()[..self.end];
+        let mut at = self.at;
+        for _ in 0..count {
+            let Some(prefix) = bytes.get(at..at + 4) else {
+                return Err(error("eof decoding byte array"));
+            };
+            let len = u32::from_le_bytes(prefix.try_into().expect("4 bytes")) as usize;
+            if len > bytes.len() - (at + 4) {
+                return Err(error("eof decoding byte array"));
+            }
+            at += 4 + len;
+        }
+        self.at = at;
+        self.checked_to = at;
+        self.left -= count;
+        Ok(())
+    }
+
+    fn settle(&mut self) -> Result<(), ArrowError> {
+        self.check_run(self.at, self.at)
+    }
 }
 
-/// Where a page's non-null views come from, in order.
-pub(crate) enum DenseViews<'a> {
-    /// PLAIN values in the page.
-    Plain(PlainViews<'a>),
-    /// Dictionary indices, gathered through the dictionary's views.
-    Gather {
-        indices: &'a [u32],
-        dictionary: &'a [u128],
-    },
+/// Views made already (a dictionary's entries, gathered by `indices`; or a page's values, in
+/// order, without), naming buffer 0, which is `buffer`.
+pub(crate) struct CopyViews<'a> {
+    indices: Option<&'a [u32]>,
+    views: &'a [u128],
+    /// The next view, without indices.
+    at: usize,
+    buffer: &'a Buffer,
+    block: u32,
 }
 
-impl DenseViews<'_> {
-    /// Appends the next `count` views to `out`.
-    fn append(&mut self, count: usize, out: &mut Vec<u128>) -> Result<(), ArrowError> {
-        match self {
-            DenseViews::Plain(plain) => plain.append(count, out),
-            DenseViews::Gather {
-                indices,
-                dictionary,
-            } => {
+impl CopyViews<'_> {
+    /// No value (an all-null page of a chunk without a dictionary).
+    pub fn none() -> CopyViews<'static> {
+        static EMPTY: std::sync::OnceLock<Buffer> = std::sync::OnceLock::new();
+        CopyViews {
+            indices: None,
+            views: &[],
+            at: 0,
+            buffer: EMPTY.get_or_init(|| Buffer::from_vec(Vec::<u8>::new())),
+            block: 0,
+        }
+    }
+
+    /// The next `count` views, checked to exist.
+    fn take(&mut self, count: usize) -> Result<Option<&[u32]>, ArrowError> {
+        match &mut self.indices {
+            Some(indices) => {
                 let Some((now, rest)) = indices.split_at_checked(count) else {
                     return Err(error(format!(
                         "{count} more dictionary indices wanted, {} left",
                         indices.len()
                     )));
                 };
-                let entries = dictionary.len();
-                // One check of the run's largest index, then a gather without a failing case.
-                let max = now.iter().fold(0, |m, &i| m.max(i));
-                if !now.is_empty() && max as usize >= entries {
-                    let (at, index) = now
-                        .iter()
-                        .enumerate()
-                        .find(|(_, &i)| i as usize >= entries)
-                        .expect("an index is past the dictionary");
-                    return Err(error(format!(
-                        "dictionary index {index} at value {at} of the run is past the \
-                         dictionary's {entries} entries"
-                    )));
-                }
-                out.extend(now.iter().map(|&i| dictionary[i as usize]));
                 *indices = rest;
-                Ok(())
+                Ok(Some(now))
+            }
+            None if count > self.views.len() - self.at => Err(error(format!(
+                "{count} more values wanted, {} left",
+                self.views.len() - self.at
+            ))),
+            None => {
+                self.at += count;
+                Ok(None)
             }
         }
     }
 }
 
-/// A page's rows as view arrays of `data_type` (Utf8View or BinaryView), one per piece of
-/// `pieces` rows (they add up to the page's rows): each piece's views are its own, the data
-/// `buffers` shared. `validity`: the rows with a value (`None`: all), `dense` their views.
-pub(crate) fn view_pieces(
-    dense: &mut DenseViews<'_>,
-    buffers: &Arc<[Buffer]>,
-    validity: Option<&BooleanBuffer>,
-    pieces: &[usize],
-    data_type: &DataType,
-) -> Result<Vec<ArrayRef>, ArrowError> {
-    let mut arrays = Vec::with_capacity(pieces.len());
-    let mut start = 0;
-    for &rows in pieces {
-        let mut views = Vec::with_capacity(rows);
-        let nulls = match validity {
-            None => {
-                dense.append(rows, &mut views)?;
-                None
-            }
-            Some(validity) => {
-                let valid = validity.slice(start, rows);
-                for (from, to) in valid.set_slices() {
-                    views.resize(from, 0);
-                    dense.append(to - from, &mut views)?;
-                }
-                views.resize(rows, 0);
-                Some(NullBuffer::new(valid)).filter(|n| n.null_count() > 0)
-            }
-        };
-        // SAFETY: every view was made by `make_view` from a value inside one of `buffers`
-        // (the index it names; the dictionary's views name buffer 0, which `buffers` is then),
-        // or is zero (an empty inline value); for Utf8View each value was checked to be UTF-8
-        // (PlainViews, ViewDictionary). So `try_new` would succeed.
-        arrays.push(unsafe { view_array(views, Arc::clone(buffers), nulls, data_type) }?);
-        start += rows;
+impl DenseViews for CopyViews<'_> {
+    fn buffer(&self) -> &Buffer {
+        self.buffer
     }
-    Ok(arrays)
+
+    fn set_block(&mut self, block: u32) {
+        self.block = block;
+    }
+
+    #[inline]
+    fn append(&mut self, count: usize, out: &mut Vec<u128>) -> Result<(), ArrowError> {
+        let (views, block) = (self.views, self.block);
+        let start = self.at;
+        match self.take(count)? {
+            None if block == 0 => out.extend_from_slice(&views[start..start + count]),
+            None => out.extend(
+                views[start..start + count]
+                    .iter()
+                    .map(|&v| shift_buffer(v, block)),
+            ),
+            Some(indices) => {
+                let past = |index: u32| {
+                    error(format!(
+                        "dictionary index {index} is past the dictionary's {} entries",
+                        views.len()
+                    ))
+                };
+                if indices.len() < 16 {
+                    for &index in indices {
+                        let view = *views.get(index as usize).ok_or_else(|| past(index))?;
+                        out.push(shift_buffer(view, block));
+                    }
+                } else {
+                    // One check of the run's largest index, then a gather without a failing
+                    // case.
+                    let max = indices.iter().fold(0, |m, &i| m.max(i));
+                    if max as usize >= views.len() {
+                        return Err(past(max));
+                    }
+                    if block == 0 {
+                        out.extend(indices.iter().map(|&i| views[i as usize]));
+                    } else {
+                        out.extend(
+                            indices
+                                .iter()
+                                .map(|&i| shift_buffer(views[i as usize], block)),
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn skip(&mut self, count: usize) -> Result<(), ArrowError> {
+        self.take(count).map(drop)
+    }
+}
+
+/// The rows of the batch being filled: views, the data buffers they name (each once), and
+/// the validity (`None` while every row has a value).
+pub(crate) struct OpenViews {
+    views: Vec<u128>,
+    buffers: Vec<Buffer>,
+    validity: Option<BooleanBufferBuilder>,
+    batch_size: usize,
+}
+
+impl OpenViews {
+    /// An empty batch of at most `batch_size` rows.
+    pub fn new(batch_size: usize) -> OpenViews {
+        OpenViews {
+            views: Vec::new(),
+            buffers: Vec::new(),
+            validity: None,
+            batch_size,
+        }
+    }
+
+    /// Rows in the batch.
+    pub fn len(&self) -> usize {
+        self.views.len()
+    }
+
+    /// Rows the batch still takes.
+    pub fn room(&self) -> usize {
+        self.batch_size - self.views.len()
+    }
+
+    /// Appends `rows` rows: `valid` says which have a value (`None`: all), taken from
+    /// `dense`, which is settled after.
+    fn append(
+        &mut self,
+        dense: &mut impl DenseViews,
+        valid: Option<&BooleanBuffer>,
+        rows: usize,
+    ) -> Result<(), ArrowError> {
+        let present = valid.map_or(rows, |v| v.count_set_bits());
+        if present > 0 {
+            let buffer = dense.buffer();
+            let block = match self.buffers.iter().position(|b| b.ptr_eq(buffer)) {
+                Some(block) => block,
+                None => {
+                    self.buffers.push(buffer.clone());
+                    self.buffers.len() - 1
+                }
+            };
+            dense.set_block(block as u32);
+        }
+        if self.views.capacity() == 0 {
+            self.views.reserve(self.batch_size);
+        }
+        let before = self.views.len();
+        let valid = valid.filter(|_| present < rows);
+        match valid {
+            None => dense.append(rows, &mut self.views)?,
+            Some(valid) => {
+                // The values first, then moved to their rows from the last one back.
+                dense.append(present, &mut self.views)?;
+                self.views.resize(before + rows, 0);
+                spread(&mut self.views[before..], valid, present);
+            }
+        }
+        dense.settle()?;
+        match (valid, &mut self.validity) {
+            (Some(valid), Some(validity)) => validity.append_buffer(valid),
+            (Some(valid), validity @ None) => {
+                let mut bits = BooleanBufferBuilder::new(self.batch_size);
+                bits.append_n(before, true);
+                bits.append_buffer(valid);
+                *validity = Some(bits);
+            }
+            (None, Some(validity)) => validity.append_n(rows, true),
+            (None, None) => {}
+        }
+        Ok(())
+    }
+
+    /// Appends the rows of a page (`rows` rows, `validity` the ones with a value, `dense`
+    /// their values), those `selected` sets (`None`: all); returns the batches filled.
+    pub fn feed(
+        &mut self,
+        dense: &mut impl DenseViews,
+        validity: Option<&BooleanBuffer>,
+        rows: usize,
+        selected: Option<&BooleanBuffer>,
+        data_type: &DataType,
+    ) -> Result<Vec<ArrayRef>, ArrowError> {
+        let mut full = Vec::new();
+        match selected {
+            None => self.fill(dense, validity, 0..rows, data_type, &mut full)?,
+            Some(selected) => {
+                // The values of the rows passed over are skipped.
+                let mut next = 0;
+                for (from, to) in selected.set_slices() {
+                    let skipped = match validity {
+                        None => from - next,
+                        Some(v) => v.slice(next, from - next).count_set_bits(),
+                    };
+                    if skipped > 0 {
+                        dense.skip(skipped)?;
+                    }
+                    self.fill(dense, validity, from..to, data_type, &mut full)?;
+                    next = to;
+                }
+            }
+        }
+        Ok(full)
+    }
+
+    /// Appends the page's rows `range`, a batch at a time; full batches go to `full`.
+    fn fill(
+        &mut self,
+        dense: &mut impl DenseViews,
+        validity: Option<&BooleanBuffer>,
+        range: std::ops::Range<usize>,
+        data_type: &DataType,
+        full: &mut Vec<ArrayRef>,
+    ) -> Result<(), ArrowError> {
+        let mut row = range.start;
+        while row < range.end {
+            let n = self.room().min(range.end - row);
+            let valid = validity.map(|v| v.slice(row, n));
+            self.append(dense, valid.as_ref(), n)?;
+            row += n;
+            if self.room() == 0 {
+                full.push(self.finish(data_type)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The batch's rows as an array of `data_type` (Utf8View or BinaryView); the batch is
+    /// empty after.
+    pub fn finish(&mut self, data_type: &DataType) -> Result<ArrayRef, ArrowError> {
+        let mut views = std::mem::take(&mut self.views);
+        // A last batch of few rows does not keep a whole batch's room.
+        if views.len() < views.capacity() / 2 {
+            views.shrink_to_fit();
+        }
+        let buffers: Arc<[Buffer]> = std::mem::take(&mut self.buffers).into();
+        let nulls = self
+            .validity
+            .take()
+            .map(|mut v| NullBuffer::new(v.finish()));
+        // SAFETY: every view was made by a `DenseViews` from a value inside its buffer, which
+        // is at the index the view names in `buffers` (`set_block`), as `make_view` makes it,
+        // or is zero (an empty inline value); for Utf8View the values were checked to be
+        // UTF-8 (`settle` after each `append`; a dictionary's when it was read). So
+        // `try_new` would succeed.
+        unsafe { view_array(views, buffers, nulls, data_type) }
+    }
+}
+
+/// Moves the first `present` views of `views` to the rows `valid` sets (as many), from the
+/// last back (each moves up, over rows already moved or free), and zeroes the other rows.
+fn spread(views: &mut [u128], valid: &BooleanBuffer, present: usize) {
+    debug_assert_eq!(views.len(), valid.len());
+    debug_assert_eq!(valid.count_set_bits(), present);
+    let rows = views.len();
+    let words: Vec<u64> = valid.bit_chunks().iter_padded().collect();
+    // Values not moved yet: `views[..next]`.
+    let mut next = present;
+    for (w, &word) in words.iter().enumerate().rev() {
+        let low = w * 64;
+        let high = (low + 64).min(rows);
+        let n = high - low;
+        let all = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+        if word & all == all {
+            next -= n;
+            views.copy_within(next..next + n, low);
+        } else if word & all == 0 {
+            views[low..high].fill(0);
+        } else {
+            for i in (low..high).rev() {
+                let bit = (word >> (i - low)) & 1;
+                next -= bit as usize;
+                // Where the bit is clear, `next` is at most `i` (the rows below with a value)
+                // and the row gets zero.
+                views[i] = views[next] & 0u128.wrapping_sub(u128::from(bit));
+            }
+        }
+    }
+    debug_assert_eq!(next, 0);
+}
+
+/// Decoded byte arrays (a page's non-null values) as views into their values buffer (which
+/// is returned, not copied), naming buffer 0. For Utf8View (`utf8`) each value is checked to
+/// be UTF-8.
+pub(crate) fn dense_views(
+    values: ByteArrays,
+    utf8: bool,
+) -> Result<(Buffer, Vec<u128>), ArrowError> {
+    let ByteArrays { offsets, values } = values;
+    if u32::try_from(values.len()).is_err() {
+        return Err(error("a page's byte arrays pass 4 GiB"));
+    }
+    if utf8 {
+        check_utf8(&values)?;
+        // Whole-buffer UTF-8, and each value starts on a character: each value is UTF-8.
+        let inside = offsets.iter().filter(|&&o| (o as usize) < values.len());
+        if inside
+            .into_iter()
+            .any(|&o| (values[o as usize] as i8) < -0x40)
+        {
+            return Err(error(
+                "encountered non UTF-8 data: a value starts inside a character",
+            ));
+        }
+    }
+    let mut views = Vec::with_capacity(offsets.len().saturating_sub(1));
+    for pair in offsets.windows(2) {
+        let (start, end) = (pair[0] as usize, pair[1] as usize);
+        let value = values
+            .get(start..end)
+            .ok_or_else(|| error("byte array offsets out of order"))?;
+        views.push(make_view(value, 0, start as u32));
+    }
+    Ok((Buffer::from_vec(values), views))
+}
+
+impl<'a> CopyViews<'a> {
+    /// The views of [`dense_views`], in order.
+    pub fn of(buffer: &'a Buffer, views: &'a [u128]) -> CopyViews<'a> {
+        CopyViews {
+            indices: None,
+            views,
+            at: 0,
+            buffer,
+            block: 0,
+        }
+    }
 }
 
 /// A view array of `data_type` (Utf8View or BinaryView).
@@ -303,58 +661,27 @@ pub(crate) fn byte_arrays_to_views(
     nulls: Option<NullBuffer>,
     data_type: &DataType,
 ) -> Result<ArrayRef, ArrowError> {
-    let ByteArrays { offsets, values } = values;
-    if u32::try_from(values.len()).is_err() {
-        return Err(error("a page's byte arrays pass 4 GiB"));
-    }
-    if *data_type == DataType::Utf8View {
-        check_utf8(&values)?;
-        // Whole-buffer UTF-8, and each value starts on a character: each value is UTF-8.
-        let inside = offsets.iter().filter(|&&o| (o as usize) < values.len());
-        if inside
-            .into_iter()
-            .any(|&o| (values[o as usize] as i8) < -0x40)
-        {
-            return Err(error(
-                "encountered non UTF-8 data: a value starts inside a character",
-            ));
-        }
-    }
-    let value = |i: usize| -> Result<(usize, &[u8]), ArrowError> {
-        let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
-        values
-            .get(start..end)
-            .map(|v| (start, v))
-            .ok_or_else(|| error("byte array offsets out of order"))
-    };
-    let count = offsets.len().saturating_sub(1);
-    let rows = validity.map_or(count, |v| v.len());
-    let mut views = Vec::with_capacity(rows);
-    let mut next = 0;
-    let mut push = |views: &mut Vec<u128>, n: usize| -> Result<(), ArrowError> {
-        for i in next..next + n {
-            let (start, v) = value(i)?;
-            views.push(make_view(v, 0, start as u32));
-        }
-        next += n;
-        Ok(())
-    };
-    match validity {
-        None => push(&mut views, count)?,
+    let (buffer, dense) = dense_views(values, *data_type == DataType::Utf8View)?;
+    let views = match validity {
+        None => dense,
         Some(validity) => {
+            let mut views = Vec::with_capacity(validity.len());
+            let mut at = 0;
             for (from, to) in validity.set_slices() {
                 views.resize(from, 0);
-                push(&mut views, to - from)?;
+                let run = dense
+                    .get(at..at + to - from)
+                    .ok_or_else(|| error("fewer byte arrays than rows with a value"))?;
+                views.extend_from_slice(run);
+                at += to - from;
             }
-            views.resize(rows, 0);
+            views.resize(validity.len(), 0);
+            views
         }
-    }
-    let buffers: Arc<[Buffer]> = Arc::new([Buffer::from_vec(values)]);
+    };
     // SAFETY: each view was made by `make_view` from a value of the one buffer, at its offset
-    // there (below 4 GiB, checked above), or is zero; for Utf8View the buffer is UTF-8 and every
-    // value starts on a character (checked above), so each value, which ends where the next
-    // starts or at the end, is UTF-8.
-    unsafe { view_array(views, buffers, nulls, data_type) }
+    // there, or is zero; for Utf8View each value was checked to be UTF-8 (`dense_views`).
+    unsafe { view_array(views, Arc::new([buffer]), nulls, data_type) }
 }
 
 /// `array`'s rows in pieces of `pieces` rows (adding up to its length), each with views of its
@@ -405,84 +732,4 @@ pub(crate) fn compact(array: &ArrayRef) -> ArrayRef {
         }
         _ => Arc::clone(array),
     }
-}
-
-/// Several view arrays (of one type) as one: the views copied, the data buffers shared, once
-/// each where arrays share them (pages of one dictionary).
-pub(crate) fn concat_views(arrays: &[ArrayRef]) -> Result<ArrayRef, ArrowError> {
-    let data_type = arrays
-        .first()
-        .map(|a| a.data_type().clone())
-        .ok_or_else(|| error("no array to concatenate"))?;
-    let rows: usize = arrays.iter().map(|a| a.len()).sum();
-    let mut views: Vec<u128> = Vec::with_capacity(rows);
-    let mut buffers: Vec<Buffer> = Vec::new();
-    let mut validity: Option<arrow_buffer::BooleanBufferBuilder> = None;
-    let mut done = 0;
-    for array in arrays {
-        let (own_views, own_buffers, nulls) = match array.data_type() {
-            DataType::Utf8View => {
-                let a = array
-                    .as_any()
-                    .downcast_ref::<StringViewArray>()
-                    .expect("Utf8View");
-                (a.views(), a.data_buffers(), a.nulls())
-            }
-            DataType::BinaryView => {
-                let a = array
-                    .as_any()
-                    .downcast_ref::<BinaryViewArray>()
-                    .expect("BinaryView");
-                (a.views(), a.data_buffers(), a.nulls())
-            }
-            other => return Err(error(format!("concatenating views of {other}"))),
-        };
-        if *array.data_type() != data_type {
-            return Err(error("concatenating views of two types"));
-        }
-        // Where each of this array's buffers is in the result.
-        let mut places = Vec::with_capacity(own_buffers.len());
-        for buffer in own_buffers {
-            let place = match buffers.iter().position(|b| b.ptr_eq(buffer)) {
-                Some(place) => place,
-                None => {
-                    buffers.push(buffer.clone());
-                    buffers.len() - 1
-                }
-            };
-            places.push(place as u32);
-        }
-        let identity = places.iter().enumerate().all(|(i, &p)| p as usize == i);
-        if identity {
-            views.extend_from_slice(own_views);
-        } else {
-            views.extend(own_views.iter().map(|&v| {
-                if (v as u32) as usize <= MAX_INLINE {
-                    v
-                } else {
-                    let index = (v >> 64) as u32 as usize;
-                    let moved = places[index];
-                    shift_buffer(v & !(u128::from(u32::MAX) << 64), moved)
-                }
-            }));
-        }
-        if let Some(nulls) = nulls {
-            let builder = validity.get_or_insert_with(|| {
-                let mut b = arrow_buffer::BooleanBufferBuilder::new(rows);
-                b.append_n(done, true);
-                b
-            });
-            builder.append_buffer(nulls.inner());
-        } else if let Some(builder) = validity.as_mut() {
-            builder.append_n(array.len(), true);
-        }
-        done += array.len();
-    }
-    let nulls = validity
-        .map(|mut b| NullBuffer::new(b.finish()))
-        .filter(|n| n.null_count() > 0);
-    // SAFETY: each view is one of a valid array's, its buffer index moved to where that
-    // buffer is in `buffers` (the same bytes); inline views are unchanged. Utf8View's values
-    // were valid UTF-8 in their arrays.
-    unsafe { view_array(views, buffers.into(), nulls, &data_type) }
 }
