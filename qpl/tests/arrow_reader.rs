@@ -985,3 +985,131 @@ mod views {
         }
     }
 }
+
+// ---- Dictionary(Int32, Utf8) and Dictionary(Int32, Binary) -------------------------------
+
+mod dictionaries {
+    use super::*;
+    use arrow_array::types::Int32Type;
+    use arrow_array::{Array, DictionaryArray};
+
+    fn dictionary_batch(seed: u64) -> RecordBatch {
+        let mut r = Rng(seed);
+        let n = 4_000;
+        let words: Vec<String> = (0..60)
+            .map(|i| format!("word-{i}-{}", "z".repeat(i % 15)))
+            .collect();
+        let strings: DictionaryArray<Int32Type> = (0..n)
+            .map(|_| (!r.null(10)).then(|| words[r.below(60) as usize].as_str()))
+            .collect();
+        let required: DictionaryArray<Int32Type> =
+            (0..n).map(|i| words[(i * 7) % 13].as_str()).collect();
+        let binary_values = BinaryArray::from_iter_values((0..20).map(|i| vec![i as u8; i]));
+        let keys = Int32Array::from_iter((0..n).map(|_| (!r.null(5)).then(|| r.below(20) as i32)));
+        let binary = DictionaryArray::<Int32Type>::try_new(keys, Arc::new(binary_values)).unwrap();
+        let all_null: DictionaryArray<Int32Type> = (0..n).map(|_| None::<&str>).collect();
+        RecordBatch::try_from_iter_with_nullable([
+            ("strings", Arc::new(strings) as ArrayRef, true),
+            ("required", Arc::new(required) as ArrayRef, false),
+            ("binary", Arc::new(binary) as ArrayRef, true),
+            ("all_null", Arc::new(all_null) as ArrayRef, true),
+        ])
+        .unwrap()
+    }
+
+    fn dictionary_files() -> Vec<(&'static str, Bytes)> {
+        let write = |properties: WriterProperties| {
+            let mut out = Vec::new();
+            let first = dictionary_batch(0x5EED_0001);
+            let mut writer =
+                ArrowWriter::try_new(&mut out, first.schema(), Some(properties)).unwrap();
+            writer.write(&first).unwrap();
+            writer.flush().unwrap();
+            writer.write(&dictionary_batch(0x5EED_0002)).unwrap();
+            writer.close().unwrap();
+            Bytes::from(out)
+        };
+        let small_pages = || {
+            WriterProperties::builder()
+                .set_data_page_row_count_limit(500)
+                .set_write_batch_size(100)
+        };
+        vec![
+            ("dictionary pages", write(small_pages().build())),
+            (
+                "plain pages",
+                write(small_pages().set_dictionary_enabled(false).build()),
+            ),
+            (
+                "dictionary fallback, v2",
+                write(
+                    small_pages()
+                        .set_writer_version(WriterVersion::PARQUET_2_0)
+                        .set_dictionary_page_size_limit(64)
+                        .build(),
+                ),
+            ),
+        ]
+    }
+
+    #[test]
+    fn dictionary_columns_equal_arrow_rs_and_are_read_here() {
+        for (name, file) in dictionary_files() {
+            let schema = ArrowRsBuilder::try_new(file.clone())
+                .unwrap()
+                .schema()
+                .clone();
+            assert!(
+                matches!(
+                    schema.field_with_name("strings").unwrap().data_type(),
+                    DataType::Dictionary(_, _)
+                ),
+                "{name}: {schema:?}"
+            );
+            let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+                .unwrap()
+                .build()
+                .unwrap();
+            assert!(
+                reader.columns_read_by_arrow_rs().is_empty(),
+                "{name}: {:?}",
+                reader.columns_read_by_arrow_rs()
+            );
+            for batch_size in [1, 300, 1024, 10_000] {
+                let ours = ours_all(&file, batch_size);
+                let theirs = theirs_all(&file, batch_size);
+                let name = format!("{name}, batch {batch_size}");
+                assert_same(&name, &ours, &theirs);
+                for batch in &ours {
+                    for column in batch.columns() {
+                        column.to_data().validate_full().unwrap();
+                    }
+                }
+            }
+            let selection = RowSelection::from(vec![
+                RowSelector::skip(33),
+                RowSelector::select(1_200),
+                RowSelector::skip(2_000),
+                RowSelector::select(3_000),
+            ]);
+            let (ours, theirs) = collect(
+                ParquetRecordBatchReaderBuilder::try_new(file.clone())
+                    .unwrap()
+                    .with_batch_size(700)
+                    .with_row_selection(selection.clone())
+                    .with_offset(100)
+                    .with_limit(3_500),
+                ArrowRsBuilder::try_new(file.clone())
+                    .unwrap()
+                    .with_batch_size(700)
+                    .with_row_selection(selection)
+                    .with_offset(100)
+                    .with_limit(3_500),
+            );
+            assert_same(&format!("{name}, selection"), &ours, &theirs);
+            assert!(ours
+                .iter()
+                .all(|b| b.column(0).as_any().is::<DictionaryArray<Int32Type>>()));
+        }
+    }
+}

@@ -27,6 +27,10 @@ pub struct ArrowPage {
     /// dictionary-encoded ([`ValuesAt::Section`]), for a reader that makes views of the page's
     /// bytes or of its dictionary's (Arrow's Utf8View and BinaryView). Off by default.
     pub byte_array_sections: bool,
+    /// Leave a BYTE_ARRAY page's values section undecoded when it is dictionary-encoded
+    /// ([`ValuesAt::Section`]), for a reader that keeps the dictionary (Arrow's dictionary
+    /// arrays); PLAIN values are decoded. Off by default.
+    pub dictionary_sections: bool,
 }
 
 impl ArrowPage {
@@ -37,6 +41,7 @@ impl ArrowPage {
             values: Values::new(physical_type),
             booleans: Bits::new(),
             byte_array_sections: false,
+            dictionary_sections: false,
         }
     }
 }
@@ -52,8 +57,9 @@ pub enum ValuesAt {
     /// bytes of the page's `buf` (checked to hold them all).
     Page(Range<usize>),
     /// The values section of a BYTE_ARRAY page, undecoded (where
-    /// [`ArrowPage::byte_array_sections`] asks for it): these bytes of the page's `buf`, PLAIN
-    /// byte arrays or dictionary indices as the page's encoding says, not checked yet.
+    /// [`ArrowPage::byte_array_sections`] or [`ArrowPage::dictionary_sections`] asks for it):
+    /// these bytes of the page's `buf`, PLAIN byte arrays or dictionary indices as the page's
+    /// encoding says, not checked yet.
     Section(Range<usize>),
 }
 
@@ -116,6 +122,8 @@ struct Out<'o> {
     booleans: Option<&'o mut Bits>,
     /// [`ArrowPage::byte_array_sections`].
     byte_array_sections: bool,
+    /// [`ArrowPage::dictionary_sections`].
+    dictionary_sections: bool,
 }
 
 /// The hybrid runs of an RLE values section (booleans), after its 4-byte length.
@@ -148,7 +156,7 @@ impl ChunkDecoder {
         validity: &mut Bits,
         values: &mut Values,
     ) -> Result<PageReport, PageError> {
-        self.decode_validity_checked(page, validity, values, None, false)
+        self.decode_validity_checked(page, validity, values, None, (false, false))
             .map(|(report, _)| report)
     }
 
@@ -166,7 +174,7 @@ impl ChunkDecoder {
             &mut out.validity,
             &mut out.values,
             Some(&mut out.booleans),
-            out.byte_array_sections,
+            (out.byte_array_sections, out.dictionary_sections),
         );
         if result.is_err() {
             out.booleans.truncate(booleans_before);
@@ -180,7 +188,7 @@ impl ChunkDecoder {
         validity: &mut Bits,
         values: &mut Values,
         booleans: Option<&mut Bits>,
-        byte_array_sections: bool,
+        sections: (bool, bool),
     ) -> Result<(PageReport, ValuesAt), PageError> {
         let column = self.column;
         if column.max_rep_level != 0 {
@@ -201,8 +209,7 @@ impl ChunkDecoder {
             ));
         }
         let before = (validity.len, values.len());
-        let result =
-            self.decode_validity_parts(page, validity, values, booleans, byte_array_sections);
+        let result = self.decode_validity_parts(page, validity, values, booleans, sections);
         if result.is_err() {
             validity.truncate(before.0);
             values.truncate(before.1);
@@ -216,13 +223,14 @@ impl ChunkDecoder {
         validity: &mut Bits,
         values: &mut Values,
         booleans: Option<&mut Bits>,
-        byte_array_sections: bool,
+        (byte_array_sections, dictionary_sections): (bool, bool),
     ) -> Result<(PageReport, ValuesAt), PageError> {
         let out = Out {
             validity,
             values,
             booleans,
             byte_array_sections,
+            dictionary_sections,
         };
         if let Page::Dictionary {
             buf,
@@ -325,6 +333,7 @@ impl ChunkDecoder {
             values,
             booleans,
             byte_array_sections,
+            dictionary_sections,
         } = out;
         let n = num_values as usize;
         let limit = self.executor.config().max_output_bytes as u64;
@@ -401,12 +410,14 @@ impl ChunkDecoder {
             let start = section.as_ptr() as usize - buf.as_ptr() as usize;
             return Ok((report(None), ValuesAt::Page(start..start + bytes)));
         }
-        let undecoded = matches!(
-            encoding,
-            Encoding::Plain | Encoding::PlainDictionary | Encoding::RleDictionary
-        );
-        if byte_array_sections && undecoded && self.column.physical_type == PhysicalType::ByteArray
-        {
+        let undecoded = match encoding {
+            Encoding::Plain => byte_array_sections,
+            Encoding::PlainDictionary | Encoding::RleDictionary => {
+                byte_array_sections || dictionary_sections
+            }
+            _ => false,
+        };
+        if undecoded && self.column.physical_type == PhysicalType::ByteArray {
             // `section` is a part of `buf`: its place there.
             let start = section.as_ptr() as usize - buf.as_ptr() as usize;
             return Ok((

@@ -59,6 +59,17 @@ pub(crate) struct FlatColumn {
     queued: usize,
     /// A top-level Utf8View/BinaryView column: its PLAIN and dictionary pages made views here.
     views: Option<Views>,
+    /// A top-level column read as a dictionary array: its dictionary pages kept as they are.
+    dictionary: Option<KeptDictionary>,
+}
+
+/// A flat dictionary column's state: the chunk's dictionary as the array's values.
+#[derive(Default)]
+struct KeptDictionary {
+    /// The chunk's dictionary, made an array when its first data page needs it.
+    values: Option<ArrayRef>,
+    /// A page's indices (kept for its capacity).
+    indices: Vec<u32>,
 }
 
 /// A flat view column's state: views are made into the batch being filled, across pages.
@@ -96,6 +107,15 @@ impl FlatColumn {
         });
         let mut arrow_page = ArrowPage::new(column.physical_type);
         arrow_page.byte_array_sections = views.is_some();
+        let dictionary = match (&list, &data_type) {
+            (None, DataType::Dictionary(key, value))
+                if super::convert::is_dictionary_of_bytes(key, value) =>
+            {
+                Some(KeptDictionary::default())
+            }
+            _ => None,
+        };
+        arrow_page.dictionary_sections = dictionary.is_some();
         Ok(FlatColumn {
             input,
             metadata,
@@ -117,6 +137,7 @@ impl FlatColumn {
             batch_size: batch_size.max(1),
             queued: 0,
             views,
+            dictionary,
         })
     }
 
@@ -126,6 +147,8 @@ impl FlatColumn {
         // A struct's field is read through its levels (`decode_page`), views made after.
         self.views = None;
         self.arrow_page.byte_array_sections = false;
+        self.dictionary = None;
+        self.arrow_page.dictionary_sections = false;
         self
     }
 
@@ -221,6 +244,9 @@ impl FlatColumn {
                 self.decoder.reset();
                 if let Some(views) = &mut self.views {
                     views.dictionary = None;
+                }
+                if let Some(dictionary) = &mut self.dictionary {
+                    dictionary.values = None;
                 }
                 self.page = 0;
                 continue;
@@ -354,9 +380,13 @@ impl FlatColumn {
                             let physical = self.column.physical_type;
                             plain_array(bytes, physical, validity, rows, &self.data_type)
                         }
-                        ValuesAt::Section(_) => Err(ArrowError::ParquetError(
-                            "an undecoded values section outside a view column".into(),
-                        )),
+                        ValuesAt::Section(range) => self.dictionary_array(
+                            &page.buffer()[range],
+                            view.encoding(),
+                            report.values,
+                            validity,
+                            rows,
+                        ),
                     }
                     .map_err(|e| self.page_error(e))?;
                     (array, rows)
@@ -454,6 +484,12 @@ impl FlatColumn {
         let validity = (self.column.max_def_level > 0)
             .then(|| into_buffer(std::mem::take(&mut self.arrow_page.validity)))
             .filter(|v| v.count_set_bits() < v.len());
+        let mut decoded = None;
+        if let ViewValues::Decoded = values {
+            // Taken whatever is selected: the next page's values go after nothing.
+            let empty = crate::parquet::Values::new(self.column.physical_type);
+            decoded = Some(std::mem::replace(&mut self.arrow_page.values, empty));
+        }
         let selected = match take {
             Take::None => return Ok(Vec::new()),
             Take::All => None,
@@ -501,10 +537,7 @@ impl FlatColumn {
                     .feed(&mut dense, validity, rows, selected, data_type)
             }
             ViewValues::Decoded => {
-                let empty = crate::parquet::Values::new(self.column.physical_type);
-                let crate::parquet::Values::Bytes(arrays) =
-                    std::mem::replace(&mut self.arrow_page.values, empty)
-                else {
+                let Some(crate::parquet::Values::Bytes(arrays)) = decoded else {
                     return Err(ArrowError::ParquetError(
                         "a byte array column decoded to other values".into(),
                     ));
@@ -522,6 +555,79 @@ impl FlatColumn {
                     .feed(&mut dense, validity, rows, selected, data_type)
             }
         }
+    }
+}
+
+impl FlatColumn {
+    /// A dictionary column's dictionary-encoded data page (its values section `section` of
+    /// `present` indices in `encoding`): `rows` rows, `validity` the ones with a value, as
+    /// keys into the chunk's dictionary.
+    fn dictionary_array(
+        &mut self,
+        section: &[u8],
+        encoding: crate::parquet::Encoding,
+        present: usize,
+        validity: Option<BooleanBuffer>,
+        rows: usize,
+    ) -> Result<ArrayRef, ArrowError> {
+        let DataType::Dictionary(_, value_type) = &self.data_type else {
+            return Err(ArrowError::ParquetError(
+                "an undecoded values section outside a view or dictionary column".into(),
+            ));
+        };
+        let kept = self.dictionary.as_mut().expect("a dictionary column");
+        let values = match &kept.values {
+            Some(values) => Arc::clone(values),
+            None => {
+                let entries = match self.decoder.dictionary() {
+                    Some(crate::parquet::Values::Bytes(entries)) => entries.clone(),
+                    Some(_) => {
+                        return Err(ArrowError::ParquetError(
+                            "a byte array column's dictionary holds other values".into(),
+                        ))
+                    }
+                    None if present == 0 => crate::parquet::ByteArrays::new(),
+                    None => {
+                        return Err(ArrowError::ParquetError(
+                            "a dictionary-encoded data page, but the chunk had no dictionary \
+                             page before it"
+                                .into(),
+                        ))
+                    }
+                };
+                // Checked once per dictionary (UTF-8 for strings), as arrow-rs does.
+                let values = super::convert::byte_arrays_array(entries, value_type)?;
+                kept.values = Some(Arc::clone(&values));
+                values
+            }
+        };
+        self.decoder
+            .decode_dictionary_indices_only(encoding, section, present, &mut kept.indices)
+            .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
+        let keys: Vec<i32> = match &validity {
+            None => kept.indices.iter().map(|&i| i as i32).collect(),
+            Some(validity) => {
+                let mut keys = Vec::with_capacity(rows);
+                let mut at = 0;
+                for (from, to) in validity.set_slices() {
+                    keys.resize(from, 0);
+                    let run = kept.indices.get(at..at + to - from).ok_or_else(|| {
+                        ArrowError::ParquetError("fewer indices than rows with a value".into())
+                    })?;
+                    keys.extend(run.iter().map(|&i| i as i32));
+                    at += to - from;
+                }
+                keys.resize(rows, 0);
+                keys
+            }
+        };
+        let nulls = validity.map(NullBuffer::new).filter(|n| n.null_count() > 0);
+        let keys = arrow_array::Int32Array::new(keys.into(), nulls);
+        // Checks every key against the dictionary (an index past it, or past i32, is an
+        // error here).
+        Ok(Arc::new(arrow_array::DictionaryArray::<
+            arrow_array::types::Int32Type,
+        >::try_new(keys, values)?))
     }
 }
 

@@ -7,16 +7,17 @@
 //! - A PLAIN page's bytes become the data buffer; the views point into it (values of at most
 //!   12 bytes are inline in their view).
 //! - Other encodings (DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY) are decoded to byte arrays
-//!   first, whose values buffer the views point into ([`byte_arrays_to_views`]).
+//!   first, whose values buffer the views point into ([`dense_views`]).
 //!
 //! Utf8View's strings are checked to be UTF-8 (whatever the column's annotation: arrow-rs
-//! checks only columns annotated UTF8): a dictionary once, a PLAIN page once per page. A null
-//! row's view is zero (empty, inline).
+//! checks only columns annotated UTF8): a dictionary once, PLAIN values over runs of a page
+//! (as arrow-rs checks them). A null row's view is zero (empty, inline).
 //!
-//! The arrays of a page are made in pieces that end where the reader's batches end, each with
-//! views of its own rows only: a batch holds its views, the validity bits of its page and the
-//! data buffer (the dictionary's or the page's), as arrow-rs's batches do, not the views of its
-//! whole page.
+//! A flat column's views are made straight into the batch being filled ([`OpenViews`]), page
+//! after page: a batch holds its own views, and the data buffers of the pages or dictionaries
+//! its rows come from (as arrow-rs's batches do), never its pages' views. Struct fields and
+//! list elements are made a page at a time ([`byte_arrays_to_views`]) and cut where batches
+//! end ([`split`]), their views copied.
 
 use std::sync::Arc;
 
