@@ -598,7 +598,8 @@ impl RecordBatchReader for ParquetRecordBatchReader {
 impl ParquetRecordBatchReader {
     /// The top-level fields whose columns this reader hands to arrow-rs's reader (nested
     /// columns, and the types not converted here yet: FLOAT16, decimals stored as
-    /// byte arrays, intervals, dictionary types), in schema order.
+    /// byte arrays, intervals, dictionaries other than Int32 keys over byte arrays), in schema
+    /// order.
     pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {
         self.sources
             .iter()
