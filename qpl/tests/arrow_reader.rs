@@ -1113,3 +1113,45 @@ mod dictionaries {
         }
     }
 }
+
+/// `ChunkDecoder::decode_dictionary_indices_only`, which the view and dictionary columns'
+/// pages go through: the same indices on the CPU path and as jobs (the fallback's model of
+/// QPL), and the same refusal of a damaged stream.
+#[test]
+fn dictionary_indices_only_on_every_path() {
+    use qpl_rs::parquet::codecs::hybrid;
+    use qpl_rs::parquet::{ChunkDecoder, Column, Encoding, PhysicalType};
+    let column = Column {
+        physical_type: PhysicalType::ByteArray,
+        max_def_level: 1,
+        max_rep_level: 0,
+    };
+    let mut r = Rng(0xD1C7);
+    // Runs (RLE) and noise (bit-packed), 1000 values of 7 bits.
+    let indices: Vec<u32> = (0..1000)
+        .map(|i| if i % 100 < 30 { 5 } else { r.below(100) as u32 })
+        .collect();
+    let mut section = vec![7u8];
+    hybrid::encode(&indices, 7, &mut section).unwrap();
+    let decoders = [
+        ChunkDecoder::new(column, Path::Fallback),
+        ChunkDecoder::new(column, Path::Fallback).force_jobs(),
+    ];
+    for mut decoder in decoders {
+        let mut out = vec![1, 2, 3];
+        decoder
+            .decode_dictionary_indices_only(Encoding::RleDictionary, &section, 1000, &mut out)
+            .unwrap();
+        assert_eq!(out, indices);
+        // Fewer values than asked for: an error, and nothing kept.
+        let short = &section[..section.len() / 2];
+        let result =
+            decoder.decode_dictionary_indices_only(Encoding::RleDictionary, short, 1000, &mut out);
+        assert!(result.is_err(), "a cut stream decodes?");
+        assert!(out.is_empty());
+        // Not a dictionary encoding.
+        assert!(decoder
+            .decode_dictionary_indices_only(Encoding::Plain, &section, 1000, &mut out)
+            .is_err());
+    }
+}

@@ -445,16 +445,21 @@ impl OpenViews {
         }
         let before = self.views.len();
         let valid = valid.filter(|_| present < rows);
-        match valid {
-            None => dense.append(rows, &mut self.views)?,
+        let made = match valid {
+            None => dense.append(rows, &mut self.views),
             Some(valid) => {
                 // The values first, then moved to their rows from the last one back.
-                dense.append(present, &mut self.views)?;
-                self.views.resize(before + rows, 0);
-                spread(&mut self.views[before..], valid, present);
+                dense.append(present, &mut self.views).map(|()| {
+                    self.views.resize(before + rows, 0);
+                    spread(&mut self.views[before..], valid, present);
+                })
             }
+        };
+        if let Err(e) = made.and_then(|()| dense.settle()) {
+            // No view that failed its checks stays in the batch.
+            self.views.truncate(before);
+            return Err(e);
         }
-        dense.settle()?;
         match (valid, &mut self.validity) {
             (Some(valid), Some(validity)) => validity.append_buffer(valid),
             (Some(valid), validity @ None) => {
