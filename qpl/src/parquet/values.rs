@@ -594,7 +594,7 @@ fn decode_rle_booleans(
 impl ChunkDecoder {
     /// Decodes the `n` indices of a dictionary-encoded data page's values section (its
     /// bit-width byte, then the hybrid runs; `encoding` is PLAIN_DICTIONARY or RLE_DICTIONARY)
-    /// into `out` (replacing what it held), on this decoder's path as
+    /// into `out` (replacing what it held; empty after an error), on this decoder's path as
     /// [`ChunkDecoder::decode_page`] decodes indices: a job where jobs run, the codec on the
     /// CPU path or where a job refuses the stream. The indices are not looked up: a reader that
     /// gathers through a dictionary of its own (Arrow views) checks them. Returns the path that
@@ -609,19 +609,21 @@ impl ChunkDecoder {
         let part = PagePart::Values;
         let codec = |e| PageError::codec(part, encoding, e);
         if !encoding.is_dictionary() {
+            out.clear();
             return Err(PageError::unsupported(
                 part,
                 encoding,
                 "dictionary indices are PLAIN_DICTIONARY or RLE_DICTIONARY",
             ));
         }
-        out.clear();
         if n == 0 {
+            out.clear();
             return Ok(Path::Fallback);
         }
         let limit = self.executor.config().max_output_bytes as u64;
         let bytes = (n as u64).saturating_mul(4);
         if bytes > limit {
+            out.clear();
             return Err(PageError::invalid(
                 part,
                 Some(encoding),
@@ -644,11 +646,21 @@ impl ChunkDecoder {
                 }
                 // Data the job refused: the codec decides (see `codec_decides`).
                 Err(e) if codec_decides(&e) => {}
-                Err(e) => return Err(PageError::job(part, encoding, e)),
+                Err(e) => {
+                    out.clear();
+                    return Err(PageError::job(part, encoding, e));
+                }
             }
         }
-        let mut indices = HybridDecoder::with_width_byte(section, n).map_err(codec)?;
-        out.resize(n, 0);
+        let mut indices = HybridDecoder::with_width_byte(section, n).map_err(|e| {
+            out.clear();
+            codec(e)
+        })?;
+        // Every index is written: the buffer of the last page is reused, not zeroed first.
+        if out.len() < n {
+            out.resize(n, 0);
+        }
+        out.truncate(n);
         let got = indices.next_batch(out).map_err(|e| {
             out.clear();
             codec(e)
