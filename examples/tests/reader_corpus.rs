@@ -3,7 +3,8 @@
 //! `scripts/write_pyarrow_files.py` where pyarrow is installed, and the regression files that
 //! must read) read by it and by arrow-rs's builder with the same options; schemas and every
 //! batch must be equal. Options: batch sizes 8192 and 1000, a projection of some top-level
-//! columns, a row selection, limit and offset, and row groups in another order. A file
+//! columns, a row selection, limit and offset, and row groups in another order; each also with
+//! strings and binaries read as Utf8View and BinaryView (a supplied schema). A file
 //! arrow-rs cannot read must be an `Err` from ours (never a panic), and a file whose pages the
 //! parquet crate's header reader loops on must end with an error within seconds.
 
@@ -13,9 +14,14 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, FieldRef, Schema};
 use bytes::Bytes;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder as ArrowRsBuilder;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderOptions, ParquetRecordBatchReaderBuilder as ArrowRsBuilder,
+};
 use qpl_examples::parquet_tool::files;
 use qpl_rs::parquet::arrow::{
     ParquetRecordBatchReaderBuilder, ProjectionMask, RowSelection, RowSelector,
@@ -88,14 +94,51 @@ struct Options {
     limit: Option<usize>,
     offset: Option<usize>,
     row_groups: Option<Vec<usize>>,
+    /// Read strings and binaries as Utf8View and BinaryView (a supplied schema, as DataFusion
+    /// asks for them).
+    views: bool,
 }
 
 /// What one read gives: the schema (as an empty batch) and the batches, or the first error's
 /// text.
 type Read = Result<(RecordBatch, Vec<RecordBatch>), String>;
 
+/// Reader options: the file's schema with its strings and binaries as views when `o.views`.
+fn reader_options(file: &Bytes, o: &Options) -> Result<ArrowReaderOptions, String> {
+    let options = ArrowReaderOptions::new();
+    if !o.views {
+        return Ok(options);
+    }
+    let schema = ArrowRsBuilder::try_new(file.clone())
+        .map_err(|e| e.to_string())?
+        .schema()
+        .clone();
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone().with_data_type(as_views(f.data_type())))
+        .collect();
+    let schema = Schema::new_with_metadata(fields, schema.metadata().clone());
+    Ok(options.with_schema(Arc::new(schema)))
+}
+
+/// `data_type` with Utf8 and LargeUtf8 as Utf8View, Binary and LargeBinary as BinaryView, in
+/// lists and structs too.
+fn as_views(data_type: &DataType) -> DataType {
+    let field = |f: &FieldRef| Arc::new(f.as_ref().clone().with_data_type(as_views(f.data_type())));
+    match data_type {
+        DataType::Utf8 | DataType::LargeUtf8 => DataType::Utf8View,
+        DataType::Binary | DataType::LargeBinary => DataType::BinaryView,
+        DataType::List(f) => DataType::List(field(f)),
+        DataType::LargeList(f) => DataType::LargeList(field(f)),
+        DataType::Struct(fields) => DataType::Struct(fields.iter().map(field).collect()),
+        other => other.clone(),
+    }
+}
+
 fn read_arrow_rs(file: &Bytes, o: &Options) -> Read {
-    let builder = ArrowRsBuilder::try_new(file.clone()).map_err(|e| e.to_string())?;
+    let builder = ArrowRsBuilder::try_new_with_options(file.clone(), reader_options(file, o)?)
+        .map_err(|e| e.to_string())?;
     let mut builder = builder.with_batch_size(o.batch_size);
     if let Some(roots) = &o.projection {
         let mask = ProjectionMask::roots(builder.parquet_schema(), roots.iter().copied());
@@ -122,7 +165,8 @@ fn read_arrow_rs(file: &Bytes, o: &Options) -> Read {
 }
 
 fn read_ours(file: &Bytes, o: &Options) -> Read {
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+    let options = reader_options(file, o)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file.clone(), options)
         .map_err(|e| e.to_string())?
         .with_path(Path::Fallback);
     let mut builder = builder.with_batch_size(o.batch_size);
@@ -214,6 +258,15 @@ fn option_sets(file: &Bytes) -> Vec<Options> {
             ..Options::default()
         });
     }
+    // Every set again with strings and binaries read as views.
+    let views: Vec<Options> = sets
+        .iter()
+        .map(|o| Options {
+            views: true,
+            ..o.clone()
+        })
+        .collect();
+    sets.extend(views);
     sets
 }
 

@@ -529,3 +529,629 @@ fn a_v2_page_without_its_header_is_an_error() {
         assert!(failed, "the damaged page reads?");
     }
 }
+
+// ---- Utf8View and BinaryView ------------------------------------------------------------
+
+mod views {
+    use super::*;
+    use arrow_array::builder::{BinaryViewBuilder, StringViewBuilder};
+    use arrow_array::{Array, BinaryViewArray, StringViewArray};
+    use parquet::arrow::arrow_reader::ArrowReaderOptions;
+    use parquet::basic::Encoding;
+    use parquet::schema::types::ColumnPath;
+
+    const VIEW_ROWS: usize = 6_000;
+
+    /// Strings of every length class: empty, inline (≤ 12 bytes), 13 bytes and more, multibyte
+    /// characters, and some of 128 bytes and more (their PLAIN length prefix is not ASCII).
+    fn text(r: &mut Rng, distinct: u64) -> String {
+        let k = r.below(distinct);
+        match k % 7 {
+            0 => String::new(),
+            1 => format!("s{k}"),
+            2 => format!("twelve-{:05}", k % 100_000),
+            3 => format!("thirteen-{k:04}+"),
+            4 => format!("ωmega-{k}-äöü-€-{}", "x".repeat((k % 20) as usize)),
+            5 => format!("long-{k}-{}", "ab".repeat(70 + (k % 9) as usize)),
+            _ => format!("{k}-{}", "é".repeat((k % 80) as usize)),
+        }
+    }
+
+    /// Columns of view types: dictionary-friendly and unique, nullable and required, all null,
+    /// binary, a list and a struct of them.
+    pub(super) fn view_batch(seed: u64) -> RecordBatch {
+        let mut r = Rng(seed);
+        let n = VIEW_ROWS;
+        let few: Vec<Option<String>> = (0..n)
+            .map(|_| (!r.null(12)).then(|| text(&mut r, 40)))
+            .collect();
+        let required: Vec<String> = (0..n).map(|_| text(&mut r, 200)).collect();
+        let unique: Vec<Option<String>> = (0..n)
+            .map(|i| (!r.null(3)).then(|| format!("{}-{i}", text(&mut r, 1 << 40))))
+            .collect();
+        let all_null: Vec<Option<String>> = vec![None; n];
+        let mut binary = BinaryViewBuilder::new();
+        for i in 0..n {
+            if r.null(10) {
+                binary.append_null();
+            } else {
+                let len = [0, 3, 12, 13, 40, 200][r.below(6) as usize];
+                binary.append_value(vec![(i % 251) as u8; len]);
+            }
+        }
+        let mut list = ListBuilder::new(StringViewBuilder::new());
+        for _ in 0..n {
+            match r.below(9) {
+                0 => list.append_null(),
+                k => {
+                    for _ in 0..k % 4 {
+                        if r.null(10) {
+                            list.values().append_null();
+                        } else {
+                            list.values().append_value(text(&mut r, 30));
+                        }
+                    }
+                    list.append(true);
+                }
+            }
+        }
+        let struct_valid: Vec<bool> = (0..n).map(|_| !r.null(15)).collect();
+        let inner_s: StringViewArray = (0..n)
+            .map(|i| (i % 4 != 0).then(|| text(&mut r, 25)))
+            .collect();
+        let inner_b: BinaryViewArray = (0..n)
+            .map(|i| Some(vec![b'q'; i % 17]))
+            .collect::<Vec<Option<Vec<u8>>>>()
+            .into_iter()
+            .collect();
+        let pair = StructArray::try_new(
+            vec![
+                Arc::new(Field::new("s", DataType::Utf8View, true)),
+                Arc::new(Field::new("b", DataType::BinaryView, false)),
+            ]
+            .into(),
+            vec![Arc::new(inner_s), Arc::new(inner_b)],
+            Some(struct_valid.into()),
+        )
+        .unwrap();
+        let columns: Vec<(&str, ArrayRef)> = vec![
+            ("id", Arc::new(Int64Array::from_iter_values(0..n as i64))),
+            ("few", Arc::new(StringViewArray::from(few))),
+            (
+                "required",
+                Arc::new(StringViewArray::from_iter_values(required)),
+            ),
+            ("unique", Arc::new(StringViewArray::from(unique))),
+            ("all_null", Arc::new(StringViewArray::from(all_null))),
+            ("binary", Arc::new(binary.finish())),
+            ("list", Arc::new(list.finish())),
+            ("pair", Arc::new(pair)),
+        ];
+        RecordBatch::try_from_iter_with_nullable(
+            columns
+                .into_iter()
+                .map(|(name, array)| (name, array, name != "required" && name != "id")),
+        )
+        .unwrap()
+    }
+
+    fn write_views(properties: WriterProperties) -> Bytes {
+        let mut out = Vec::new();
+        let first = view_batch(0xDEAD_BEEF_1234_5678);
+        let mut writer = ArrowWriter::try_new(&mut out, first.schema(), Some(properties)).unwrap();
+        writer.write(&first).unwrap();
+        writer.flush().unwrap(); // a second row group
+        writer.write(&view_batch(0x0BAD_CAFE_8765_4321)).unwrap();
+        writer.close().unwrap();
+        Bytes::from(out)
+    }
+
+    pub(super) fn view_files() -> Vec<(&'static str, Bytes)> {
+        let small_pages = || {
+            WriterProperties::builder()
+                .set_data_page_row_count_limit(700)
+                .set_write_batch_size(100)
+        };
+        let delta = |encoding| {
+            let mut p = small_pages()
+                .set_writer_version(WriterVersion::PARQUET_2_0)
+                .set_dictionary_enabled(false);
+            for column in ["few", "required", "unique", "binary"] {
+                p = p.set_column_encoding(ColumnPath::from(column), encoding);
+            }
+            p.build()
+        };
+        vec![
+            ("views, v1 dictionary", write_views(small_pages().build())),
+            (
+                "views, v1 plain",
+                write_views(small_pages().set_dictionary_enabled(false).build()),
+            ),
+            (
+                "views, v2 dictionary fallback snappy",
+                write_views(
+                    small_pages()
+                        .set_writer_version(WriterVersion::PARQUET_2_0)
+                        .set_dictionary_page_size_limit(512)
+                        .set_compression(Compression::SNAPPY)
+                        .build(),
+                ),
+            ),
+            (
+                "views, delta length",
+                write_views(delta(Encoding::DELTA_LENGTH_BYTE_ARRAY)),
+            ),
+            (
+                "views, delta",
+                write_views(delta(Encoding::DELTA_BYTE_ARRAY)),
+            ),
+            (
+                "views, defaults",
+                write_views(WriterProperties::builder().build()),
+            ),
+        ]
+    }
+
+    /// Our batches are valid arrays (every view checked against its buffers, UTF-8
+    /// included), a null row's view is zero, and a flat view column's batch holds views of its
+    /// own rows only (not of its page's: at most twice its rows' room).
+    fn assert_valid(name: &str, batches: &[RecordBatch]) {
+        for (i, batch) in batches.iter().enumerate() {
+            for (c, column) in batch.columns().iter().enumerate() {
+                column
+                    .to_data()
+                    .validate_full()
+                    .unwrap_or_else(|e| panic!("{name}: batch {i}, column {c}: {e}"));
+                let views = match column.data_type() {
+                    DataType::Utf8View => Some(
+                        column
+                            .as_any()
+                            .downcast_ref::<StringViewArray>()
+                            .unwrap()
+                            .views()
+                            .clone(),
+                    ),
+                    DataType::BinaryView => Some(
+                        column
+                            .as_any()
+                            .downcast_ref::<BinaryViewArray>()
+                            .unwrap()
+                            .views()
+                            .clone(),
+                    ),
+                    _ => None,
+                };
+                if let Some(views) = views {
+                    for row in 0..column.len() {
+                        assert!(
+                            column.is_valid(row) || views[row] == 0,
+                            "{name}: batch {i}, column {c}: the view of null row {row} is not zero"
+                        );
+                    }
+                    assert!(
+                        views.inner().capacity() <= 16 * (2 * batch.num_rows()).max(4),
+                        "{name}: batch {i}, column {c}: {} bytes of views for {} rows",
+                        views.inner().capacity(),
+                        batch.num_rows()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn view_columns_equal_arrow_rs_at_every_batch_size() {
+        for (name, file) in view_files() {
+            let schema = ArrowRsBuilder::try_new(file.clone())
+                .unwrap()
+                .schema()
+                .clone();
+            assert_eq!(
+                schema.field_with_name("few").unwrap().data_type(),
+                &DataType::Utf8View
+            );
+            for batch_size in [1, 333, 1024, 8192, 20_000] {
+                if batch_size == 1 && !name.ends_with("dictionary") {
+                    continue;
+                }
+                let ours = ours_all(&file, batch_size);
+                let theirs = theirs_all(&file, batch_size);
+                let name = format!("{name}, batch {batch_size}");
+                assert_same(&name, &ours, &theirs);
+                assert_valid(&name, &ours);
+            }
+        }
+    }
+
+    #[test]
+    fn view_columns_are_read_here() {
+        for (name, file) in view_files() {
+            let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+                .unwrap()
+                .build()
+                .unwrap();
+            assert!(
+                reader.columns_read_by_arrow_rs().is_empty(),
+                "{name}: {:?}",
+                reader.columns_read_by_arrow_rs()
+            );
+        }
+    }
+
+    #[test]
+    fn view_columns_under_selections_offsets_limits_filters_and_threads() {
+        let selection = RowSelection::from(vec![
+            RowSelector::skip(5),
+            RowSelector::select(900),
+            RowSelector::skip(2_500),
+            RowSelector::select(1),
+            RowSelector::skip(600),
+            RowSelector::select(3_333),
+            RowSelector::skip(1_000),
+            RowSelector::select(2_000),
+        ]);
+        for (name, file) in view_files() {
+            let ours = || ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap();
+            let theirs = || ArrowRsBuilder::try_new(file.clone()).unwrap();
+            let cases = vec![
+                (
+                    "selection",
+                    collect(
+                        ours()
+                            .with_batch_size(1000)
+                            .with_row_selection(selection.clone()),
+                        theirs()
+                            .with_batch_size(1000)
+                            .with_row_selection(selection.clone()),
+                    ),
+                ),
+                (
+                    "offset and limit",
+                    collect(
+                        ours()
+                            .with_batch_size(999)
+                            .with_offset(4_321)
+                            .with_limit(5_210),
+                        theirs()
+                            .with_batch_size(999)
+                            .with_offset(4_321)
+                            .with_limit(5_210),
+                    ),
+                ),
+                (
+                    "selection, offset and limit",
+                    collect(
+                        ours()
+                            .with_row_selection(selection.clone())
+                            .with_offset(500)
+                            .with_limit(2_500),
+                        theirs()
+                            .with_row_selection(selection.clone())
+                            .with_offset(500)
+                            .with_limit(2_500),
+                    ),
+                ),
+                (
+                    "threads",
+                    collect(
+                        ours().with_batch_size(777).with_threads(2),
+                        theirs().with_batch_size(777),
+                    ),
+                ),
+            ];
+            for (case, (ours, theirs)) in cases {
+                let name = format!("{name}, {case}");
+                assert_same(&name, &ours, &theirs);
+                assert_valid(&name, &ours);
+            }
+            // A filter on the view column itself: rows whose `few` is "s1".
+            let wanted = "s1";
+            let ours = ours().with_batch_size(100).with_row_filter(
+                RowFilter::new().and("few", Predicate::Eq(Scalar::Bytes(wanted.into()))),
+            );
+            let builder = theirs();
+            let mask = ProjectionMask::columns(builder.parquet_schema(), ["few"]);
+            let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
+                let few = batch
+                    .column(0)
+                    .as_any()
+                    .downcast_ref::<StringViewArray>()
+                    .unwrap();
+                Ok(BooleanArray::from_iter(
+                    few.iter().map(|s| Some(s == Some(wanted))),
+                ))
+            });
+            let theirs = builder
+                .with_batch_size(100)
+                .with_row_filter(ArrowRsFilter::new(vec![Box::new(predicate)]));
+            let (ours, theirs) = collect(ours, theirs);
+            let name = format!("{name}, filter");
+            assert_same(&name, &ours, &theirs);
+            assert_valid(&name, &ours);
+            assert!(
+                ours.iter().map(|b| b.num_rows()).sum::<usize>() > 0,
+                "{name}"
+            );
+        }
+    }
+
+    /// A file of one BYTE_ARRAY column of `values` (annotated UTF8 or not), dictionary-encoded
+    /// or PLAIN, written by the parquet crate's low-level writer (which writes any bytes).
+    fn raw_file(values: &[&[u8]], utf8: bool, dictionary: bool) -> Bytes {
+        use parquet::basic::{LogicalType, Repetition, Type as PhysicalType};
+        use parquet::data_type::{ByteArray, ByteArrayType};
+        use parquet::file::writer::SerializedFileWriter;
+        use parquet::schema::types::Type;
+        let mut field = Type::primitive_type_builder("s", PhysicalType::BYTE_ARRAY)
+            .with_repetition(Repetition::REQUIRED);
+        if utf8 {
+            field = field.with_logical_type(Some(LogicalType::String));
+        }
+        let schema = Type::group_type_builder("schema")
+            .with_fields(vec![Arc::new(field.build().unwrap())])
+            .build()
+            .unwrap();
+        let properties = WriterProperties::builder()
+            .set_dictionary_enabled(dictionary)
+            .build();
+        let mut out = Vec::new();
+        let mut writer =
+            SerializedFileWriter::new(&mut out, Arc::new(schema), Arc::new(properties)).unwrap();
+        let mut group = writer.next_row_group().unwrap();
+        let mut column = group.next_column().unwrap().unwrap();
+        let values: Vec<ByteArray> = values.iter().map(|v| ByteArray::from(v.to_vec())).collect();
+        column
+            .typed::<ByteArrayType>()
+            .write_batch(&values, None, None)
+            .unwrap();
+        column.close().unwrap();
+        group.close().unwrap();
+        writer.close().unwrap();
+        Bytes::from(out)
+    }
+
+    /// The file read with `s` as `data_type` (a supplied schema), by one of the readers.
+    fn read_as(file: &Bytes, data_type: DataType, ours: bool) -> Result<Vec<RecordBatch>, String> {
+        let schema = Arc::new(arrow_schema::Schema::new(vec![Field::new(
+            "s", data_type, false,
+        )]));
+        let options = ArrowReaderOptions::new().with_schema(schema);
+        if ours {
+            ParquetRecordBatchReaderBuilder::try_new_with_options(file.clone(), options)
+                .map_err(|e| e.to_string())?
+                .with_batch_size(3)
+                .build()
+                .map_err(|e| e.to_string())?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())
+        } else {
+            ArrowRsBuilder::try_new_with_options(file.clone(), options)
+                .map_err(|e| e.to_string())?
+                .with_batch_size(3)
+                .build()
+                .map_err(|e| e.to_string())?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_read_as_utf8_view_is_an_error() {
+        let long = [b'a'; 200];
+        let cases: [&[&[u8]]; 4] = [
+            // A lone continuation byte, inline.
+            &[b"ok", b"\x80", b"fine"],
+            // A value that ends inside a character, followed by one that starts with its
+            // continuation (valid only read together).
+            &[b"abc\xC3", b"\xA9def", b"x"],
+            // Invalid bytes in a value of 13 bytes and more.
+            &[b"0123456789abcdef\xFF", b"y"],
+            // After a value of 128 bytes and more (its length prefix is not ASCII).
+            &[&long, b"\xE2\x82"],
+        ];
+        for (i, values) in cases.iter().enumerate() {
+            for dictionary in [false, true] {
+                let name = format!("case {i}, dictionary {dictionary}");
+                // Annotated UTF8: both readers refuse it.
+                let file = raw_file(values, true, dictionary);
+                assert!(
+                    read_as(&file, DataType::Utf8View, true).is_err(),
+                    "{name}: ours"
+                );
+                assert!(
+                    read_as(&file, DataType::Utf8View, false).is_err(),
+                    "{name}: arrow-rs"
+                );
+                // Not annotated: arrow-rs checks only UTF8 columns; ours checks every
+                // Utf8View (never an array of invalid strings).
+                let file = raw_file(values, false, dictionary);
+                let ours = read_as(&file, DataType::Utf8View, true);
+                assert!(ours.is_err(), "{name}, not annotated: ours read {ours:?}");
+                // As BinaryView, the bytes as they are, in both.
+                let ours = read_as(&file, DataType::BinaryView, true).unwrap();
+                let theirs = read_as(&file, DataType::BinaryView, false).unwrap();
+                assert_same(&name, &ours, &theirs);
+                assert_valid(&name, &ours);
+            }
+        }
+        // Valid UTF-8 of every kind reads in both.
+        let values: [&[u8]; 4] = [b"", "é€😀".as_bytes(), &long, "long-ωωωωωωωωωωω".as_bytes()];
+        for dictionary in [false, true] {
+            let file = raw_file(&values, true, dictionary);
+            let ours = read_as(&file, DataType::Utf8View, true).unwrap();
+            let theirs = read_as(&file, DataType::Utf8View, false).unwrap();
+            assert_same("valid", &ours, &theirs);
+            assert_valid("valid", &ours);
+        }
+    }
+}
+
+// ---- Dictionary(Int32, Utf8) and Dictionary(Int32, Binary) -------------------------------
+
+mod dictionaries {
+    use super::*;
+    use arrow_array::types::Int32Type;
+    use arrow_array::{Array, DictionaryArray};
+
+    fn dictionary_batch(seed: u64) -> RecordBatch {
+        let mut r = Rng(seed);
+        let n = 4_000;
+        let words: Vec<String> = (0..60)
+            .map(|i| format!("word-{i}-{}", "z".repeat(i % 15)))
+            .collect();
+        let strings: DictionaryArray<Int32Type> = (0..n)
+            .map(|_| (!r.null(10)).then(|| words[r.below(60) as usize].as_str()))
+            .collect();
+        let required: DictionaryArray<Int32Type> =
+            (0..n).map(|i| words[(i * 7) % 13].as_str()).collect();
+        let binary_values = BinaryArray::from_iter_values((0..20).map(|i| vec![i as u8; i]));
+        let keys = Int32Array::from_iter((0..n).map(|_| (!r.null(5)).then(|| r.below(20) as i32)));
+        let binary = DictionaryArray::<Int32Type>::try_new(keys, Arc::new(binary_values)).unwrap();
+        let all_null: DictionaryArray<Int32Type> = (0..n).map(|_| None::<&str>).collect();
+        RecordBatch::try_from_iter_with_nullable([
+            ("strings", Arc::new(strings) as ArrayRef, true),
+            ("required", Arc::new(required) as ArrayRef, false),
+            ("binary", Arc::new(binary) as ArrayRef, true),
+            ("all_null", Arc::new(all_null) as ArrayRef, true),
+        ])
+        .unwrap()
+    }
+
+    fn dictionary_files() -> Vec<(&'static str, Bytes)> {
+        let write = |properties: WriterProperties| {
+            let mut out = Vec::new();
+            let first = dictionary_batch(0x5EED_0001);
+            let mut writer =
+                ArrowWriter::try_new(&mut out, first.schema(), Some(properties)).unwrap();
+            writer.write(&first).unwrap();
+            writer.flush().unwrap();
+            writer.write(&dictionary_batch(0x5EED_0002)).unwrap();
+            writer.close().unwrap();
+            Bytes::from(out)
+        };
+        let small_pages = || {
+            WriterProperties::builder()
+                .set_data_page_row_count_limit(500)
+                .set_write_batch_size(100)
+        };
+        vec![
+            ("dictionary pages", write(small_pages().build())),
+            (
+                "plain pages",
+                write(small_pages().set_dictionary_enabled(false).build()),
+            ),
+            (
+                "dictionary fallback, v2",
+                write(
+                    small_pages()
+                        .set_writer_version(WriterVersion::PARQUET_2_0)
+                        .set_dictionary_page_size_limit(64)
+                        .build(),
+                ),
+            ),
+        ]
+    }
+
+    #[test]
+    fn dictionary_columns_equal_arrow_rs_and_are_read_here() {
+        for (name, file) in dictionary_files() {
+            let schema = ArrowRsBuilder::try_new(file.clone())
+                .unwrap()
+                .schema()
+                .clone();
+            assert!(
+                matches!(
+                    schema.field_with_name("strings").unwrap().data_type(),
+                    DataType::Dictionary(_, _)
+                ),
+                "{name}: {schema:?}"
+            );
+            let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+                .unwrap()
+                .build()
+                .unwrap();
+            assert!(
+                reader.columns_read_by_arrow_rs().is_empty(),
+                "{name}: {:?}",
+                reader.columns_read_by_arrow_rs()
+            );
+            for batch_size in [1, 300, 1024, 10_000] {
+                let ours = ours_all(&file, batch_size);
+                let theirs = theirs_all(&file, batch_size);
+                let name = format!("{name}, batch {batch_size}");
+                assert_same(&name, &ours, &theirs);
+                for batch in &ours {
+                    for column in batch.columns() {
+                        column.to_data().validate_full().unwrap();
+                    }
+                }
+            }
+            let selection = RowSelection::from(vec![
+                RowSelector::skip(33),
+                RowSelector::select(1_200),
+                RowSelector::skip(2_000),
+                RowSelector::select(3_000),
+            ]);
+            let (ours, theirs) = collect(
+                ParquetRecordBatchReaderBuilder::try_new(file.clone())
+                    .unwrap()
+                    .with_batch_size(700)
+                    .with_row_selection(selection.clone())
+                    .with_offset(100)
+                    .with_limit(3_500),
+                ArrowRsBuilder::try_new(file.clone())
+                    .unwrap()
+                    .with_batch_size(700)
+                    .with_row_selection(selection)
+                    .with_offset(100)
+                    .with_limit(3_500),
+            );
+            assert_same(&format!("{name}, selection"), &ours, &theirs);
+            assert!(ours
+                .iter()
+                .all(|b| b.column(0).as_any().is::<DictionaryArray<Int32Type>>()));
+        }
+    }
+}
+
+/// `ChunkDecoder::decode_dictionary_indices_only`, which the view and dictionary columns'
+/// pages go through: the same indices on the CPU path and as jobs (the fallback's model of
+/// QPL), and the same refusal of a damaged stream.
+#[test]
+fn dictionary_indices_only_on_every_path() {
+    use qpl_rs::parquet::codecs::hybrid;
+    use qpl_rs::parquet::{ChunkDecoder, Column, Encoding, PhysicalType};
+    let column = Column {
+        physical_type: PhysicalType::ByteArray,
+        max_def_level: 1,
+        max_rep_level: 0,
+    };
+    let mut r = Rng(0xD1C7);
+    // Runs (RLE) and noise (bit-packed), 1000 values of 7 bits.
+    let indices: Vec<u32> = (0..1000)
+        .map(|i| if i % 100 < 30 { 5 } else { r.below(100) as u32 })
+        .collect();
+    let mut section = vec![7u8];
+    hybrid::encode(&indices, 7, &mut section).unwrap();
+    let decoders = [
+        ChunkDecoder::new(column, Path::Fallback),
+        ChunkDecoder::new(column, Path::Fallback).force_jobs(),
+    ];
+    for mut decoder in decoders {
+        let mut out = vec![1, 2, 3];
+        decoder
+            .decode_dictionary_indices_only(Encoding::RleDictionary, &section, 1000, &mut out)
+            .unwrap();
+        assert_eq!(out, indices);
+        // Fewer values than asked for: an error, and nothing kept.
+        let short = &section[..section.len() / 2];
+        let result =
+            decoder.decode_dictionary_indices_only(Encoding::RleDictionary, short, 1000, &mut out);
+        assert!(result.is_err(), "a cut stream decodes?");
+        assert!(out.is_empty());
+        // Not a dictionary encoding.
+        assert!(decoder
+            .decode_dictionary_indices_only(Encoding::Plain, &section, 1000, &mut out)
+            .is_err());
+    }
+}

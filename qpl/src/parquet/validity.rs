@@ -23,6 +23,14 @@ pub struct ArrowPage {
     pub values: Values,
     /// BOOLEAN values as bits, where [`ValuesAt::Bits`] says they went.
     pub booleans: Bits,
+    /// Leave a BYTE_ARRAY page's values section undecoded when it is PLAIN or
+    /// dictionary-encoded ([`ValuesAt::Section`]), for a reader that makes views of the page's
+    /// bytes or of its dictionary's (Arrow's Utf8View and BinaryView). Off by default.
+    pub byte_array_sections: bool,
+    /// Leave a BYTE_ARRAY page's values section undecoded when it is dictionary-encoded
+    /// ([`ValuesAt::Section`]), for a reader that keeps the dictionary (Arrow's dictionary
+    /// arrays); PLAIN values are decoded. Off by default.
+    pub dictionary_sections: bool,
 }
 
 impl ArrowPage {
@@ -32,6 +40,8 @@ impl ArrowPage {
             validity: Bits::new(),
             values: Values::new(physical_type),
             booleans: Bits::new(),
+            byte_array_sections: false,
+            dictionary_sections: false,
         }
     }
 }
@@ -46,6 +56,11 @@ pub enum ValuesAt {
     /// PLAIN values of a fixed-width type (INT32, INT64, FLOAT, DOUBLE), little-endian: these
     /// bytes of the page's `buf` (checked to hold them all).
     Page(Range<usize>),
+    /// The values section of a BYTE_ARRAY page, undecoded (where
+    /// [`ArrowPage::byte_array_sections`] or [`ArrowPage::dictionary_sections`] asks for it):
+    /// these bytes of the page's `buf`, PLAIN byte arrays or dictionary indices as the page's
+    /// encoding says, not checked yet.
+    Section(Range<usize>),
 }
 
 use super::compressed::Section;
@@ -105,6 +120,10 @@ struct Out<'o> {
     validity: &'o mut Bits,
     values: &'o mut Values,
     booleans: Option<&'o mut Bits>,
+    /// [`ArrowPage::byte_array_sections`].
+    byte_array_sections: bool,
+    /// [`ArrowPage::dictionary_sections`].
+    dictionary_sections: bool,
 }
 
 /// The hybrid runs of an RLE values section (booleans), after its 4-byte length.
@@ -137,7 +156,7 @@ impl ChunkDecoder {
         validity: &mut Bits,
         values: &mut Values,
     ) -> Result<PageReport, PageError> {
-        self.decode_validity_checked(page, validity, values, None)
+        self.decode_validity_checked(page, validity, values, None, (false, false))
             .map(|(report, _)| report)
     }
 
@@ -155,6 +174,7 @@ impl ChunkDecoder {
             &mut out.validity,
             &mut out.values,
             Some(&mut out.booleans),
+            (out.byte_array_sections, out.dictionary_sections),
         );
         if result.is_err() {
             out.booleans.truncate(booleans_before);
@@ -168,6 +188,7 @@ impl ChunkDecoder {
         validity: &mut Bits,
         values: &mut Values,
         booleans: Option<&mut Bits>,
+        sections: (bool, bool),
     ) -> Result<(PageReport, ValuesAt), PageError> {
         let column = self.column;
         if column.max_rep_level != 0 {
@@ -188,7 +209,7 @@ impl ChunkDecoder {
             ));
         }
         let before = (validity.len, values.len());
-        let result = self.decode_validity_parts(page, validity, values, booleans);
+        let result = self.decode_validity_parts(page, validity, values, booleans, sections);
         if result.is_err() {
             validity.truncate(before.0);
             values.truncate(before.1);
@@ -202,11 +223,14 @@ impl ChunkDecoder {
         validity: &mut Bits,
         values: &mut Values,
         booleans: Option<&mut Bits>,
+        (byte_array_sections, dictionary_sections): (bool, bool),
     ) -> Result<(PageReport, ValuesAt), PageError> {
         let out = Out {
             validity,
             values,
             booleans,
+            byte_array_sections,
+            dictionary_sections,
         };
         if let Page::Dictionary {
             buf,
@@ -308,6 +332,8 @@ impl ChunkDecoder {
             validity,
             values,
             booleans,
+            byte_array_sections,
+            dictionary_sections,
         } = out;
         let n = num_values as usize;
         let limit = self.executor.config().max_output_bytes as u64;
@@ -383,6 +409,21 @@ impl ChunkDecoder {
             // `section` is a part of `buf`: its place there.
             let start = section.as_ptr() as usize - buf.as_ptr() as usize;
             return Ok((report(None), ValuesAt::Page(start..start + bytes)));
+        }
+        let undecoded = match encoding {
+            Encoding::Plain => byte_array_sections,
+            Encoding::PlainDictionary | Encoding::RleDictionary => {
+                byte_array_sections || dictionary_sections
+            }
+            _ => false,
+        };
+        if undecoded && self.column.physical_type == PhysicalType::ByteArray {
+            // `section` is a part of `buf`: its place there.
+            let start = section.as_ptr() as usize - buf.as_ptr() as usize;
+            return Ok((
+                report(None),
+                ValuesAt::Section(start..start + section.len()),
+            ));
         }
         if let (PhysicalType::Boolean, Some(bits)) = (self.column.physical_type, booleans) {
             let codec = |e| PageError::codec(PagePart::Values, encoding, e);

@@ -590,3 +590,88 @@ fn decode_rle_booleans(
     drain(booleans, n, out, "RLE").map_err(codec)?;
     Ok(Path::Fallback)
 }
+
+impl ChunkDecoder {
+    /// Decodes the `n` indices of a dictionary-encoded data page's values section (its
+    /// bit-width byte, then the hybrid runs; `encoding` is PLAIN_DICTIONARY or RLE_DICTIONARY)
+    /// into `out` (replacing what it held; empty after an error), on this decoder's path as
+    /// [`ChunkDecoder::decode_page`] decodes indices: a job where jobs run, the codec on the
+    /// CPU path or where a job refuses the stream. The indices are not looked up: a reader that
+    /// gathers through a dictionary of its own (Arrow views) checks them. Returns the path that
+    /// decoded them.
+    pub fn decode_dictionary_indices_only(
+        &mut self,
+        encoding: Encoding,
+        section: &[u8],
+        n: usize,
+        out: &mut Vec<u32>,
+    ) -> Result<Path, PageError> {
+        let part = PagePart::Values;
+        let codec = |e| PageError::codec(part, encoding, e);
+        if !encoding.is_dictionary() {
+            out.clear();
+            return Err(PageError::unsupported(
+                part,
+                encoding,
+                "dictionary indices are PLAIN_DICTIONARY or RLE_DICTIONARY",
+            ));
+        }
+        if n == 0 {
+            out.clear();
+            return Ok(Path::Fallback);
+        }
+        let limit = self.executor.config().max_output_bytes as u64;
+        let bytes = (n as u64).saturating_mul(4);
+        if bytes > limit {
+            out.clear();
+            return Err(PageError::invalid(
+                part,
+                Some(encoding),
+                format!(
+                    "{n} dictionary indices would take {bytes} bytes, above this executor's \
+                     limit of {limit} (Config::max_output_bytes)"
+                ),
+            ));
+        }
+        // As in `decode_dictionary_indices`: the run headers are walked first, so that an
+        // over-wide RLE value (which QPL's parser keeps) is the codec's error on every path.
+        let well_formed = HybridDecoder::with_width_byte(section, n)
+            .and_then(|mut indices| indices.skip(n))
+            .is_ok();
+        if self.use_jobs && well_formed {
+            match decode_job::<u32>(&self.executor, &Stream::parquet_rle(section), n as u32) {
+                Ok((indices, output)) => {
+                    *out = indices;
+                    return Ok(output.path);
+                }
+                // Data the job refused: the codec decides (see `codec_decides`).
+                Err(e) if codec_decides(&e) => {}
+                Err(e) => {
+                    out.clear();
+                    return Err(PageError::job(part, encoding, e));
+                }
+            }
+        }
+        let mut indices = HybridDecoder::with_width_byte(section, n).map_err(|e| {
+            out.clear();
+            codec(e)
+        })?;
+        // Every index is written: the buffer of the last page is reused, not zeroed first.
+        if out.len() < n {
+            out.resize(n, 0);
+        }
+        out.truncate(n);
+        let got = indices.next_batch(out).map_err(|e| {
+            out.clear();
+            codec(e)
+        })?;
+        if got < n {
+            out.clear();
+            return Err(codec(ParquetError::truncated(
+                "RLE_DICTIONARY",
+                format!("the values section ends after {got} of the page's {n} indices"),
+            )));
+        }
+        Ok(Path::Fallback)
+    }
+}

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use arrow_array::types::*;
 use arrow_array::{
-    Array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, FixedSizeBinaryArray,
-    LargeBinaryArray, LargeStringArray, PrimitiveArray, StringArray,
+    Array, ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, DictionaryArray,
+    FixedSizeBinaryArray, Int32Array, LargeBinaryArray, LargeStringArray, PrimitiveArray,
+    StringArray,
 };
 use arrow_buffer::{
     BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
@@ -53,15 +54,28 @@ pub(crate) fn converts(physical: PhysicalType, data_type: &DataType) -> bool {
         ),
         PhysicalType::Float => matches!(data_type, D::Float32),
         PhysicalType::Double => matches!(data_type, D::Float64),
-        PhysicalType::ByteArray => matches!(
-            data_type,
-            D::Utf8 | D::LargeUtf8 | D::Binary | D::LargeBinary
-        ),
+        PhysicalType::ByteArray => match data_type {
+            D::Dictionary(key, value) => is_dictionary_of_bytes(key, value),
+            other => matches!(
+                other,
+                D::Utf8 | D::LargeUtf8 | D::Binary | D::LargeBinary | D::Utf8View | D::BinaryView
+            ),
+        },
         PhysicalType::FixedLenByteArray(len) => {
             matches!(data_type, D::FixedSizeBinary(n) if *n >= 0 && *n as usize == len)
         }
         PhysicalType::Int96 => matches!(data_type, D::Timestamp(_, _)),
     }
+}
+
+/// Whether `Dictionary(key, value)` is a dictionary type read here: Int32 keys (pyarrow's
+/// dictionary columns), values of a byte array type.
+pub(crate) fn is_dictionary_of_bytes(key: &DataType, value: &DataType) -> bool {
+    *key == DataType::Int32
+        && matches!(
+            value,
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary
+        )
 }
 
 /// Takes the rows of `data` (its levels and values are emptied) as an array of `data_type`
@@ -308,8 +322,18 @@ pub(crate) fn boolean_array(
     )))
 }
 
+/// `values` (every one valid) as an array of `data_type`, a byte array type (a dictionary's
+/// entries as its values array).
+pub(crate) fn byte_arrays_array(
+    values: ByteArrays,
+    data_type: &DataType,
+) -> Result<ArrayRef, ArrowError> {
+    bytes_array(values, None, None, data_type)
+}
+
 /// Byte arrays as Utf8/LargeUtf8/Binary/LargeBinary/FixedSizeBinary: the values buffer is
-/// kept, the offsets spread over the rows (a null row is empty).
+/// kept, the offsets spread over the rows (a null row is empty); as Utf8View/BinaryView: views
+/// into the values buffer ([`super::view::byte_arrays_to_views`]).
 fn bytes_array(
     values: ByteArrays,
     validity: Option<&BooleanBuffer>,
@@ -318,6 +342,21 @@ fn bytes_array(
 ) -> Result<ArrayRef, ArrowError> {
     if let DataType::FixedSizeBinary(size) = data_type {
         return fixed_size_binary(values, validity, nulls, *size);
+    }
+    if super::view::is_view(data_type) {
+        return super::view::byte_arrays_to_views(values, validity, nulls, data_type);
+    }
+    if let DataType::Dictionary(_, value_type) = data_type {
+        // Values not dictionary-encoded in the file (PLAIN pages, a struct's or a list's
+        // values): each row its own entry.
+        let rows = validity.map_or(values.len(), |v| v.len());
+        let rows = i32::try_from(rows)
+            .map_err(|_| ArrowError::ParquetError(format!("{rows} rows pass i32 keys")))?;
+        let values = bytes_array(values, validity, nulls.clone(), value_type)?;
+        let keys = Int32Array::new((0..rows).collect(), nulls);
+        return Ok(Arc::new(DictionaryArray::<Int32Type>::try_new(
+            keys, values,
+        )?));
     }
     let offsets: Vec<i32> = match validity {
         None => values.offsets,

@@ -16,6 +16,7 @@ use super::chunk_bytes::{ChunkSource, DynSource};
 use super::convert::{boolean_array, plain_array, take_array, take_values};
 use super::list::{take_list, ListShape};
 use super::selection::{Cursor, Take};
+use super::view::{self, CopyViews, OpenViews, PlainViews, ViewDictionary};
 use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
 use crate::parquet::{ArrowPage, Bits, ChunkDecoder, Column, ColumnData, ValuesAt};
 use crate::Executor;
@@ -52,6 +53,33 @@ pub(crate) struct FlatColumn {
     /// Arrays of selected rows not yet returned, and their rows.
     pending: VecDeque<ArrayRef>,
     pending_rows: usize,
+    /// The reader's batch size: arrays of view types are cut where batches end.
+    batch_size: usize,
+    /// Selected rows put in `pending` so far (where the next batch boundary is).
+    queued: usize,
+    /// A top-level Utf8View/BinaryView column: its PLAIN and dictionary pages made views here.
+    views: Option<Views>,
+    /// A top-level column read as a dictionary array: its dictionary pages kept as they are.
+    dictionary: Option<KeptDictionary>,
+}
+
+/// A flat dictionary column's state: the chunk's dictionary as the array's values.
+#[derive(Default)]
+struct KeptDictionary {
+    /// The chunk's dictionary, made an array when its first data page needs it.
+    values: Option<ArrayRef>,
+    /// A page's indices (kept for its capacity).
+    indices: Vec<u32>,
+}
+
+/// A flat view column's state: views are made into the batch being filled, across pages.
+struct Views {
+    /// The chunk's dictionary, once its page was read.
+    dictionary: Option<ViewDictionary>,
+    /// A page's dictionary indices (kept for its capacity).
+    indices: Vec<u32>,
+    /// The batch being filled (full ones go to `pending`; the last at the column's end).
+    open: OpenViews,
 }
 
 impl FlatColumn {
@@ -65,12 +93,29 @@ impl FlatColumn {
         row_groups: &[usize],
         cursor: Cursor,
         executor: Executor,
+        batch_size: usize,
     ) -> Result<FlatColumn, ArrowError> {
         let descr = metadata.file_metadata().schema_descr().column(leaf);
         let name = descr.path().string();
         let column = column_of(&descr)
             .map_err(|m| ArrowError::ParquetError(format!("column {name}: {m}")))?;
         let decoder = ChunkDecoder::with_executor(column, executor);
+        let views = (list.is_none() && view::is_view(&data_type)).then(|| Views {
+            dictionary: None,
+            indices: Vec::new(),
+            open: OpenViews::new(batch_size.max(1)),
+        });
+        let mut arrow_page = ArrowPage::new(column.physical_type);
+        arrow_page.byte_array_sections = views.is_some();
+        let dictionary = match (&list, &data_type) {
+            (None, DataType::Dictionary(key, value))
+                if super::convert::is_dictionary_of_bytes(key, value) =>
+            {
+                Some(KeptDictionary::default())
+            }
+            _ => None,
+        };
+        arrow_page.dictionary_sections = dictionary.is_some();
         Ok(FlatColumn {
             input,
             metadata,
@@ -82,19 +127,28 @@ impl FlatColumn {
             column,
             decoder,
             data: ColumnData::new(&column),
-            arrow_page: ArrowPage::new(column.physical_type),
+            arrow_page,
             row_groups: row_groups.iter().copied().collect(),
             pages: None,
             page: 0,
             cursor,
             pending: VecDeque::new(),
             pending_rows: 0,
+            batch_size: batch_size.max(1),
+            queued: 0,
+            views,
+            dictionary,
         })
     }
 
     /// Makes this leaf a field of a struct: arrays of the struct (with this one field).
     pub fn in_struct(mut self, parent: StructParent) -> FlatColumn {
         self.parent = Some(parent);
+        // A struct's field is read through its levels (`decode_page`), views made after.
+        self.views = None;
+        self.arrow_page.byte_array_sections = false;
+        self.dictionary = None;
+        self.arrow_page.dictionary_sections = false;
         self
     }
 
@@ -173,6 +227,12 @@ impl FlatColumn {
         loop {
             let Some(pages) = self.pages.as_mut() else {
                 let Some(row_group) = self.row_groups.pop_front() else {
+                    // A view column's last batch, not full.
+                    if let Some(views) = self.views.as_mut().filter(|v| v.open.len() > 0) {
+                        let array = views.open.finish(&self.data_type)?;
+                        self.queue(array);
+                        return Ok(true);
+                    }
                     return Ok(false);
                 };
                 // Page by page: the memory of a page, not of the chunk, where the input is a
@@ -182,6 +242,12 @@ impl FlatColumn {
                     .map_err(|e| self.error(e))?;
                 self.pages = Some(reader);
                 self.decoder.reset();
+                if let Some(views) = &mut self.views {
+                    views.dictionary = None;
+                }
+                if let Some(dictionary) = &mut self.dictionary {
+                    dictionary.values = None;
+                }
                 self.page = 0;
                 continue;
             };
@@ -218,6 +284,38 @@ impl FlatColumn {
                 continue;
             };
             let is_dict = matches!(page, parquet::column::page::Page::DictionaryPage { .. });
+            if let (true, Some(views)) = (is_dict, &self.views) {
+                // A view column's dictionary: its page's bytes and a view per entry, here;
+                // the decoder never needs it (its data pages' indices are gathered here).
+                let parquet::column::page::Page::DictionaryPage {
+                    buf,
+                    num_values,
+                    encoding,
+                    ..
+                } = &page
+                else {
+                    unreachable!("a dictionary page");
+                };
+                let result = if views.dictionary.is_some() {
+                    Err(ArrowError::ParquetError(
+                        "a second dictionary page in the column chunk".into(),
+                    ))
+                } else if !matches!(
+                    encoding,
+                    parquet::basic::Encoding::PLAIN | parquet::basic::Encoding::PLAIN_DICTIONARY
+                ) {
+                    Err(ArrowError::ParquetError(format!(
+                        "a dictionary page in {encoding} (PLAIN or PLAIN_DICTIONARY)"
+                    )))
+                } else {
+                    let utf8 = self.data_type == DataType::Utf8View;
+                    ViewDictionary::new(buf.clone(), *num_values as usize, utf8)
+                };
+                let dictionary = result.map_err(|e| self.page_error(e))?;
+                self.views.as_mut().expect("a view column").dictionary = Some(dictionary);
+                self.page += 1;
+                continue;
+            }
             let view = page_of(&page).map_err(|m| self.page_error(m))?;
             // A top-level flat column: its levels go straight to validity bits.
             let plain_flat = self.list.is_none() && self.parent.is_none();
@@ -235,6 +333,31 @@ impl FlatColumn {
             self.page += 1;
             if is_dict {
                 continue;
+            }
+            if self.views.is_some() && !matches!(values_at, ValuesAt::Bits | ValuesAt::Page(_)) {
+                let rows = report.levels;
+                if known_rows.is_some_and(|known| known != rows) {
+                    return Err(self.page_error(format!(
+                        "the header says {} rows, the page holds {rows}",
+                        known_rows.unwrap_or(0)
+                    )));
+                }
+                let take = match take.take() {
+                    Some(take) => take,
+                    None => self.cursor.take(rows),
+                };
+                let values = match values_at {
+                    ValuesAt::Section(range) => ViewValues::Section(range, view.encoding()),
+                    _ => ViewValues::Decoded,
+                };
+                let present = report.values;
+                let arrays = self
+                    .view_page(page.buffer(), values, present, rows, take)
+                    .map_err(|e| self.page_error(e))?;
+                for array in arrays {
+                    self.queue(array);
+                }
+                return Ok(true);
             }
             let (array, rows) = match &self.list {
                 None if plain_flat => {
@@ -257,6 +380,13 @@ impl FlatColumn {
                             let physical = self.column.physical_type;
                             plain_array(bytes, physical, validity, rows, &self.data_type)
                         }
+                        ValuesAt::Section(range) => self.dictionary_array(
+                            &page.buffer()[range],
+                            view.encoding(),
+                            report.values,
+                            validity,
+                            rows,
+                        ),
                     }
                     .map_err(|e| self.page_error(e))?;
                     (array, rows)
@@ -307,10 +437,228 @@ impl FlatColumn {
                     arrow_select::filter::filter(&array, &mask)?
                 }
             };
-            self.pending_rows += array.len();
-            self.pending.push_back(array);
+            if holds_views(array.data_type()) {
+                let pieces = self.pieces(array.len());
+                for piece in view::split(&array, &pieces) {
+                    self.queue(piece);
+                }
+            } else {
+                self.queue(array);
+            }
             return Ok(true);
         }
+    }
+
+    /// Puts `array` (selected rows) after the pending ones.
+    fn queue(&mut self, array: ArrayRef) {
+        self.pending_rows += array.len();
+        self.queued += array.len();
+        self.pending.push_back(array);
+    }
+
+    /// `rows` rows to queue, cut where the reader's batches end: the rows that complete the
+    /// batch being filled, then whole batches, then the rest.
+    fn pieces(&self, rows: usize) -> Vec<usize> {
+        pieces(self.queued, self.batch_size, rows)
+    }
+
+    /// A view column's data page (`values`: where its `present` values are; its validity is
+    /// in `self.arrow_page`): its selected rows (`take` of `rows`) added to the batch being
+    /// filled; returns the batches filled.
+    fn view_page(
+        &mut self,
+        page: &bytes::Bytes,
+        values: ViewValues,
+        present: usize,
+        rows: usize,
+        take: Take,
+    ) -> Result<Vec<ArrayRef>, ArrowError> {
+        let limit = self.decoder.executor().config().max_output_bytes as u64;
+        let bytes = (rows as u64).saturating_mul(16);
+        if bytes > limit {
+            return Err(ArrowError::ParquetError(format!(
+                "{rows} views would take {bytes} bytes, above this executor's limit of \
+                 {limit} (Config::max_output_bytes)"
+            )));
+        }
+        let validity = (self.column.max_def_level > 0)
+            .then(|| into_buffer(std::mem::take(&mut self.arrow_page.validity)))
+            .filter(|v| v.count_set_bits() < v.len());
+        let mut decoded = None;
+        if let ViewValues::Decoded = values {
+            // Taken whatever is selected: the next page's values go after nothing.
+            let empty = crate::parquet::Values::new(self.column.physical_type);
+            decoded = Some(std::mem::replace(&mut self.arrow_page.values, empty));
+        }
+        let selected = match take {
+            Take::None => return Ok(Vec::new()),
+            Take::All => None,
+            Take::Some(mask) => Some(mask),
+        };
+        let utf8 = self.data_type == DataType::Utf8View;
+        let data_type = &self.data_type;
+        let views = self.views.as_mut().expect("a view column");
+        let (validity, selected) = (validity.as_ref(), selected.as_ref());
+        match values {
+            ViewValues::Section(range, encoding) if encoding.is_dictionary() => {
+                self.decoder
+                    .decode_dictionary_indices_only(
+                        encoding,
+                        &page[range],
+                        present,
+                        &mut views.indices,
+                    )
+                    .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
+                match &views.dictionary {
+                    Some(dictionary) => {
+                        let mut dense = dictionary.gather(&views.indices);
+                        views
+                            .open
+                            .feed(&mut dense, validity, rows, selected, data_type)
+                    }
+                    None if present == 0 => {
+                        let mut dense = CopyViews::none();
+                        views
+                            .open
+                            .feed(&mut dense, validity, rows, selected, data_type)
+                    }
+                    None => Err(ArrowError::ParquetError(
+                        "a dictionary-encoded data page, but the chunk had no dictionary page \
+                         before it"
+                            .into(),
+                    )),
+                }
+            }
+            ViewValues::Section(range, _) => {
+                let buffer = Buffer::from(page.clone());
+                let mut dense = PlainViews::new(&buffer, range, present, utf8)?;
+                views
+                    .open
+                    .feed(&mut dense, validity, rows, selected, data_type)
+            }
+            ViewValues::Decoded => {
+                let Some(crate::parquet::Values::Bytes(arrays)) = decoded else {
+                    return Err(ArrowError::ParquetError(
+                        "a byte array column decoded to other values".into(),
+                    ));
+                };
+                if arrays.len() != present {
+                    return Err(ArrowError::ParquetError(format!(
+                        "{} values for {present} rows with a value",
+                        arrays.len()
+                    )));
+                }
+                let (buffer, dense_views) = view::dense_views(arrays, utf8)?;
+                let mut dense = CopyViews::of(&buffer, &dense_views);
+                views
+                    .open
+                    .feed(&mut dense, validity, rows, selected, data_type)
+            }
+        }
+    }
+}
+
+impl FlatColumn {
+    /// A dictionary column's dictionary-encoded data page (its values section `section` of
+    /// `present` indices in `encoding`): `rows` rows, `validity` the ones with a value, as
+    /// keys into the chunk's dictionary.
+    fn dictionary_array(
+        &mut self,
+        section: &[u8],
+        encoding: crate::parquet::Encoding,
+        present: usize,
+        validity: Option<BooleanBuffer>,
+        rows: usize,
+    ) -> Result<ArrayRef, ArrowError> {
+        let DataType::Dictionary(_, value_type) = &self.data_type else {
+            return Err(ArrowError::ParquetError(
+                "an undecoded values section outside a view or dictionary column".into(),
+            ));
+        };
+        let kept = self.dictionary.as_mut().expect("a dictionary column");
+        let values = match &kept.values {
+            Some(values) => Arc::clone(values),
+            None => {
+                let entries = match self.decoder.dictionary() {
+                    Some(crate::parquet::Values::Bytes(entries)) => entries.clone(),
+                    Some(_) => {
+                        return Err(ArrowError::ParquetError(
+                            "a byte array column's dictionary holds other values".into(),
+                        ))
+                    }
+                    None if present == 0 => crate::parquet::ByteArrays::new(),
+                    None => {
+                        return Err(ArrowError::ParquetError(
+                            "a dictionary-encoded data page, but the chunk had no dictionary \
+                             page before it"
+                                .into(),
+                        ))
+                    }
+                };
+                // Checked once per dictionary (UTF-8 for strings), as arrow-rs does.
+                let values = super::convert::byte_arrays_array(entries, value_type)?;
+                kept.values = Some(Arc::clone(&values));
+                values
+            }
+        };
+        self.decoder
+            .decode_dictionary_indices_only(encoding, section, present, &mut kept.indices)
+            .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
+        let keys: Vec<i32> = match &validity {
+            None => kept.indices.iter().map(|&i| i as i32).collect(),
+            Some(validity) => {
+                let mut keys = Vec::with_capacity(rows);
+                let mut at = 0;
+                for (from, to) in validity.set_slices() {
+                    keys.resize(from, 0);
+                    let run = kept.indices.get(at..at + to - from).ok_or_else(|| {
+                        ArrowError::ParquetError("fewer indices than rows with a value".into())
+                    })?;
+                    keys.extend(run.iter().map(|&i| i as i32));
+                    at += to - from;
+                }
+                keys.resize(rows, 0);
+                keys
+            }
+        };
+        let nulls = validity.map(NullBuffer::new).filter(|n| n.null_count() > 0);
+        let keys = arrow_array::Int32Array::new(keys.into(), nulls);
+        // Checks every key against the dictionary (an index past it, or past i32, is an
+        // error here).
+        Ok(Arc::new(arrow_array::DictionaryArray::<
+            arrow_array::types::Int32Type,
+        >::try_new(keys, values)?))
+    }
+}
+
+/// Where a view column's page's values are.
+enum ViewValues {
+    /// Its values section, undecoded: PLAIN, or dictionary indices.
+    Section(std::ops::Range<usize>, crate::parquet::Encoding),
+    /// Decoded, in `arrow_page.values`.
+    Decoded,
+}
+
+/// `rows` rows queued after `queued`, cut where batches of `batch_size` rows end.
+fn pieces(queued: usize, batch_size: usize, rows: usize) -> Vec<usize> {
+    let mut pieces = Vec::with_capacity(rows / batch_size + 2);
+    let mut left = rows;
+    let mut room = batch_size - queued % batch_size;
+    while left > 0 {
+        let piece = left.min(room);
+        pieces.push(piece);
+        left -= piece;
+        room = batch_size;
+    }
+    pieces
+}
+
+/// Whether arrays of `data_type` hold views (directly or in a struct's fields): they are cut
+/// into pieces with views of their own.
+fn holds_views(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Struct(fields) => fields.iter().any(|f| holds_views(f.data_type())),
+        other => view::is_view(other),
     }
 }
 

@@ -42,6 +42,7 @@ mod filter;
 mod flat;
 mod list;
 mod selection;
+mod view;
 
 use std::sync::Arc;
 
@@ -347,6 +348,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                             &row_groups,
                             plan.cursor(),
                             self.executor.clone(),
+                            self.batch_size,
                         )?
                         .in_struct(parent),
                     );
@@ -363,6 +365,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                     &row_groups,
                     plan.cursor(),
                     self.executor.clone(),
+                    self.batch_size,
                 )?);
             } else {
                 sources.push(Source::ArrowRs(handed_over.len()));
@@ -595,7 +598,8 @@ impl RecordBatchReader for ParquetRecordBatchReader {
 impl ParquetRecordBatchReader {
     /// The top-level fields whose columns this reader hands to arrow-rs's reader (nested
     /// columns, and the types not converted here yet: FLOAT16, decimals stored as
-    /// byte arrays, intervals, dictionary and view types), in schema order.
+    /// byte arrays, intervals, dictionaries other than Int32 keys over byte arrays), in schema
+    /// order.
     pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {
         self.sources
             .iter()
