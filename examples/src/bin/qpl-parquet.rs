@@ -1,17 +1,19 @@
 //! `qpl-parquet`: Parquet files decoded by qpl-rs's page layer — `verify` (against the
-//! `parquet` crate), `bench` and `filter`. See `qpl_examples::parquet_tool`.
+//! `parquet` crate), `read`, `bench`, `filter` and `sql` (DataFusion on qpl-rs). See
+//! `qpl_examples::parquet_tool`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser as _;
-use qpl_examples::parquet_tool::{bench, files, filter, read, verify};
+use qpl_examples::parquet_tool::{bench, files, filter, read, sql, verify};
 use qpl_examples::ExecPath;
 
 const LONG_ABOUT: &str = "\
 Decodes Parquet files with qpl-rs's own page layer (levels, dictionary indices and RLE booleans \
 on the chosen path: the IAA accelerator, QPL's software path or the pure-Rust fallback; every \
-other encoding on the CPU codecs) and checks, benchmarks or filters them.
+other encoding on the CPU codecs) and checks, benchmarks or filters them, or runs SQL over them \
+in DataFusion (sql, with the sql feature).
 
 The parquet crate reads the file structure (footer, page headers, decompression) and is the \
 reference decoder; it decodes nothing on qpl-rs's own path.";
@@ -78,12 +80,27 @@ rows, batches, columns and the times are null on an error line.
 
 Exit status: 0 when every file is ok, 1 when any is a mismatch, 2 when any is an error.";
 
+const SQL_ABOUT: &str = "\
+Runs QUERY in DataFusion over the FILEs, whose scans qpl-rs decodes (qpl_datafusion: pages \
+decoded and filters evaluated on the auto path, the IAA accelerator where usable, else the \
+pure-Rust fallback), and prints the result as a table on stdout, then on stderr the path that \
+decoded the scans.
+
+Each FILE is a table named after its file stem: data/trips.parquet is trips. A stem that is a \
+plain identifier (letters, digits, _) is matched in any case, as an unquoted SQL name; any \
+other stem is named exactly, in double quotes: SELECT count(*) FROM \"my-trips\".
+
+Needs a build with the sql feature (cargo build -p qpl-examples --features sql); without it \
+the command says so and exits 2.
+
+Exit status: 0, or 2 when a file cannot be registered or the query fails.";
+
 /// Command line of `qpl-parquet`.
 #[derive(clap::Parser)]
 #[command(
     name = "qpl-parquet",
     version,
-    about = "Decode Parquet files with qpl-rs: verify against the parquet crate, read to Arrow, bench, filter",
+    about = "Decode Parquet files with qpl-rs: verify against the parquet crate, read to Arrow, bench, filter, SQL",
     long_about = LONG_ABOUT
 )]
 struct Cli {
@@ -155,6 +172,17 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ExecPath::Auto)]
         path: ExecPath,
     },
+    /// Run a SQL query over FILEs (each a table named after its file stem) in DataFusion,
+    /// the scans decoded by qpl-rs; prints the result as a table.
+    #[command(long_about = SQL_ABOUT)]
+    Sql {
+        /// The SQL statement to run.
+        #[arg(short = 'e', long = "execute", value_name = "QUERY")]
+        query: String,
+        /// Parquet files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -169,6 +197,7 @@ fn main() -> ExitCode {
             select,
             path,
         } => filter::run(&file, &column, &eq, select.as_deref(), path.to_qpl()),
+        Command::Sql { query, files } => sql::run(&query, &files),
         Command::Read {
             columns,
             batch_size,

@@ -10,6 +10,8 @@
 //!   the column allows.
 //! - [`read`]: files to Arrow `RecordBatch`es with the library's reader
 //!   (`qpl_rs::parquet::arrow`), compared with arrow-rs's reader and timed against it.
+//! - [`sql`]: a SQL query over files in DataFusion, the scans decoded by qpl-rs
+//!   (`qpl_datafusion`; feature `sql`).
 //!
 //! The entry points the binary (`src/bin/qpl-parquet.rs`) calls, agreed between the modules:
 //!
@@ -20,10 +22,12 @@
 //! read::run(files: &[std::path::PathBuf], options: &read::Options) -> ExitCode
 //! filter::run(file: &std::path::Path, column: &str, eq: &str, select: Option<&str>,
 //!             path: qpl_rs::Path) -> ExitCode
+//! sql::run(query: &str, files: &[std::path::PathBuf]) -> ExitCode
 //! ```
 
 pub mod bench;
 pub mod files;
 pub mod filter;
 pub mod read;
+pub mod sql;
 pub mod verify;
