@@ -4,8 +4,7 @@
 
 use std::sync::Arc;
 
-use arrow_buffer::BooleanBuffer;
-use parquet::arrow::arrow_reader::RowSelection;
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::ParquetMetaData;
 
@@ -16,14 +15,15 @@ use crate::parquet::query::{
 };
 use crate::Executor;
 
-/// The rows of `row_groups` (in order, one after another) where every predicate holds.
+/// The rows of `row_groups` (in order, one after another) where every predicate holds, one
+/// bit a row.
 pub(crate) fn evaluate(
     input: Arc<dyn ChunkSource>,
     metadata: &Arc<ParquetMetaData>,
     row_groups: &[usize],
     row_filter: &RowFilter,
     executor: &Executor,
-) -> Result<RowSelection, ParquetError> {
+) -> Result<BooleanBuffer, ParquetError> {
     let schema = metadata.file_metadata().schema_descr();
     let mut leaves = Vec::new();
     for (name, predicate) in row_filter.predicates() {
@@ -31,8 +31,7 @@ pub(crate) fn evaluate(
             .map_err(|m| ParquetError::General(format!("row filter on {name}: {m}")))?;
         leaves.push((leaf, predicate));
     }
-    let mut ranges = Vec::new();
-    let mut start = 0usize;
+    let mut kept = BooleanBufferBuilder::new(0);
     for &row_group in row_groups {
         let group = metadata.row_group(row_group);
         let rows = group.num_rows() as usize;
@@ -70,13 +69,9 @@ pub(crate) fn evaluate(
             });
         }
         match keep {
-            None => ranges.push(start..start + rows),
-            Some(keep) => ranges.extend(keep.set_slices().map(|(a, b)| start + a..start + b)),
+            None => kept.append_n(rows, true),
+            Some(keep) => kept.append_buffer(&keep),
         }
-        start += rows;
     }
-    Ok(RowSelection::from_consecutive_ranges(
-        ranges.into_iter(),
-        start,
-    ))
+    Ok(kept.finish())
 }

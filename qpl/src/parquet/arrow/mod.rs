@@ -289,11 +289,21 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             }
             _ => None,
         };
-        let selection = match (self.selection, filtered) {
-            (Some(selection), Some(filtered)) => Some(selection.intersection(&filtered)),
-            (selection, filtered) => selection.or(filtered),
+        let plan = match (self.selection, filtered) {
+            // The filter's rows alone stay one bit a row: a filter keeping scattered rows would
+            // make a selection of as many runs (a run list costs more than the decode it saves).
+            (None, Some(kept)) if self.offset.is_none() && self.limit.is_none() => {
+                Plan::from_mask(kept)
+            }
+            (selection, filtered) => {
+                let filtered = filtered.map(|kept| RowSelection::from_filters(&[kept.into()]));
+                let selection = match (selection, filtered) {
+                    (Some(selection), Some(filtered)) => Some(selection.intersection(&filtered)),
+                    (selection, filtered) => selection.or(filtered),
+                };
+                Plan::new(selection.as_ref(), total, self.offset, self.limit)
+            }
         };
-        let plan = Plan::new(selection.as_ref(), total, self.offset, self.limit);
 
         // Each output field: one of ours (a flat leaf of a type converted here) or arrow-rs's.
         let parquet_schema = metadata.file_metadata().schema_descr();

@@ -12,6 +12,8 @@ pub(crate) struct Plan {
     pub runs: Option<Vec<RowSelector>>,
     /// Rows selected in all.
     pub selected: usize,
+    /// Instead of `runs`: one bit a row (a row filter's result, whatever its shape).
+    pub mask: Option<BooleanBuffer>,
 }
 
 impl Plan {
@@ -27,6 +29,7 @@ impl Plan {
             return Plan {
                 runs: None,
                 selected: total,
+                mask: None,
             };
         }
         let runs: Vec<RowSelector> = match selection {
@@ -61,18 +64,32 @@ impl Plan {
         Plan {
             runs: Some(out),
             selected,
+            mask: None,
         }
     }
 
     /// The runs as arrow-rs's selection (for the columns its reader reads).
     pub fn row_selection(&self) -> Option<RowSelection> {
-        self.runs.clone().map(RowSelection::from)
+        match &self.mask {
+            Some(mask) => Some(RowSelection::from_filters(&[mask.clone().into()])),
+            None => self.runs.clone().map(RowSelection::from),
+        }
     }
 
     /// A cursor at the first row.
     pub fn cursor(&self) -> Cursor {
         Cursor {
             runs: self.runs.clone().map(VecDeque::from),
+            mask: self.mask.clone().map(|mask| (mask, 0)),
+        }
+    }
+
+    /// The rows whose bit is set in `mask` (one bit a row of the row groups read).
+    pub fn from_mask(mask: BooleanBuffer) -> Plan {
+        Plan {
+            runs: None,
+            selected: mask.count_set_bits(),
+            mask: Some(mask),
         }
     }
 }
@@ -92,17 +109,38 @@ pub(crate) enum Take {
 #[derive(Clone, Debug)]
 pub(crate) struct Cursor {
     runs: Option<VecDeque<RowSelector>>,
+    /// Instead of `runs`: the plan's bits and the next row's position in them.
+    mask: Option<(BooleanBuffer, usize)>,
 }
 
 impl Cursor {
     /// Whether every row is selected (no selection at all).
     pub fn selects_all(&self) -> bool {
-        self.runs.is_none()
+        self.runs.is_none() && self.mask.is_none()
     }
 
     /// Which of the next `n` rows are selected; moves past them. Rows past the selection's
     /// end are not selected (as arrow-rs reads them).
     pub fn take(&mut self, n: usize) -> Take {
+        if let Some((mask, at)) = &mut self.mask {
+            let start = (*at).min(mask.len());
+            let end = start.saturating_add(n).min(mask.len());
+            *at = start.saturating_add(n);
+            let bits = mask.slice(start, end - start);
+            let bits = if end - start < n {
+                let mut padded = BooleanBufferBuilder::new(n);
+                padded.append_buffer(&bits);
+                padded.append_n(n - (end - start), false);
+                padded.finish()
+            } else {
+                bits
+            };
+            return match bits.count_set_bits() {
+                0 => Take::None,
+                c if c == n => Take::All,
+                _ => Take::Some(bits),
+            };
+        }
         let Some(runs) = &mut self.runs else {
             return Take::All;
         };
@@ -159,6 +197,25 @@ mod tests {
             }
         }
         rows
+    }
+
+    #[test]
+    fn a_mask_plan_takes_its_set_bits() {
+        let bits: Vec<bool> = (0..50)
+            .map(|i| i % 7 == 0 || (20..30).contains(&i))
+            .collect();
+        let plan = Plan::from_mask(BooleanBuffer::from(bits.clone()));
+        assert_eq!(plan.selected, bits.iter().filter(|b| **b).count());
+        let want: Vec<usize> = (0..50).filter(|&i| bits[i]).collect();
+        assert_eq!(selected(&plan, 50), want);
+        // The same rows as a run list, for arrow-rs's reader.
+        let runs: Vec<usize> = plan
+            .row_selection()
+            .unwrap()
+            .iter()
+            .map(|r| r.row_count)
+            .collect();
+        assert_eq!(runs.iter().sum::<usize>(), 50);
     }
 
     #[test]
