@@ -94,3 +94,14 @@ fn path_byte(path: Path) -> u8 {
         Path::Hardware => 3,
     }
 }
+
+/// `plan` as datafusion-proto bytes, its qpl-rs scans encoded by [`QplPhysicalExtensionCodec`]
+/// (what a scheduler ships to executors).
+pub fn encode_plan(plan: Arc<dyn ExecutionPlan>) -> Result<bytes::Bytes> {
+    physical_plan_to_bytes_with_extension_codec(plan, &QplPhysicalExtensionCodec)
+}
+
+/// The plan [`encode_plan`] wrote, its qpl-rs scans back on this project's reader.
+pub fn decode_plan(bytes: &[u8], ctx: &TaskContext) -> Result<Arc<dyn ExecutionPlan>> {
+    physical_plan_from_bytes_with_extension_codec(bytes, ctx, &QplPhysicalExtensionCodec)
+}

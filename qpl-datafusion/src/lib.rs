@@ -50,7 +50,7 @@ use datafusion::execution::session_state::SessionStateBuilder;
 use datafusion::prelude::SessionContext;
 pub use qpl_rs::Path;
 
-pub use codec::QplPhysicalExtensionCodec;
+pub use codec::{decode_plan, encode_plan, QplPhysicalExtensionCodec};
 pub use format::{register_parquet, QplParquetFormat};
 pub use rule::QplScanRule;
 pub use source::QplParquetSource;
