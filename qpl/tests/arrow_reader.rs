@@ -9,10 +9,12 @@ use arrow_array::builder::{Int32Builder, ListBuilder, MapBuilder, StringBuilder}
 use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::LargeListArray;
 use arrow_array::{
-    ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array, Int16Array,
-    Int32Array, Int64Array, Int8Array, ListArray, RecordBatch, StringArray, StructArray,
+    ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, Decimal256Array,
+    Float16Array, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array,
+    IntervalDayTimeArray, IntervalYearMonthArray, ListArray, RecordBatch, StringArray, StructArray,
     TimestampMicrosecondArray, UInt32Array, UInt64Array, UInt8Array,
 };
+use arrow_buffer::{i256, IntervalDayTime};
 use arrow_schema::{DataType, Field};
 use bytes::Bytes;
 use parquet::arrow::arrow_reader::{
@@ -47,6 +49,8 @@ impl Rng {
 }
 
 const ROWS: usize = 5_000;
+
+type F16 = <arrow_array::types::Float16Type as arrow_array::ArrowPrimitiveType>::Native;
 
 /// One batch with a column per flat type (required and nullable), plus nested columns that
 /// arrow-rs's reader reads for ours.
@@ -143,6 +147,26 @@ fn batch(seed: u64) -> RecordBatch {
         Some(pair_valid.into()),
     )
     .unwrap();
+    // Stored as FIXED_LEN_BYTE_ARRAY: FLOAT16, a decimal too wide for INT64 (16 bytes) and a
+    // 256-bit one, intervals (12 bytes).
+    let halves = Float16Array::from_iter(
+        (0..n).map(|i| (i % 9 != 0).then(|| F16::from_f32(i as f32 / 8.0 - 300.0))),
+    );
+    let wide = Decimal128Array::from_iter((0..n).map(|i| {
+        (i % 13 != 0).then(|| (i as i128 - 2_500) * 1_000_000_000_000_000_007 * (i as i128 % 7))
+    }))
+    .with_precision_and_scale(38, 6)
+    .unwrap();
+    let huge = Decimal256Array::from_iter((0..n).map(|i| {
+        (i % 4 != 1).then(|| i256::from_i128(i as i128 * 7_919 - 10_000_000) * i256::from(i64::MAX))
+    }))
+    .with_precision_and_scale(60, 10)
+    .unwrap();
+    let day_time = IntervalDayTimeArray::from_iter(
+        (0..n)
+            .map(|i| (i % 6 != 0).then(|| IntervalDayTime::new(i as i32 % 400, i as i32 * 1_000))),
+    );
+    let year_month: IntervalYearMonthArray = (0..n).map(|i| Some(i as i32 % 240)).collect();
     let mut map = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
     for i in 0..n {
         for (j, word) in words.iter().enumerate().take(i % 3) {
@@ -176,6 +200,11 @@ fn batch(seed: u64) -> RecordBatch {
             Arc::new(TimestampMicrosecondArray::from(stamps).with_timezone("Europe/Paris")),
         ),
         ("nothing", Arc::new(Int32Array::from(all_null))),
+        ("half", Arc::new(halves)),
+        ("wide_decimal", Arc::new(wide)),
+        ("huge_decimal", Arc::new(huge)),
+        ("day_time", Arc::new(day_time)),
+        ("year_month", Arc::new(year_month)),
         ("list", Arc::new(list)),
         ("names", Arc::new(names)),
         ("large", Arc::new(large)),
@@ -276,6 +305,139 @@ fn whole_files_equal_arrow_rs_at_every_batch_size() {
             assert_same(&format!("{name}, batch {batch_size}"), &ours, &theirs);
         }
     }
+}
+
+/// A file of decimals stored as BYTE_ARRAY (arrow-rs writes them as FIXED_LEN_BYTE_ARRAY;
+/// other writers do not): an optional DECIMAL(30, 3) and a required DECIMAL(60, 2) of
+/// big-endian two's complement values of every length from 0 (zero) to the type's width,
+/// in dictionary and PLAIN pages; plus `too_wide`, a DECIMAL(20, 0) of 17-byte values.
+fn byte_array_decimals(dictionary: bool, too_wide: bool) -> Bytes {
+    use parquet::basic::{LogicalType, Repetition, Type as PhysicalType};
+    use parquet::data_type::{ByteArray, ByteArrayType};
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::types::Type;
+    let decimal = |name: &str, precision: i32, scale: i32, repetition: Repetition| {
+        Arc::new(
+            Type::primitive_type_builder(name, PhysicalType::BYTE_ARRAY)
+                .with_repetition(repetition)
+                .with_logical_type(Some(LogicalType::decimal(scale, precision)))
+                .with_precision(precision)
+                .with_scale(scale)
+                .build()
+                .unwrap(),
+        )
+    };
+    let mut fields = vec![
+        decimal("small", 30, 3, Repetition::OPTIONAL),
+        decimal("large", 60, 2, Repetition::REQUIRED),
+    ];
+    if too_wide {
+        fields.push(decimal("too_wide", 20, 0, Repetition::REQUIRED));
+    }
+    let schema = Type::group_type_builder("schema")
+        .with_fields(fields)
+        .build()
+        .unwrap();
+    let properties = WriterProperties::builder()
+        .set_dictionary_enabled(dictionary)
+        .set_data_page_row_count_limit(100)
+        .set_write_batch_size(50)
+        .build();
+    let mut out = Vec::new();
+    let mut writer =
+        SerializedFileWriter::new(&mut out, Arc::new(schema), Arc::new(properties)).unwrap();
+    let rows = 1_000usize;
+    // Value i: `i % (width + 1)` bytes (0 bytes: zero), negative for odd i, few distinct
+    // values so that the dictionary holds.
+    let value = |i: usize, width: usize| -> Vec<u8> {
+        let len = i % (width + 1);
+        let mut v: Vec<u8> = (0..len).map(|j| (i * 31 + j * 7) as u8 % 97).collect();
+        if i % 2 == 1 && len > 0 {
+            v[0] |= 0x80;
+        }
+        v
+    };
+    let mut group = writer.next_row_group().unwrap();
+    for (width, optional) in [(13, true), (26, false)] {
+        let mut column = group.next_column().unwrap().unwrap();
+        let def: Vec<i16> = (0..rows).map(|i| i16::from(i % 5 != 2)).collect();
+        let values: Vec<ByteArray> = (0..rows)
+            .filter(|&i| !optional || def[i] == 1)
+            .map(|i| ByteArray::from(value(i % 40, width)))
+            .collect();
+        column
+            .typed::<ByteArrayType>()
+            .write_batch(&values, optional.then_some(&def[..]), None)
+            .unwrap();
+        column.close().unwrap();
+    }
+    if too_wide {
+        // DECIMAL(20, 0) is arrow-rs's Decimal128: 16 bytes at most, and these are 17.
+        let mut column = group.next_column().unwrap().unwrap();
+        let values: Vec<ByteArray> = (0..rows)
+            .map(|i| ByteArray::from(vec![(i % 3) as u8; 17]))
+            .collect();
+        column
+            .typed::<ByteArrayType>()
+            .write_batch(&values, None, None)
+            .unwrap();
+        column.close().unwrap();
+    }
+    group.close().unwrap();
+    writer.close().unwrap();
+    Bytes::from(out)
+}
+
+#[test]
+fn byte_array_decimals_equal_arrow_rs() {
+    for dictionary in [false, true] {
+        let file = byte_array_decimals(dictionary, false);
+        let schema = ArrowRsBuilder::try_new(file.clone())
+            .unwrap()
+            .schema()
+            .clone();
+        assert_eq!(
+            schema.field(0).data_type(),
+            &DataType::Decimal128(30, 3),
+            "arrow-rs's type"
+        );
+        assert_eq!(schema.field(1).data_type(), &DataType::Decimal256(60, 2));
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+            .unwrap()
+            .build()
+            .unwrap();
+        assert!(reader.columns_read_by_arrow_rs().is_empty());
+        for batch_size in [7, 1024] {
+            let name = format!("dictionary {dictionary}, batch {batch_size}");
+            assert_same(
+                &name,
+                &ours_all(&file, batch_size),
+                &theirs_all(&file, batch_size),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_decimal_wider_than_its_arrow_type_is_an_error() {
+    // 17 bytes read as Decimal128 (arrow-rs's reader panics on this file).
+    let schema = ArrowRsBuilder::try_new(byte_array_decimals(false, true))
+        .unwrap()
+        .schema()
+        .clone();
+    assert_eq!(schema.field(2).data_type(), &DataType::Decimal128(20, 0));
+    let file = byte_array_decimals(false, true);
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap();
+    let error = reader
+        .collect::<Result<Vec<_>, _>>()
+        .expect_err("17-byte decimals as Decimal128");
+    assert!(
+        error.to_string().contains("does not fit 16 bytes"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -414,7 +576,24 @@ fn collect(
 #[test]
 fn row_filters_keep_the_rows_arrow_rs_keeps() {
     for (name, file) in files() {
-        for (key, limit) in [(7, None), (49, Some(30)), (1_000, None)] {
+        // A selection with the filter (as DataFusion's page pruning gives): ending before the
+        // file does, and with and without a limit.
+        let selection = RowSelection::from(vec![
+            RowSelector::skip(130),
+            RowSelector::select(3_000),
+            RowSelector::skip(2_222),
+            RowSelector::select(3_500),
+        ]);
+        let cases = [
+            (7, None, None),
+            (49, Some(30), None),
+            (1_000, None, None),
+            (7, None, Some(&selection)),
+            // A limit above the rows kept: rows past the selection's end stay unselected.
+            (3, Some(40), Some(&selection)),
+            (3, Some(20), Some(&selection)),
+        ];
+        for (key, limit, selection) in cases {
             let ours = ParquetRecordBatchReaderBuilder::try_new(file.clone())
                 .unwrap()
                 .with_batch_size(100)
@@ -427,7 +606,15 @@ fn row_filters_keep_the_rows_arrow_rs_keeps() {
                 Some(limit) => ours.with_limit(limit),
                 None => ours,
             };
+            let ours = match selection {
+                Some(selection) => ours.with_row_selection(selection.clone()),
+                None => ours,
+            };
             let theirs = ArrowRsBuilder::try_new(file.clone()).unwrap();
+            let theirs = match selection {
+                Some(selection) => theirs.with_row_selection(selection.clone()),
+                None => theirs,
+            };
             let mask = ProjectionMask::columns(theirs.parquet_schema(), ["key", "flag"]);
             let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
                 let keys = batch
@@ -454,12 +641,16 @@ fn row_filters_keep_the_rows_arrow_rs_keeps() {
                 None => theirs,
             };
             let (ours, theirs) = collect(ours, theirs);
-            assert_same(&format!("{name}, key = {key}"), &ours, &theirs);
+            let case = format!(
+                "{name}, key = {key}, limit {limit:?}, selection {}",
+                selection.is_some()
+            );
+            assert_same(&case, &ours, &theirs);
             let rows: usize = ours.iter().map(|b| b.num_rows()).sum();
             if key == 1_000 {
-                assert_eq!(rows, 0, "{name}: no key is 1000");
+                assert_eq!(rows, 0, "{case}: no key is 1000");
             } else {
-                assert!(rows > 0, "{name}: key {key} is in the file");
+                assert!(rows > 0, "{case}: key {key} is in the file");
             }
         }
     }

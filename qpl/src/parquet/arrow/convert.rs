@@ -12,9 +12,10 @@ use arrow_array::{
     StringArray,
 };
 use arrow_buffer::{
-    BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
+    i256, BooleanBuffer, BooleanBufferBuilder, Buffer, IntervalDayTime, NullBuffer, OffsetBuffer,
+    ScalarBuffer,
 };
-use arrow_schema::{ArrowError, DataType, TimeUnit};
+use arrow_schema::{ArrowError, DataType, IntervalUnit, TimeUnit};
 use bytes::Bytes;
 
 use crate::parquet::{ByteArrays, ColumnData, PhysicalType, Values};
@@ -58,12 +59,25 @@ pub(crate) fn converts(physical: PhysicalType, data_type: &DataType) -> bool {
             D::Dictionary(key, value) => is_dictionary_of_bytes(key, value),
             other => matches!(
                 other,
-                D::Utf8 | D::LargeUtf8 | D::Binary | D::LargeBinary | D::Utf8View | D::BinaryView
+                D::Utf8
+                    | D::LargeUtf8
+                    | D::Binary
+                    | D::LargeBinary
+                    | D::Utf8View
+                    | D::BinaryView
+                    | D::Decimal128(_, _)
+                    | D::Decimal256(_, _)
             ),
         },
-        PhysicalType::FixedLenByteArray(len) => {
-            matches!(data_type, D::FixedSizeBinary(n) if *n >= 0 && *n as usize == len)
-        }
+        PhysicalType::FixedLenByteArray(len) => match data_type {
+            D::FixedSizeBinary(n) => *n >= 0 && *n as usize == len,
+            D::Decimal32(_, _) | D::Decimal64(_, _) | D::Decimal128(_, _) | D::Decimal256(_, _) => {
+                len > 0
+            }
+            D::Float16 => len == 2,
+            D::Interval(IntervalUnit::YearMonth | IntervalUnit::DayTime) => len == 12,
+            _ => false,
+        },
         PhysicalType::Int96 => matches!(data_type, D::Timestamp(_, _)),
     }
 }
@@ -343,6 +357,9 @@ fn bytes_array(
     if let DataType::FixedSizeBinary(size) = data_type {
         return fixed_size_binary(values, validity, nulls, *size);
     }
+    if let Some(array) = bytes_as_numbers(&values, validity, nulls.clone(), data_type)? {
+        return Ok(array);
+    }
     if super::view::is_view(data_type) {
         return super::view::byte_arrays_to_views(values, validity, nulls, data_type);
     }
@@ -401,6 +418,125 @@ fn bytes_array(
         }
     };
     Ok(array)
+}
+
+/// Byte arrays (BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY) as numbers, value by value, as arrow-rs's
+/// reader converts them: decimals are big-endian two's complement, sign-extended (an empty
+/// value is 0; one wider than the type is an error, where arrow-rs panics); FLOAT16 is two
+/// little-endian bytes; an INTERVAL is three little-endian u32s (months, days, milliseconds),
+/// of which YearMonth keeps the months and DayTime the days and milliseconds. `None` for the
+/// other types.
+fn bytes_as_numbers(
+    values: &ByteArrays,
+    validity: Option<&BooleanBuffer>,
+    nulls: Option<NullBuffer>,
+    data_type: &DataType,
+) -> Result<Option<ArrayRef>, ArrowError> {
+    fn each<T: arrow_buffer::ArrowNativeType + Default>(
+        values: &ByteArrays,
+        validity: Option<&BooleanBuffer>,
+        convert: impl Fn(&[u8]) -> Result<T, ArrowError>,
+    ) -> Result<ScalarBuffer<T>, ArrowError> {
+        let dense = values
+            .offsets
+            .windows(2)
+            .map(|w| {
+                let value = usize::try_from(w[0])
+                    .ok()
+                    .zip(usize::try_from(w[1]).ok())
+                    .and_then(|(start, end)| values.values.get(start..end));
+                value
+                    .ok_or_else(|| {
+                        ArrowError::ParquetError("byte array offsets out of order".into())
+                    })
+                    .and_then(&convert)
+            })
+            .collect::<Result<Vec<T>, ArrowError>>()?;
+        Ok(spread(dense, validity))
+    }
+    fn sign_extended<const N: usize>(bytes: &[u8]) -> Result<[u8; N], ArrowError> {
+        if bytes.len() > N {
+            return Err(ArrowError::ParquetError(format!(
+                "a decimal of {} bytes does not fit {N} bytes",
+                bytes.len()
+            )));
+        }
+        let negative = bytes.first().is_some_and(|b| b & 0x80 != 0);
+        let mut out = [if negative { 0xff } else { 0 }; N];
+        out[N - bytes.len()..].copy_from_slice(bytes);
+        Ok(out)
+    }
+    fn le_u32(bytes: &[u8], at: usize) -> Result<i32, ArrowError> {
+        bytes
+            .get(at..at + 4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .ok_or_else(|| ArrowError::ParquetError("an INTERVAL of fewer than 12 bytes".into()))
+    }
+    type F16 = <Float16Type as ArrowPrimitiveType>::Native;
+    let array: ArrayRef = match data_type {
+        DataType::Decimal32(p, s) => Arc::new(
+            PrimitiveArray::<Decimal32Type>::new(
+                each(values, validity, |b| {
+                    Ok(i32::from_be_bytes(sign_extended(b)?))
+                })?,
+                nulls,
+            )
+            .with_precision_and_scale(*p, *s)?,
+        ),
+        DataType::Decimal64(p, s) => Arc::new(
+            PrimitiveArray::<Decimal64Type>::new(
+                each(values, validity, |b| {
+                    Ok(i64::from_be_bytes(sign_extended(b)?))
+                })?,
+                nulls,
+            )
+            .with_precision_and_scale(*p, *s)?,
+        ),
+        DataType::Decimal128(p, s) => Arc::new(
+            PrimitiveArray::<Decimal128Type>::new(
+                each(values, validity, |b| {
+                    Ok(i128::from_be_bytes(sign_extended(b)?))
+                })?,
+                nulls,
+            )
+            .with_precision_and_scale(*p, *s)?,
+        ),
+        DataType::Decimal256(p, s) => Arc::new(
+            PrimitiveArray::<Decimal256Type>::new(
+                each(values, validity, |b| {
+                    Ok(i256::from_be_bytes(sign_extended(b)?))
+                })?,
+                nulls,
+            )
+            .with_precision_and_scale(*p, *s)?,
+        ),
+        DataType::Float16 => Arc::new(PrimitiveArray::<Float16Type>::new(
+            each(values, validity, |b| match b {
+                [lo, hi] => Ok(F16::from_le_bytes([*lo, *hi])),
+                _ => Err(ArrowError::ParquetError(format!(
+                    "a FLOAT16 of {} bytes",
+                    b.len()
+                ))),
+            })?,
+            nulls,
+        )),
+        DataType::Interval(IntervalUnit::YearMonth) => {
+            Arc::new(PrimitiveArray::<IntervalYearMonthType>::new(
+                each(values, validity, |b| le_u32(b, 0))?,
+                nulls,
+            ))
+        }
+        DataType::Interval(IntervalUnit::DayTime) => {
+            Arc::new(PrimitiveArray::<IntervalDayTimeType>::new(
+                each(values, validity, |b| {
+                    Ok(IntervalDayTime::new(le_u32(b, 4)?, le_u32(b, 8)?))
+                })?,
+                nulls,
+            ))
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(array))
 }
 
 fn large_offsets(offsets: &[i32]) -> OffsetBuffer<i64> {

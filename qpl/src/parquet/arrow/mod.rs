@@ -226,7 +226,8 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     }
 
     /// Decodes the projected columns of a row group on `threads` threads (1: on the caller's
-    /// thread, the default). Batches come in order whatever the count.
+    /// thread, the default). Batches come in order whatever the count. The threads are one
+    /// pool per count, made on first use and shared by every reader of the process.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
@@ -290,19 +291,25 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             _ => None,
         };
         let plan = match (self.selection, filtered) {
-            // The filter's rows alone stay one bit a row: a filter keeping scattered rows would
-            // make a selection of as many runs (a run list costs more than the decode it saves).
-            (None, Some(kept)) if self.offset.is_none() && self.limit.is_none() => {
-                Plan::from_mask(kept)
-            }
-            (selection, filtered) => {
-                let filtered = filtered.map(|kept| RowSelection::from_filters(&[kept.into()]));
-                let selection = match (selection, filtered) {
-                    (Some(selection), Some(filtered)) => Some(selection.intersection(&filtered)),
-                    (selection, filtered) => selection.or(filtered),
+            (selection, Some(kept)) => {
+                // The filter's rows among the selection's (DataFusion's page-index pruning gives
+                // one, often of every row), as bits: rows past the selection's end are not
+                // selected (a run-list intersection would keep the longer side's tail).
+                let kept = match selection {
+                    Some(selection) => &selection::selection_mask(&selection, total) & &kept,
+                    None => kept,
                 };
-                Plan::new(selection.as_ref(), total, self.offset, self.limit)
+                if self.offset.is_none() && self.limit.is_none() {
+                    // They stay one bit a row: a filter keeping scattered rows would make a
+                    // selection of as many runs (a run list costs more than the decode it
+                    // saves).
+                    Plan::from_mask(kept)
+                } else {
+                    let kept = RowSelection::from_filters(&[kept.into()]);
+                    Plan::new(Some(&kept), total, self.offset, self.limit)
+                }
             }
+            (selection, None) => Plan::new(selection.as_ref(), total, self.offset, self.limit),
         };
 
         // Each output field: one of ours (a flat leaf of a type converted here) or arrow-rs's.
@@ -397,11 +404,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             Some(builder.build()?)
         };
         let pool = if self.threads > 1 && columns.len() > 1 {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(self.threads)
-                .build()
-                .map_err(|e| ParquetError::General(format!("thread pool: {e}")))?;
-            Some(pool)
+            Some(shared_pool(self.threads)?)
         } else {
             None
         };
@@ -415,6 +418,28 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             pool,
         })
     }
+}
+
+/// The process's pool of `threads` threads, made on first use: a reader per row group (as a
+/// DataFusion scan builds them) must not start and stop threads each time.
+fn shared_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, ParquetError> {
+    static POOLS: std::sync::Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> =
+        std::sync::Mutex::new(Vec::new());
+    // A poisoned lock only means another reader panicked while holding it; the list stays valid.
+    let mut pools = POOLS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, pool)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Ok(Arc::clone(pool));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(move |i| format!("qpl-reader-{threads}-{i}"))
+        .build()
+        .map_err(|e| ParquetError::General(format!("thread pool: {e}")))?;
+    let pool = Arc::new(pool);
+    pools.push((threads, Arc::clone(&pool)));
+    Ok(pool)
 }
 
 /// How each leaf of a struct of flat fields sits in it, when `data_type` is such a struct
@@ -503,7 +528,7 @@ pub struct ParquetRecordBatchReader {
     /// Selected rows not yet returned.
     remaining: usize,
     batch_size: usize,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl ParquetRecordBatchReader {
@@ -607,9 +632,9 @@ impl RecordBatchReader for ParquetRecordBatchReader {
 
 impl ParquetRecordBatchReader {
     /// The top-level fields whose columns this reader hands to arrow-rs's reader (nested
-    /// columns, and the types not converted here yet: FLOAT16, decimals stored as
-    /// byte arrays, intervals, dictionaries other than Int32 keys over byte arrays), in schema
-    /// order.
+    /// columns other than lists of one leaf and structs of flat fields: maps, lists of
+    /// structs, structs holding lists; MonthDayNano intervals, which arrow-rs refuses too;
+    /// dictionaries other than Int32 keys over byte arrays), in schema order.
     pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {
         self.sources
             .iter()

@@ -94,6 +94,18 @@ impl Plan {
     }
 }
 
+/// The rows of `total` that `selection` selects, one bit a row: rows past its end are not
+/// selected, runs past `total` are cut.
+pub(crate) fn selection_mask(selection: &RowSelection, total: usize) -> BooleanBuffer {
+    let mut mask = BooleanBufferBuilder::new(total);
+    for run in selection.iter() {
+        let n = run.row_count.min(total - mask.len());
+        mask.append_n(n, !run.skip);
+    }
+    mask.append_n(total - mask.len(), false);
+    mask.finish()
+}
+
 /// What of the next rows is selected.
 #[derive(Debug)]
 pub(crate) enum Take {
@@ -234,6 +246,26 @@ mod tests {
         assert_eq!(plan.selected, 3);
         let plan = Plan::new(Some(&selection), 10, None, None);
         assert_eq!(selected(&plan, 10), [1, 2, 3, 6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn a_selection_as_bits_cuts_and_pads_to_the_total() {
+        let selection = RowSelection::from(vec![
+            RowSelector::skip(2),
+            RowSelector::select(3),
+            RowSelector::skip(1),
+            RowSelector::select(10),
+        ]);
+        let bits = |mask: BooleanBuffer| mask.iter().collect::<Vec<bool>>();
+        let want = [false, false, true, true, true, false, true, true];
+        assert_eq!(bits(selection_mask(&selection, 8)), want);
+        let short = RowSelection::from(vec![RowSelector::select(2)]);
+        assert_eq!(bits(selection_mask(&short, 4)), [true, true, false, false]);
+        // The same rows as the run-list plan selects.
+        let plan = Plan::new(Some(&selection), 20, None, None);
+        let mask = selection_mask(&selection, 20);
+        assert_eq!(selected(&plan, 20), mask.set_indices().collect::<Vec<_>>());
+        assert_eq!(plan.selected, mask.count_set_bits());
     }
 
     #[test]
