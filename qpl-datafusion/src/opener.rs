@@ -58,8 +58,50 @@ pub(crate) struct QplParquetOpener {
     batch_size: usize,
     limit: Option<usize>,
     partition: usize,
+    /// Threads for a file whose row groups are fewer than the scan's partitions.
+    spare_threads: SpareThreads,
     metrics: ExecutionPlanMetricsSet,
     executor: Executor,
+}
+
+/// DataFusion spreads a file's row groups over the scan's partitions; when a lone file has
+/// fewer row groups than there are partitions (TPC-H at scale factor 0.1: one row group a
+/// table, two partitions), some partitions get none and their cores idle while one partition
+/// decodes. Those cores then decode the columns of the row groups in parallel
+/// ([`ParquetRecordBatchReaderBuilder::with_threads`]). Several files, or enough row groups:
+/// one thread a partition, as in stock DataFusion.
+#[derive(Clone, Copy, Debug)]
+struct SpareThreads {
+    /// The scan's partitions.
+    partitions: usize,
+    /// The scan reads one file only.
+    one_file: bool,
+    /// The cores of this machine.
+    cores: usize,
+}
+
+impl SpareThreads {
+    fn new(config: &FileScanConfig) -> SpareThreads {
+        let mut files = config
+            .file_groups
+            .iter()
+            .flat_map(|group| group.files())
+            .map(|file| &file.object_meta.location);
+        let first = files.next();
+        SpareThreads {
+            partitions: config.file_groups.len(),
+            one_file: files.all(|f| Some(f) == first),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+
+    /// Threads for reading a file of `row_groups` row groups.
+    fn for_file(self, row_groups: usize) -> usize {
+        if !self.one_file || row_groups == 0 || row_groups >= self.partitions {
+            return 1;
+        }
+        self.partitions.div_ceil(row_groups).min(self.cores).max(1)
+    }
 }
 
 impl QplParquetOpener {
@@ -83,6 +125,7 @@ impl QplParquetOpener {
             batch_size: source.batch_size(base_config),
             limit: base_config.limit,
             partition,
+            spare_threads: SpareThreads::new(base_config),
             metrics: parquet.metrics().clone(),
             executor: Executor::new(source.path()),
         }
@@ -108,6 +151,7 @@ impl FileOpener for QplParquetOpener {
             projection: self.projection.clone(),
             batch_size: self.batch_size,
             limit: self.limit,
+            spare_threads: self.spare_threads,
             executor: self.executor.clone(),
         };
         Ok(Box::pin(async move {
@@ -131,6 +175,7 @@ struct ScanPlan {
     projection: Vec<usize>,
     batch_size: usize,
     limit: Option<usize>,
+    spare_threads: SpareThreads,
     executor: Executor,
 }
 
@@ -281,6 +326,7 @@ impl ScanPlan {
             })
             .collect();
         let read_mask = ProjectionMask::roots(parquet_schema, read.iter().copied());
+        let threads = self.spare_threads.for_file(groups.len());
         Ok(OpenedFile {
             plan: self,
             metadata,
@@ -292,6 +338,7 @@ impl ScanPlan {
             residual,
             row_filter: filters.row_filter,
             row_groups,
+            threads,
             current: None,
             emitted: 0,
         })
@@ -323,6 +370,8 @@ struct OpenedFile {
     residual: Option<Arc<dyn PhysicalExpr>>,
     row_filter: RowFilter,
     row_groups: VecDeque<(usize, Option<RowSelection>)>,
+    /// Threads decoding a row group's columns.
+    threads: usize,
     current: Option<ParquetRecordBatchReader>,
     emitted: usize,
 }
@@ -396,7 +445,8 @@ impl OpenedFile {
                 .with_executor(self.plan.executor.clone())
                 .with_row_groups(vec![row_group])
                 .with_projection(self.read_mask.clone())
-                .with_batch_size(self.plan.batch_size);
+                .with_batch_size(self.plan.batch_size)
+                .with_threads(self.threads);
         if let Some(selection) = selection {
             builder = builder.with_row_selection(selection);
         }
@@ -522,5 +572,36 @@ impl ChunkReader for FetchedChunks {
     fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes, ParquetError> {
         let bytes = self.from(start)?;
         Ok(bytes.slice(..length.min(bytes.len())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SpareThreads;
+
+    #[test]
+    fn threads_only_for_partitions_a_lone_file_leaves_idle() {
+        let lone = |partitions, cores| SpareThreads {
+            partitions,
+            one_file: true,
+            cores,
+        };
+        // TPC-H at SF 0.1: one row group, two partitions, two cores.
+        assert_eq!(lone(2, 2).for_file(1), 2);
+        // Never more threads than cores, nor than the idle partitions make up.
+        assert_eq!(lone(2, 1).for_file(1), 1);
+        assert_eq!(lone(16, 8).for_file(1), 8);
+        assert_eq!(lone(8, 16).for_file(3), 3);
+        // Enough row groups for every partition, or none: one thread, as stock.
+        assert_eq!(lone(2, 2).for_file(2), 1);
+        assert_eq!(lone(2, 2).for_file(6), 1);
+        assert_eq!(lone(2, 2).for_file(0), 1);
+        // Several files: the partitions share them out.
+        let files = SpareThreads {
+            partitions: 2,
+            one_file: false,
+            cores: 2,
+        };
+        assert_eq!(files.for_file(1), 1);
     }
 }

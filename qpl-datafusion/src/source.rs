@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::Result;
 use datafusion::datasource::physical_plan::{
     FileOpener, FileScanConfig, FileSource, ParquetSource,
@@ -42,7 +42,23 @@ pub struct QplParquetSource {
 impl QplParquetSource {
     /// This project's scan with `inner`'s schema, projection, predicate and options, decoding
     /// on `path`.
+    ///
+    /// Conjuncts of the predicate that hold a scalar subquery's result are left out of it
+    /// (they only prune; the filter above the scan still applies them): datafusion-proto
+    /// decodes such an expression only inside its plan's `ScalarSubqueryExec`, and
+    /// [`crate::QplPhysicalExtensionCodec`] encodes the scan on its own.
     pub fn new(inner: ParquetSource, path: Path) -> QplParquetSource {
+        let inner = match inner.filter() {
+            Some(predicate) if holds_scalar_subquery(&predicate) => {
+                // `conjunction` of nothing is `true`: a predicate that prunes nothing.
+                let kept = datafusion::physical_expr::split_conjunction(&predicate)
+                    .into_iter()
+                    .filter(|f| !holds_scalar_subquery(f))
+                    .cloned();
+                inner.with_predicate(conjunction(kept))
+            }
+            _ => inner,
+        };
         QplParquetSource {
             inner,
             path,
@@ -166,8 +182,10 @@ impl FileSource for QplParquetSource {
                 None => PushedDown::No,
             })
             .collect();
-        // Every filter prunes (statistics, page index), as in DataFusion's scan; those
-        // pushed are also evaluated by the reader.
+        // Every filter prunes (statistics, page index), as in DataFusion's scan, except those
+        // holding a scalar subquery's result (see `new`); those pushed are also evaluated by
+        // the reader.
+        let filters = filters.into_iter().filter(|f| !holds_scalar_subquery(f));
         let predicate = conjunction(self.inner.filter().into_iter().chain(filters));
         let inner = self.inner.with_predicate(predicate);
         let source: Arc<dyn FileSource> = Arc::new(self.with_inner(inner));
@@ -206,4 +224,20 @@ impl QplParquetSource {
     pub(crate) fn batch_size(&self, base_config: &FileScanConfig) -> usize {
         self.batch_size.or(base_config.batch_size).unwrap_or(8192)
     }
+}
+
+/// Whether `expr` uses a scalar subquery's result.
+fn holds_scalar_subquery(expr: &Arc<dyn PhysicalExpr>) -> bool {
+    let mut found = false;
+    let _ = expr.apply(|e| {
+        found |= e
+            .downcast_ref::<datafusion::physical_expr::scalar_subquery::ScalarSubqueryExpr>()
+            .is_some();
+        Ok(if found {
+            TreeNodeRecursion::Stop
+        } else {
+            TreeNodeRecursion::Continue
+        })
+    });
+    found
 }
