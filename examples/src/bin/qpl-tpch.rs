@@ -19,7 +19,8 @@ row groups of 1M rows (to a temporary name, then renamed). Files already there a
 are, whatever their scale factor.
 
 Both engines: their own SessionContext with the same configuration (target_partitions = the CPU \
-count), every table registered from its file. Each run plans the query and collects its whole \
+count; other options from DataFusion's DATAFUSION_* environment variables, e.g. \
+DATAFUSION_EXECUTION_PARQUET_PUSHDOWN_FILTERS=true), every table registered from its file. Each run plans the query and collects its whole \
 result; the engines alternate.
 
 Results are equal when they have the same schema (names, types, nullability) and the same rows, \

@@ -185,7 +185,15 @@ pub fn run(options: &Options) -> ExitCode {
         }
     };
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let config = SessionConfig::new().with_target_partitions(cpus);
+    // DataFusion's own environment variables set options of both engines alike (for
+    // example DATAFUSION_EXECUTION_PARQUET_PUSHDOWN_FILTERS=true); the partitions are the CPUs.
+    let config = match SessionConfig::from_env() {
+        Ok(config) => config.with_target_partitions(cpus),
+        Err(e) => {
+            eprintln!("qpl-tpch: a DATAFUSION_* environment variable: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let runs = if options.check {
         1
     } else {
