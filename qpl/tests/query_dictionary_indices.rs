@@ -1,6 +1,6 @@
 //! `query::filter` checks dictionary indices against the dictionary's length: on hand-built
 //! pages whose indices pass the dictionary, every kind of scan plan (no id, every id, runs of
-//! ids, an inverted run, scattered ids decoded) is an error naming the column and the page,
+//! ids, an inverted run, scattered ids looked up) is an error naming the column and the page,
 //! never a silent match or no-match, on every path this build can run; valid pages are
 //! checked with one scan only when their bit width can hold an index past the dictionary.
 
@@ -166,9 +166,10 @@ fn an_index_past_the_dictionary_is_an_error_for_every_plan_and_path() {
 }
 
 #[test]
-fn scattered_ids_decode_and_the_codec_reports_the_index() {
-    // 20 entries alternating 0/1: `Eq(1)` matches 10 single ids, more than MAX_SCANS: the page
-    // is decoded, and the decoder looks every index up. Index 31 fits the 5-bit width.
+fn scattered_ids_are_looked_up_and_an_index_past_the_dictionary_is_reported() {
+    // 20 entries alternating 0/1: `Eq(1)` matches 10 single ids, more than MAX_SCANS: the
+    // page's ids are decoded and each looked up in the dictionary's answers. Index 31 fits the
+    // 5-bit width.
     let dictionary: Vec<i32> = (0..20).map(|i| i % 2).collect();
     let mut ids: Vec<Option<u32>> = (0..100).map(|i| Some(i % 20)).collect();
     ids[64] = Some(31);
@@ -185,6 +186,37 @@ fn scattered_ids_decode_and_the_codec_reports_the_index() {
             e.to_string().contains("index 31 at position 64"),
             "{path}: {e}"
         );
+    }
+    // Valid ids, some rows null, over two pages (v1 and v2): the rows whose entry is 1.
+    for v1 in [true, false] {
+        let rows = |start: u32| -> Vec<Option<u32>> {
+            (start..start + 100)
+                .map(|i| (i % 7 != 3).then_some(i * 7 % 20))
+                .collect()
+        };
+        let pages = [rows(0), rows(100)];
+        let chunk = Chunk::new(&dictionary, &pages, 5, v1);
+        let want: Vec<usize> = pages
+            .iter()
+            .flatten()
+            .enumerate()
+            .filter(|(_, id)| id.is_some_and(|id| dictionary[id as usize] == 1))
+            .map(|(row, _)| row)
+            .collect();
+        for path in paths() {
+            let filtered = filter(
+                &chunk.chunk(),
+                &Predicate::Eq(Scalar::Int32(1)),
+                &Executor::new(path),
+            )
+            .unwrap();
+            assert_eq!(filtered.rows.len(), 200, "{path}");
+            assert_eq!(
+                filtered.rows.iter_ones().collect::<Vec<_>>(),
+                want,
+                "{path}, v1 {v1}"
+            );
+        }
     }
 }
 

@@ -598,6 +598,10 @@ pub fn filter_with_one_job(
     let mut levels = Vec::new();
     // The plan for the chunk's dictionary ids, and the dictionary's length.
     let mut plan: Option<(IdPlan, u32)> = None;
+    // For ids too scattered to scan: one byte an id, 1 where it matches (a page's ids are
+    // decoded and looked up, not its values decoded and compared).
+    let mut lookup: Vec<u8> = Vec::new();
+    let mut ids: Vec<u32> = Vec::new();
     let mut out = Filtered {
         rows: Bitmap::new(),
         index_pages: 0,
@@ -646,10 +650,35 @@ pub fn filter_with_one_job(
             })?;
             // The scalar types were checked above: `matches` answers.
             let len = u32::try_from(dictionary.len()).unwrap_or(u32::MAX);
-            plan = predicate
-                .matches(dictionary)
-                .as_ref()
-                .map(|matching| (plan_ids(matching), len));
+            let matching = predicate.matches(dictionary);
+            plan = matching.as_ref().map(|matching| (plan_ids(matching), len));
+            lookup.clear();
+            if let (Some((IdPlan::Decode, _)), Some(matching)) = (&plan, &matching) {
+                lookup.extend(matching.iter().map(u8::from));
+            }
+            continue;
+        }
+        if page.encoding().is_dictionary() && !gzip && !lookup.is_empty() {
+            let split = split_page(&mut decoder, page, &mut levels).map_err(page_error)?;
+            decoder
+                .decode_dictionary_indices_only(
+                    split.encoding,
+                    split.values,
+                    split.present,
+                    &mut ids,
+                )
+                .map_err(page_error)?;
+            let answer = look_up(&ids, &lookup).map_err(|(id, at)| {
+                chunk.error(
+                    Some(i),
+                    QueryErrorKind::Invalid(format!(
+                        "dictionary index {id} at position {at}, past the dictionary's {} entries",
+                        lookup.len()
+                    )),
+                )
+            })?;
+            out.decoded_pages += 1;
+            spread(&mut out.rows, &levels, max_def, answer.view());
             continue;
         }
         if page.encoding().is_dictionary() {
@@ -689,6 +718,21 @@ pub fn filter_with_one_job(
         spread(&mut out.rows, &data.def_levels, max_def, answer.view());
     }
     Ok(out)
+}
+
+/// One bit per id: `lookup[id]` (0 or 1), eight ids a byte; `Err((id, position))` for the
+/// first id past it.
+fn look_up(ids: &[u32], lookup: &[u8]) -> Result<Bitmap, (u32, usize)> {
+    let mut bytes = Vec::with_capacity(ids.len().div_ceil(8));
+    for (k, eight) in ids.chunks(8).enumerate() {
+        let mut byte = 0u8;
+        for (j, &id) in eight.iter().enumerate() {
+            let bit = *lookup.get(id as usize).ok_or((id, k * 8 + j))?;
+            byte |= bit << j;
+        }
+        bytes.push(byte);
+    }
+    Ok(Bitmap::from_bytes(bytes, ids.len()))
 }
 
 /// Answers a dictionary-encoded page from its indices by `plan` (not [`IdPlan::Decode`]),
