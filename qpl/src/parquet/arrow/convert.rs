@@ -472,44 +472,34 @@ fn bytes_as_numbers(
             .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .ok_or_else(|| ArrowError::ParquetError("an INTERVAL of fewer than 12 bytes".into()))
     }
+    /// Decimals of `N` bytes: each value sign-extended to `N` bytes, read big-endian.
+    fn decimal<T: DecimalType, const N: usize>(
+        values: &ByteArrays,
+        validity: Option<&BooleanBuffer>,
+        nulls: Option<NullBuffer>,
+        from_be: fn([u8; N]) -> T::Native,
+        precision: u8,
+        scale: i8,
+    ) -> Result<ArrayRef, ArrowError> {
+        let numbers = each(values, validity, |b| Ok(from_be(sign_extended::<N>(b)?)))?;
+        Ok(Arc::new(
+            PrimitiveArray::<T>::new(numbers, nulls).with_precision_and_scale(precision, scale)?,
+        ))
+    }
     type F16 = <Float16Type as ArrowPrimitiveType>::Native;
     let array: ArrayRef = match data_type {
-        DataType::Decimal32(p, s) => Arc::new(
-            PrimitiveArray::<Decimal32Type>::new(
-                each(values, validity, |b| {
-                    Ok(i32::from_be_bytes(sign_extended(b)?))
-                })?,
-                nulls,
-            )
-            .with_precision_and_scale(*p, *s)?,
-        ),
-        DataType::Decimal64(p, s) => Arc::new(
-            PrimitiveArray::<Decimal64Type>::new(
-                each(values, validity, |b| {
-                    Ok(i64::from_be_bytes(sign_extended(b)?))
-                })?,
-                nulls,
-            )
-            .with_precision_and_scale(*p, *s)?,
-        ),
-        DataType::Decimal128(p, s) => Arc::new(
-            PrimitiveArray::<Decimal128Type>::new(
-                each(values, validity, |b| {
-                    Ok(i128::from_be_bytes(sign_extended(b)?))
-                })?,
-                nulls,
-            )
-            .with_precision_and_scale(*p, *s)?,
-        ),
-        DataType::Decimal256(p, s) => Arc::new(
-            PrimitiveArray::<Decimal256Type>::new(
-                each(values, validity, |b| {
-                    Ok(i256::from_be_bytes(sign_extended(b)?))
-                })?,
-                nulls,
-            )
-            .with_precision_and_scale(*p, *s)?,
-        ),
+        DataType::Decimal32(p, s) => {
+            decimal::<Decimal32Type, 4>(values, validity, nulls, i32::from_be_bytes, *p, *s)?
+        }
+        DataType::Decimal64(p, s) => {
+            decimal::<Decimal64Type, 8>(values, validity, nulls, i64::from_be_bytes, *p, *s)?
+        }
+        DataType::Decimal128(p, s) => {
+            decimal::<Decimal128Type, 16>(values, validity, nulls, i128::from_be_bytes, *p, *s)?
+        }
+        DataType::Decimal256(p, s) => {
+            decimal::<Decimal256Type, 32>(values, validity, nulls, i256::from_be_bytes, *p, *s)?
+        }
         DataType::Float16 => Arc::new(PrimitiveArray::<Float16Type>::new(
             each(values, validity, |b| match b {
                 [lo, hi] => Ok(F16::from_le_bytes([*lo, *hi])),
