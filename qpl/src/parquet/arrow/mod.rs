@@ -40,6 +40,7 @@ mod chunk_bytes;
 mod convert;
 mod filter;
 mod flat;
+mod footer;
 mod list;
 mod selection;
 mod view;
@@ -133,6 +134,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         reader: T,
         options: ArrowReaderOptions,
     ) -> Result<Self, ParquetError> {
+        footer::check_footer(&reader)?;
         let metadata = ArrowReaderMetadata::load(&reader, options)?;
         Ok(Self::new_with_metadata(reader, metadata))
     }
