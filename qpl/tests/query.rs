@@ -352,3 +352,35 @@ fn pages_without_selected_rows_are_not_decoded() {
         Values::Int32(vec![0, 2, 4, 6, 8, 20, 22, 24, 26, 28])
     );
 }
+
+fn in_list(values: &[i64]) -> Predicate {
+    Predicate::In(values.iter().map(|&v| Scalar::Int64(v)).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// `In` lists long enough to be sorted and searched (a join's keys pushed into a scan)
+    /// match what a scan of the list gives, duplicates and unsorted lists included.
+    #[test]
+    fn long_in_lists_match_as_a_scan_of_the_list(
+        values in proptest::collection::vec(-40i64..40, 0..300),
+        list in proptest::collection::vec(-50i64..50, 0..40),
+    ) {
+        let got = in_list(&list).matches(&Values::Int64(values.clone())).unwrap();
+        let expected: Vec<bool> = values.iter().map(|v| list.contains(v)).collect();
+        prop_assert_eq!(got.iter().collect::<Vec<_>>(), expected.clone());
+        let as_i32 = Predicate::In(list.iter().map(|&v| Scalar::Int32(v as i32)).collect());
+        let got = as_i32.matches(&Values::Int32(values.iter().map(|&v| v as i32).collect())).unwrap();
+        prop_assert_eq!(got.iter().collect::<Vec<_>>(), expected.clone());
+        // Byte arrays: each value as its decimal text ("-3" sorts before "-30" and "10").
+        let text = |v: &i64| v.to_string().into_bytes();
+        let mut bytes = qpl_rs::parquet::ByteArrays::new();
+        for v in &values {
+            bytes.values.extend_from_slice(&text(v));
+            bytes.offsets.push(bytes.values.len() as i32);
+        }
+        let as_bytes = Predicate::In(list.iter().map(|v| Scalar::Bytes(text(v))).collect());
+        let got = as_bytes.matches(&Values::Bytes(bytes)).unwrap();
+        prop_assert_eq!(got.iter().collect::<Vec<_>>(), expected);
+    }
+}

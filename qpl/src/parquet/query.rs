@@ -198,17 +198,29 @@ impl Predicate {
                 $v.iter().map(|x| t.test(x)).collect()
             }};
         }
+        // Totally ordered types: a long `In` list is searched, not scanned.
+        macro_rules! by_ordered_value {
+            ($v:expr, $variant:ident) => {{
+                let t = typed(self, |s| match s {
+                    Scalar::$variant(x) => Some(*x),
+                    _ => None,
+                })?
+                .searchable();
+                $v.iter().map(|x| t.test(x)).collect()
+            }};
+        }
         Some(match values {
             Values::Boolean(v) => by_value!(v, Boolean),
-            Values::Int32(v) => by_value!(v, Int32),
-            Values::Int64(v) => by_value!(v, Int64),
+            Values::Int32(v) => by_ordered_value!(v, Int32),
+            Values::Int64(v) => by_ordered_value!(v, Int64),
             Values::Float(v) => by_value!(v, Float),
             Values::Double(v) => by_value!(v, Double),
             Values::Bytes(v) => {
                 let t = typed(self, |s| match s {
                     Scalar::Bytes(x) => Some(x.as_slice()),
                     _ => None,
-                })?;
+                })?
+                .searchable();
                 v.iter().map(|x| t.test(&x)).collect()
             }
             Values::Int96(_) => return None,
@@ -221,7 +233,27 @@ enum Typed<T> {
     Eq(T),
     Ne(T),
     In(Vec<T>),
+    /// `In` with its values sorted and deduplicated, searched by halving.
+    InSorted(Vec<T>),
     Range(T, T),
+}
+
+/// `In` lists longer than this are sorted and searched: a join's key list pushed into a scan
+/// holds up to hundreds of values, and a scan of each would cost a comparison per value a row.
+const SEARCHED_IN: usize = 8;
+
+impl<T: Ord> Typed<T> {
+    /// The same predicate, its `In` values sorted for search when there are many.
+    fn searchable(self) -> Typed<T> {
+        match self {
+            Typed::In(mut vs) if vs.len() > SEARCHED_IN => {
+                vs.sort_unstable();
+                vs.dedup();
+                Typed::InSorted(vs)
+            }
+            t => t,
+        }
+    }
 }
 
 impl<T: PartialOrd> Typed<T> {
@@ -231,6 +263,11 @@ impl<T: PartialOrd> Typed<T> {
             Typed::Eq(v) => x == v,
             Typed::Ne(v) => x != v,
             Typed::In(vs) => vs.iter().any(|v| x == v),
+            Typed::InSorted(vs) => {
+                // The first value not below `x`, found without a total-order bound on `T`.
+                let at = vs.partition_point(|v| v < x);
+                vs.get(at).is_some_and(|v| v == x)
+            }
             Typed::Range(l, h) => l <= x && x <= h,
         }
     }
