@@ -28,11 +28,12 @@ use datafusion::parquet::arrow::ProjectionMask;
 use datafusion::parquet::errors::ParquetError;
 use datafusion::parquet::file::metadata::PageIndexPolicy;
 use datafusion::parquet::file::reader::{ChunkReader, Length};
-use datafusion::physical_expr::expressions::Column;
+use datafusion::physical_expr::expressions::{Column, DynamicFilterPhysicalExpr};
+use datafusion::physical_expr::split_conjunction;
 use datafusion::physical_expr::utils::conjunction_opt;
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_expr_adapter::{
-    DefaultPhysicalExprAdapterFactory, PhysicalExprAdapterFactory,
+    DefaultPhysicalExprAdapterFactory, PhysicalExprAdapter, PhysicalExprAdapterFactory,
 };
 use datafusion::physical_expr_common::physical_expr::snapshot_physical_expr;
 use datafusion::physical_optimizer::pruning::PruningPredicateBuilder;
@@ -44,7 +45,7 @@ use qpl_rs::parquet::arrow::{
 };
 use qpl_rs::Executor;
 
-use crate::predicate::file_row_filter;
+use crate::predicate::{comparison, file_row_filter, Comparison, Test};
 use crate::source::QplParquetSource;
 
 /// Opens the files of one partition of a [`QplParquetSource`] scan.
@@ -216,6 +217,10 @@ impl ScanPlan {
             .into_iter()
             .map(|f| adapter.rewrite(f))
             .collect::<Result<Vec<_>>>()?;
+        let dynamic = match &predicate {
+            Some(p) => dynamic_comparisons(p, adapter.as_ref(), &file_schema)?,
+            None => Vec::new(),
+        };
         let predicate = predicate
             .map(|p| adapter.rewrite(snapshot_physical_expr(p)?))
             .transpose()?;
@@ -274,7 +279,16 @@ impl ScanPlan {
         }
 
         // Columns: the projection's, and the residual filters'.
-        let filters = file_row_filter(&pushed, &file_schema, parquet_schema);
+        let mut filters = file_row_filter(&pushed, &file_schema, parquet_schema);
+        // A dynamic filter only spares work (its join or TopK applies it again): what the
+        // reader cannot evaluate of it is dropped, not evaluated on the decoded rows.
+        for (column, predicate) in file_row_filter(&dynamic, &file_schema, parquet_schema)
+            .row_filter
+            .predicates()
+        {
+            filters.row_filter =
+                std::mem::take(&mut filters.row_filter).and(column, predicate.clone());
+        }
         let mut read: Vec<usize> = Vec::new();
         let mut output = Vec::with_capacity(self.projection.len());
         for &i in &self.projection {
@@ -343,6 +357,45 @@ impl ScanPlan {
             emitted: 0,
         })
     }
+}
+
+/// The comparisons the dynamic filters among `predicate`'s conjuncts hold now (a hash
+/// join's key bounds and key list once its build side is in, a TopK's threshold), in terms
+/// of `file_schema`. A dynamic filter not yet updated is `true`, and gives none. Rows they
+/// reject cannot reach the operator's output, so the scan may drop them early; DataFusion
+/// itself evaluates them only for pruning unless `pushdown_filters` is on.
+fn dynamic_comparisons(
+    predicate: &Arc<dyn PhysicalExpr>,
+    adapter: &dyn PhysicalExprAdapter,
+    file_schema: &Schema,
+) -> Result<Vec<Arc<dyn PhysicalExpr>>> {
+    let mut out = Vec::new();
+    for conjunct in split_conjunction(predicate) {
+        if conjunct
+            .downcast_ref::<DynamicFilterPhysicalExpr>()
+            .is_none()
+        {
+            continue;
+        }
+        let now = adapter.rewrite(snapshot_physical_expr(Arc::clone(conjunct))?)?;
+        let taken: Vec<(Comparison, &Arc<dyn PhysicalExpr>)> = split_conjunction(&now)
+            .into_iter()
+            .filter_map(|f| Some((comparison(f, file_schema)?, f)))
+            .collect();
+        // A key list implies the keys' bounds: each would be a pass over the chunk.
+        let listed: Vec<usize> = taken
+            .iter()
+            .filter(|(c, _)| matches!(c.test, Test::In(_, false)))
+            .map(|(c, _)| c.column)
+            .collect();
+        out.extend(
+            taken
+                .into_iter()
+                .filter(|(c, _)| matches!(c.test, Test::In(..)) || !listed.contains(&c.column))
+                .map(|(_, f)| Arc::clone(f)),
+        );
+    }
+    Ok(out)
 }
 
 /// `expr`'s columns re-pointed, by name, at `schema`.

@@ -227,6 +227,9 @@ const FILTERED: &[&str] = &[
     "SELECT * FROM events WHERE id >= 17990 AND id <= 18010",
     "SELECT mode, count(*), sum(price), min(day), max(ts) FROM events WHERE key < 500 GROUP BY mode",
     "SELECT tags, nullable FROM events WHERE key = 7",
+    // Dynamic filters: a TopK's threshold, a join's string keys.
+    "SELECT id, key, mode FROM events ORDER BY key DESC, id LIMIT 7",
+    "SELECT e.id, e.mode FROM events e JOIN (SELECT DISTINCT mode FROM events WHERE key < 3) m ON e.mode = m.mode WHERE e.id < 2000",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -281,6 +284,54 @@ async fn the_scan_takes_comparisons_and_leaves_the_rest() {
         let text = plan_text(&plan(&ours, sql).await);
         assert!(text.contains("FilterExec"), "{sql}: {text}");
         assert!(!text.contains("scan_filters"), "{sql}: {text}");
+    }
+}
+
+/// Rows the scan of `file_name` in `plan` gave, once the plan ran.
+fn scan_output_rows(plan: &Arc<dyn ExecutionPlan>, file_name: &str) -> Option<usize> {
+    let text = displayable(plan.as_ref()).one_line().to_string();
+    if plan.name() == "DataSourceExec" && text.contains(file_name) {
+        return plan.metrics().and_then(|m| m.output_rows());
+    }
+    plan.children()
+        .into_iter()
+        .find_map(|child| scan_output_rows(child, file_name))
+}
+
+/// A join's key list, pushed by DataFusion as a dynamic filter, drops the rows without a
+/// match inside the scan (stock DataFusion uses it to prune, and decodes every row); the
+/// results are stock's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_joins_dynamic_filter_drops_rows_in_the_scan() {
+    let dir = temp_dir("dynamic_filter");
+    let file = write_events(&dir);
+    for partitions in [1, 2] {
+        let (stock, ours) = contexts(std::slice::from_ref(&file), partitions).await;
+        let keys = RecordBatch::try_from_iter([(
+            "k",
+            Arc::new(Int32Array::from(vec![17, 500, 999])) as ArrayRef,
+        )])
+        .unwrap();
+        for ctx in [&stock, &ours] {
+            ctx.register_batch("wanted", keys.clone()).unwrap();
+        }
+        let sql = "SELECT e.id, e.mode, w.k FROM events e JOIN wanted w ON e.key = w.k";
+        same(&stock, &ours, sql, true).await;
+        let physical = plan(&ours, sql).await;
+        let joined: usize = collect(Arc::clone(&physical), ours.task_ctx())
+            .await
+            .unwrap()
+            .iter()
+            .map(RecordBatch::num_rows)
+            .sum();
+        assert_eq!(joined, 3 * ROWS / 1000, "{partitions} partitions");
+        let scanned = scan_output_rows(&physical, "events.parquet");
+        assert_eq!(
+            scanned,
+            Some(joined),
+            "{partitions} partitions: the scan gave rows the join's keys exclude\n{}",
+            plan_text(&physical)
+        );
     }
 }
 
