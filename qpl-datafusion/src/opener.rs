@@ -28,6 +28,7 @@ use datafusion::parquet::arrow::ProjectionMask;
 use datafusion::parquet::errors::ParquetError;
 use datafusion::parquet::file::metadata::PageIndexPolicy;
 use datafusion::parquet::file::reader::{ChunkReader, Length};
+use datafusion::parquet::file::statistics::Statistics;
 use datafusion::physical_expr::expressions::{Column, DynamicFilterPhysicalExpr};
 use datafusion::physical_expr::split_conjunction;
 use datafusion::physical_expr::utils::conjunction_opt;
@@ -43,6 +44,7 @@ use object_store::ObjectStore;
 use qpl_rs::parquet::arrow::{
     ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, RowFilter,
 };
+use qpl_rs::parquet::query::{Predicate, Scalar};
 use qpl_rs::Executor;
 
 use crate::predicate::{comparison, file_row_filter, Comparison, Test};
@@ -279,16 +281,10 @@ impl ScanPlan {
         }
 
         // Columns: the projection's, and the residual filters'.
-        let mut filters = file_row_filter(&pushed, &file_schema, parquet_schema);
+        let filters = file_row_filter(&pushed, &file_schema, parquet_schema);
         // A dynamic filter only spares work (its join or TopK applies it again): what the
         // reader cannot evaluate of it is dropped, not evaluated on the decoded rows.
-        for (column, predicate) in file_row_filter(&dynamic, &file_schema, parquet_schema)
-            .row_filter
-            .predicates()
-        {
-            filters.row_filter =
-                std::mem::take(&mut filters.row_filter).and(column, predicate.clone());
-        }
+        let dynamic_filter = file_row_filter(&dynamic, &file_schema, parquet_schema).row_filter;
         let mut read: Vec<usize> = Vec::new();
         let mut output = Vec::with_capacity(self.projection.len());
         for &i in &self.projection {
@@ -321,7 +317,12 @@ impl ScanPlan {
         );
         // The row filter's columns are fetched with the others.
         let mut fetched_roots = read.clone();
-        for (name, _) in filters.row_filter.predicates() {
+        for (name, _) in filters
+            .row_filter
+            .predicates()
+            .iter()
+            .chain(dynamic_filter.predicates())
+        {
             if let Ok(i) = file_schema.index_of(name) {
                 fetched_roots.push(i);
             }
@@ -351,6 +352,7 @@ impl ScanPlan {
             output_schema: None,
             residual,
             row_filter: filters.row_filter,
+            dynamic_filter,
             row_groups,
             threads,
             current: None,
@@ -398,6 +400,35 @@ fn dynamic_comparisons(
     Ok(out)
 }
 
+/// Whether `predicate` holds for every value a column chunk with `statistics` holds: a join's
+/// key bounds usually span a whole row group (TPC-H: the order keys of a date range of
+/// orders), and evaluating them would be a pass over the chunk that drops no row.
+fn holds_for_every_value(predicate: &Predicate, statistics: Option<&Statistics>) -> bool {
+    fn within<T: PartialOrd>(low: &T, high: &T, min: Option<&T>, max: Option<&T>) -> bool {
+        matches!((min, max), (Some(min), Some(max)) if low <= min && max <= high)
+    }
+    let Predicate::Range(low, high) = predicate else {
+        return false;
+    };
+    // Truncated byte-array statistics still bound the values: a truncated minimum is a
+    // prefix of the true one, a truncated maximum is rounded up.
+    match (low, high, statistics) {
+        (Scalar::Int32(low), Scalar::Int32(high), Some(Statistics::Int32(s))) => {
+            within(low, high, s.min_opt(), s.max_opt())
+        }
+        (Scalar::Int64(low), Scalar::Int64(high), Some(Statistics::Int64(s))) => {
+            within(low, high, s.min_opt(), s.max_opt())
+        }
+        (Scalar::Bytes(low), Scalar::Bytes(high), Some(Statistics::ByteArray(s))) => within(
+            &low.as_slice(),
+            &high.as_slice(),
+            s.min_opt().map(|v| v.data()).as_ref(),
+            s.max_opt().map(|v| v.data()).as_ref(),
+        ),
+        _ => false,
+    }
+}
+
 /// `expr`'s columns re-pointed, by name, at `schema`.
 fn reindex(expr: Arc<dyn PhysicalExpr>, schema: &Schema) -> Result<Arc<dyn PhysicalExpr>> {
     expr.transform(|e| {
@@ -422,6 +453,8 @@ struct OpenedFile {
     output_schema: Option<SchemaRef>,
     residual: Option<Arc<dyn PhysicalExpr>>,
     row_filter: RowFilter,
+    /// The dynamic filters' predicates, taken per row group where they can drop a row.
+    dynamic_filter: RowFilter,
     row_groups: VecDeque<(usize, Option<RowSelection>)>,
     /// Threads decoding a row group's columns.
     threads: usize,
@@ -503,8 +536,17 @@ impl OpenedFile {
         if let Some(selection) = selection {
             builder = builder.with_row_selection(selection);
         }
-        if !self.row_filter.is_empty() {
-            builder = builder.with_row_filter(self.row_filter.clone());
+        let mut row_filter = self.row_filter.clone();
+        for (column, predicate) in self.dynamic_filter.predicates() {
+            let statistics = (0..schema.num_columns())
+                .find(|&leaf| schema.column(leaf).path().string() == *column)
+                .and_then(|leaf| group.column(leaf).statistics());
+            if !holds_for_every_value(predicate, statistics) {
+                row_filter = row_filter.and(column.clone(), predicate.clone());
+            }
+        }
+        if !row_filter.is_empty() {
+            builder = builder.with_row_filter(row_filter);
         }
         if let (Some(limit), None) = (self.plan.limit, &self.residual) {
             builder = builder.with_limit(limit.saturating_sub(self.emitted));
@@ -630,7 +672,43 @@ impl ChunkReader for FetchedChunks {
 
 #[cfg(test)]
 mod tests {
-    use super::SpareThreads;
+    use super::{holds_for_every_value, SpareThreads};
+    use datafusion::parquet::data_type::ByteArray;
+    use datafusion::parquet::file::statistics::Statistics;
+    use qpl_rs::parquet::query::{Predicate, Scalar};
+
+    #[test]
+    fn key_bounds_spanning_the_chunk_are_not_evaluated() {
+        let range = |l, h| Predicate::Range(Scalar::Int64(l), Scalar::Int64(h));
+        let chunk = Statistics::int64(Some(100), Some(200), None, Some(0), false);
+        assert!(holds_for_every_value(&range(1, 6_000_000), Some(&chunk)));
+        assert!(holds_for_every_value(&range(100, 200), Some(&chunk)));
+        // Bounds that cut the chunk's values can drop rows: evaluated.
+        assert!(!holds_for_every_value(&range(101, 6_000_000), Some(&chunk)));
+        assert!(!holds_for_every_value(&range(1, 199), Some(&chunk)));
+        // Without statistics, or with another type, or not a range: evaluated.
+        assert!(!holds_for_every_value(&range(1, 6_000_000), None));
+        let int32 = Statistics::int32(Some(100), Some(200), None, Some(0), false);
+        assert!(!holds_for_every_value(&range(1, 6_000_000), Some(&int32)));
+        let no_max = Statistics::int64(Some(100), None, None, Some(0), false);
+        assert!(!holds_for_every_value(&range(1, 6_000_000), Some(&no_max)));
+        let list = Predicate::In(vec![Scalar::Int64(150)]);
+        assert!(!holds_for_every_value(&list, Some(&chunk)));
+        let range32 = Predicate::Range(Scalar::Int32(0), Scalar::Int32(300));
+        assert!(holds_for_every_value(&range32, Some(&int32)));
+        // Byte arrays compare as bytes.
+        let words = Statistics::byte_array(
+            Some(ByteArray::from("MAIL")),
+            Some(ByteArray::from("TRUCK")),
+            None,
+            Some(0),
+            false,
+        );
+        let bytes =
+            |l: &str, h: &str| Predicate::Range(Scalar::Bytes(l.into()), Scalar::Bytes(h.into()));
+        assert!(holds_for_every_value(&bytes("AIR", "TRUCK"), Some(&words)));
+        assert!(!holds_for_every_value(&bytes("AIR", "SHIP"), Some(&words)));
+    }
 
     #[test]
     fn threads_only_for_partitions_a_lone_file_leaves_idle() {
