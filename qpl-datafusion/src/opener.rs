@@ -400,32 +400,63 @@ fn dynamic_comparisons(
     Ok(out)
 }
 
-/// Whether `predicate` holds for every value a column chunk with `statistics` holds: a join's
-/// key bounds usually span a whole row group (TPC-H: the order keys of a date range of
-/// orders), and evaluating them would be a pass over the chunk that drops no row.
-fn holds_for_every_value(predicate: &Predicate, statistics: Option<&Statistics>) -> bool {
-    fn within<T: PartialOrd>(low: &T, high: &T, min: Option<&T>, max: Option<&T>) -> bool {
-        matches!((min, max), (Some(min), Some(max)) if low <= min && max <= high)
-    }
-    let Predicate::Range(low, high) = predicate else {
-        return false;
+/// Whether a dynamic filter's `predicate` is worth a pass over a column chunk with
+/// `statistics`: it must be expected to drop at least half the chunk's values, estimated by the
+/// share of the chunk's integer range `[min, max]` it keeps (values spread evenly). A join's key
+/// bounds usually span a row group (TPC-H Q8: `l_partkey` between 157 and 199,949 of 1 to
+/// 200,000, from a hash table of ~1,500 part keys), and a key list may name every key there is
+/// (all 25 nations): such a pass drops next to no row and costs a decode of the column.
+/// Byte-array bounds are taken when they exclude part of `[min, max]`; without statistics,
+/// the predicate is taken.
+fn worth_evaluating(predicate: &Predicate, statistics: Option<&Statistics>) -> bool {
+    let integers = match statistics {
+        Some(Statistics::Int32(s)) => s
+            .min_opt()
+            .zip(s.max_opt())
+            .map(|(&min, &max)| (i128::from(min), i128::from(max))),
+        Some(Statistics::Int64(s)) => s
+            .min_opt()
+            .zip(s.max_opt())
+            .map(|(&min, &max)| (i128::from(min), i128::from(max))),
+        _ => None,
     };
-    // Truncated byte-array statistics still bound the values: a truncated minimum is a
-    // prefix of the true one, a truncated maximum is rounded up.
-    match (low, high, statistics) {
-        (Scalar::Int32(low), Scalar::Int32(high), Some(Statistics::Int32(s))) => {
-            within(low, high, s.min_opt(), s.max_opt())
+    let integer = |v: &Scalar| match v {
+        Scalar::Int32(v) => Some(i128::from(*v)),
+        Scalar::Int64(v) => Some(i128::from(*v)),
+        _ => None,
+    };
+    match (predicate, integers) {
+        (Predicate::Range(low, high), Some((min, max))) => {
+            let (Some(low), Some(high)) = (integer(low), integer(high)) else {
+                return true;
+            };
+            let kept = (high.min(max) - low.max(min) + 1).max(0);
+            2 * kept <= max - min + 1
         }
-        (Scalar::Int64(low), Scalar::Int64(high), Some(Statistics::Int64(s))) => {
-            within(low, high, s.min_opt(), s.max_opt())
+        (Predicate::In(values), Some((min, max))) => {
+            let mut inside: Vec<i128> = values
+                .iter()
+                .filter_map(integer)
+                .filter(|v| (min..=max).contains(v))
+                .collect();
+            inside.sort_unstable();
+            inside.dedup();
+            2 * inside.len() as i128 <= max - min + 1
         }
-        (Scalar::Bytes(low), Scalar::Bytes(high), Some(Statistics::ByteArray(s))) => within(
-            &low.as_slice(),
-            &high.as_slice(),
-            s.min_opt().map(|v| v.data()).as_ref(),
-            s.max_opt().map(|v| v.data()).as_ref(),
-        ),
-        _ => false,
+        (Predicate::Range(Scalar::Bytes(low), Scalar::Bytes(high)), None) => {
+            // Truncated statistics still bound the values: a truncated minimum is a prefix of
+            // the true one, a truncated maximum is rounded up.
+            let Some(Statistics::ByteArray(s)) = statistics else {
+                return true;
+            };
+            match (s.min_opt(), s.max_opt()) {
+                (Some(min), Some(max)) => {
+                    !(low.as_slice() <= min.data() && max.data() <= high.as_slice())
+                }
+                _ => true,
+            }
+        }
+        _ => true,
     }
 }
 
@@ -541,7 +572,7 @@ impl OpenedFile {
             let statistics = (0..schema.num_columns())
                 .find(|&leaf| schema.column(leaf).path().string() == *column)
                 .and_then(|leaf| group.column(leaf).statistics());
-            if !holds_for_every_value(predicate, statistics) {
+            if worth_evaluating(predicate, statistics) {
                 row_filter = row_filter.and(column.clone(), predicate.clone());
             }
         }
@@ -672,31 +703,46 @@ impl ChunkReader for FetchedChunks {
 
 #[cfg(test)]
 mod tests {
-    use super::{holds_for_every_value, SpareThreads};
+    use super::{worth_evaluating, SpareThreads};
     use datafusion::parquet::data_type::ByteArray;
     use datafusion::parquet::file::statistics::Statistics;
     use qpl_rs::parquet::query::{Predicate, Scalar};
 
     #[test]
-    fn key_bounds_spanning_the_chunk_are_not_evaluated() {
+    fn dynamic_predicates_are_taken_where_they_drop_half_a_chunk() {
         let range = |l, h| Predicate::Range(Scalar::Int64(l), Scalar::Int64(h));
-        let chunk = Statistics::int64(Some(100), Some(200), None, Some(0), false);
-        assert!(holds_for_every_value(&range(1, 6_000_000), Some(&chunk)));
-        assert!(holds_for_every_value(&range(100, 200), Some(&chunk)));
-        // Bounds that cut the chunk's values can drop rows: evaluated.
-        assert!(!holds_for_every_value(&range(101, 6_000_000), Some(&chunk)));
-        assert!(!holds_for_every_value(&range(1, 199), Some(&chunk)));
-        // Without statistics, or with another type, or not a range: evaluated.
-        assert!(!holds_for_every_value(&range(1, 6_000_000), None));
-        let int32 = Statistics::int32(Some(100), Some(200), None, Some(0), false);
-        assert!(!holds_for_every_value(&range(1, 6_000_000), Some(&int32)));
-        let no_max = Statistics::int64(Some(100), None, None, Some(0), false);
-        assert!(!holds_for_every_value(&range(1, 6_000_000), Some(&no_max)));
-        let list = Predicate::In(vec![Scalar::Int64(150)]);
-        assert!(!holds_for_every_value(&list, Some(&chunk)));
-        let range32 = Predicate::Range(Scalar::Int32(0), Scalar::Int32(300));
-        assert!(holds_for_every_value(&range32, Some(&int32)));
-        // Byte arrays compare as bytes.
+        let keys = |ks: &[i64]| Predicate::In(ks.iter().map(|&k| Scalar::Int64(k)).collect());
+        // TPC-H Q8 at SF 1: part keys 1..=200,000 in a lineitem row group.
+        let chunk = Statistics::int64(Some(1), Some(200_000), None, Some(0), false);
+        assert!(!worth_evaluating(&range(157, 199_949), Some(&chunk)));
+        assert!(!worth_evaluating(&range(-5, 6_000_000), Some(&chunk)));
+        assert!(!worth_evaluating(&range(1, 100_001), Some(&chunk)));
+        assert!(worth_evaluating(&range(1, 100_000), Some(&chunk)));
+        assert!(worth_evaluating(&range(150_000, 6_000_000), Some(&chunk)));
+        assert!(worth_evaluating(&range(300_000, 400_000), Some(&chunk)));
+        assert!(worth_evaluating(&keys(&[5, 17, 199_999]), Some(&chunk)));
+        // Nation keys 0..=24: all 25 listed drops nothing, 5 of them drop four fifths;
+        // duplicates and keys outside the chunk's range count once or not at all.
+        let nations = Statistics::int32(Some(0), Some(24), None, Some(0), false);
+        let all: Vec<i64> = (0..25).collect();
+        let nation_keys =
+            |ks: &[i64]| Predicate::In(ks.iter().map(|&k| Scalar::Int32(k as i32)).collect());
+        assert!(!worth_evaluating(&nation_keys(&all), Some(&nations)));
+        assert!(worth_evaluating(
+            &nation_keys(&[1, 2, 3, 17, 24]),
+            Some(&nations)
+        ));
+        let doubled: Vec<i64> = (0..12).chain(0..12).chain(30..60).collect();
+        assert!(worth_evaluating(&nation_keys(&doubled), Some(&nations)));
+        assert!(!worth_evaluating(
+            &nation_keys(&(0..13).collect::<Vec<_>>()),
+            Some(&nations)
+        ));
+        // Without statistics (or without a max), taken.
+        assert!(worth_evaluating(&range(157, 199_949), None));
+        let no_max = Statistics::int64(Some(1), None, None, Some(0), false);
+        assert!(worth_evaluating(&range(157, 199_949), Some(&no_max)));
+        // Byte arrays: taken when they exclude part of [min, max].
         let words = Statistics::byte_array(
             Some(ByteArray::from("MAIL")),
             Some(ByteArray::from("TRUCK")),
@@ -706,8 +752,8 @@ mod tests {
         );
         let bytes =
             |l: &str, h: &str| Predicate::Range(Scalar::Bytes(l.into()), Scalar::Bytes(h.into()));
-        assert!(holds_for_every_value(&bytes("AIR", "TRUCK"), Some(&words)));
-        assert!(!holds_for_every_value(&bytes("AIR", "SHIP"), Some(&words)));
+        assert!(!worth_evaluating(&bytes("AIR", "TRUCK"), Some(&words)));
+        assert!(worth_evaluating(&bytes("AIR", "SHIP"), Some(&words)));
     }
 
     #[test]
