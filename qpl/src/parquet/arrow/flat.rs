@@ -21,6 +21,19 @@ use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
 use crate::parquet::{ArrowPage, Bits, ChunkDecoder, Column, ColumnData, ValuesAt};
 use crate::Executor;
 
+/// A page of which fewer than one row in `SPARSE` is selected has only those rows' byte
+/// arrays gathered from the dictionary (a 1 % row filter spent most of its read gathering
+/// whole pages' strings, then filtering them).
+const SPARSE: usize = 4;
+
+/// Types whose arrays hold byte arrays behind offsets (what the sparse gather makes).
+fn is_offset_bytes(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary
+    )
+}
+
 /// A flat leaf inside a top-level struct: the struct is non-null from level `defined` on
 /// (0: never null); `child` is the leaf's field in it.
 #[derive(Clone, Debug)]
@@ -45,6 +58,8 @@ pub(crate) struct FlatColumn {
     data: ColumnData,
     /// A flat column's page, as the reader wants it.
     arrow_page: ArrowPage,
+    /// Dictionary indices of a page read sparsely (reused across pages).
+    sparse_indices: Vec<u32>,
     row_groups: VecDeque<usize>,
     pages: Option<Box<dyn PageReader>>,
     /// The current chunk's next page's index (the dictionary page counted), for errors.
@@ -128,6 +143,7 @@ impl FlatColumn {
             decoder,
             data: ColumnData::new(&column),
             arrow_page,
+            sparse_indices: Vec::new(),
             row_groups: row_groups.iter().copied().collect(),
             pages: None,
             page: 0,
@@ -319,11 +335,29 @@ impl FlatColumn {
             let view = page_of(&page).map_err(|m| self.page_error(m))?;
             // A top-level flat column: its levels go straight to validity bits.
             let plain_flat = self.list.is_none() && self.parent.is_none();
+            // Strings of a page of which few rows are selected: a dictionary page's indices
+            // are decoded, and only the selected rows' strings gathered.
+            let sparse = match &take {
+                Some(Take::Some(mask))
+                    if plain_flat
+                        && self.views.is_none()
+                        && self.dictionary.is_none()
+                        && is_offset_bytes(&self.data_type)
+                        && mask.count_set_bits() * SPARSE < mask.len() =>
+                {
+                    Some(mask.clone())
+                }
+                _ => None,
+            };
             let (report, values_at) = if plain_flat {
                 self.arrow_page.validity.clear();
                 self.arrow_page.booleans.clear();
-                self.decoder
-                    .decode_page_for_arrow(&view, &mut self.arrow_page)
+                self.arrow_page.dictionary_sections = sparse.is_some();
+                let decoded = self
+                    .decoder
+                    .decode_page_for_arrow(&view, &mut self.arrow_page);
+                self.arrow_page.dictionary_sections = self.dictionary.is_some();
+                decoded
             } else {
                 self.decoder
                     .decode_page(&view, &mut self.data)
@@ -359,6 +393,8 @@ impl FlatColumn {
                 }
                 return Ok(true);
             }
+            // Whether the array holds the selected rows only (made from them).
+            let mut taken = false;
             let (array, rows) = match &self.list {
                 None if plain_flat => {
                     let rows = report.levels;
@@ -380,13 +416,25 @@ impl FlatColumn {
                             let physical = self.column.physical_type;
                             plain_array(bytes, physical, validity, rows, &self.data_type)
                         }
-                        ValuesAt::Section(range) => self.dictionary_array(
-                            &page.buffer()[range],
-                            view.encoding(),
-                            report.values,
-                            validity,
-                            rows,
-                        ),
+                        ValuesAt::Section(range) => match &sparse {
+                            Some(mask) => {
+                                taken = true;
+                                self.sparse_dictionary_bytes(
+                                    &page.buffer()[range],
+                                    view.encoding(),
+                                    report.values,
+                                    validity,
+                                    mask,
+                                )
+                            }
+                            None => self.dictionary_array(
+                                &page.buffer()[range],
+                                view.encoding(),
+                                report.values,
+                                validity,
+                                rows,
+                            ),
+                        },
                     }
                     .map_err(|e| self.page_error(e))?;
                     (array, rows)
@@ -432,6 +480,7 @@ impl FlatColumn {
             let array = match take {
                 Take::None => continue,
                 Take::All => array,
+                Take::Some(_) if taken => array,
                 Take::Some(mask) => {
                     let mask = arrow_array::BooleanArray::new(mask, None);
                     arrow_select::filter::filter(&array, &mask)?
@@ -562,6 +611,104 @@ impl FlatColumn {
     /// A dictionary column's dictionary-encoded data page (its values section `section` of
     /// `present` indices in `encoding`): `rows` rows, `validity` the ones with a value, as
     /// keys into the chunk's dictionary.
+    /// The rows `mask` selects of a dictionary-encoded page of byte arrays (its `present`
+    /// indices in `section`; `validity`: the page's rows with a value, `None` when all are),
+    /// as the column's type: the indices are decoded, and only the selected rows' values
+    /// looked up and copied.
+    fn sparse_dictionary_bytes(
+        &mut self,
+        section: &[u8],
+        encoding: crate::parquet::Encoding,
+        present: usize,
+        validity: Option<BooleanBuffer>,
+        mask: &BooleanBuffer,
+    ) -> Result<ArrayRef, ArrowError> {
+        let error = |m: String| ArrowError::ParquetError(m);
+        if let Some(v) = &validity {
+            if v.len() != mask.len() {
+                return Err(error(format!(
+                    "{} validity bits for {} rows",
+                    v.len(),
+                    mask.len()
+                )));
+            }
+        }
+        let mut indices = std::mem::take(&mut self.sparse_indices);
+        let decoded = self
+            .decoder
+            .decode_dictionary_indices_only(encoding, section, present, &mut indices)
+            .map_err(|e| error(e.to_string()));
+        let result = decoded.and_then(|_| {
+            let empty = crate::parquet::ByteArrays::new();
+            let dictionary = match self.decoder.dictionary() {
+                Some(crate::parquet::Values::Bytes(entries)) => entries,
+                Some(_) => {
+                    return Err(error(
+                        "a byte array column's dictionary holds other values".into(),
+                    ))
+                }
+                None if present == 0 => &empty,
+                None => {
+                    return Err(error(
+                        "a dictionary-encoded data page, but the chunk had no dictionary page \
+                         before it"
+                            .into(),
+                    ))
+                }
+            };
+            let selected = mask.count_set_bits();
+            let mut values = crate::parquet::ByteArrays::new();
+            values.offsets.reserve(selected);
+            let mut add = |at: usize| -> Result<(), ArrowError> {
+                let id = *indices
+                    .get(at)
+                    .ok_or_else(|| error(format!("{present} indices, value {at} wanted")))?;
+                if id as usize >= dictionary.len() {
+                    return Err(error(format!(
+                        "dictionary index {id} is past the dictionary's {} entries",
+                        dictionary.len()
+                    )));
+                }
+                values.values.extend_from_slice(dictionary.get(id as usize));
+                let end = i32::try_from(values.values.len())
+                    .map_err(|_| error("the selected values pass 2^31 bytes".into()))?;
+                values.offsets.push(end);
+                Ok(())
+            };
+            let validity = match &validity {
+                None => {
+                    for row in mask.set_indices() {
+                        add(row)?;
+                    }
+                    None
+                }
+                Some(valid) => {
+                    // A row's value is the one after those of the valid rows before it.
+                    let mut bits = arrow_buffer::BooleanBufferBuilder::new(selected);
+                    let (mut counted_to, mut before) = (0, 0);
+                    for row in mask.set_indices() {
+                        before += valid.slice(counted_to, row - counted_to).count_set_bits();
+                        counted_to = row;
+                        let has_value = valid.value(row);
+                        if has_value {
+                            add(before)?;
+                        }
+                        bits.append(has_value);
+                    }
+                    Some(bits.finish())
+                }
+            };
+            take_values(
+                &mut crate::parquet::Values::Bytes(values),
+                validity,
+                selected,
+                &self.data_type,
+            )
+        });
+        self.sparse_indices = indices;
+        result
+    }
+
     fn dictionary_array(
         &mut self,
         section: &[u8],
