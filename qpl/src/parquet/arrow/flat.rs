@@ -34,6 +34,24 @@ fn is_offset_bytes(data_type: &DataType) -> bool {
     )
 }
 
+/// The byte arrays of the chunk's dictionary, for a data page of `present` dictionary-encoded
+/// values: `None` where the chunk has no dictionary and the page no value.
+fn byte_dictionary(
+    decoder: &ChunkDecoder,
+    present: usize,
+) -> Result<Option<&crate::parquet::ByteArrays>, ArrowError> {
+    match decoder.dictionary() {
+        Some(crate::parquet::Values::Bytes(entries)) => Ok(Some(entries)),
+        Some(_) => Err(ArrowError::ParquetError(
+            "a byte array column's dictionary holds other values".into(),
+        )),
+        None if present == 0 => Ok(None),
+        None => Err(ArrowError::ParquetError(
+            "a dictionary-encoded data page, but the chunk had no dictionary page before it".into(),
+        )),
+    }
+}
+
 /// A flat leaf inside a top-level struct: the struct is non-null from level `defined` on
 /// (0: never null); `child` is the leaf's field in it.
 #[derive(Clone, Debug)]
@@ -608,9 +626,6 @@ impl FlatColumn {
 }
 
 impl FlatColumn {
-    /// A dictionary column's dictionary-encoded data page (its values section `section` of
-    /// `present` indices in `encoding`): `rows` rows, `validity` the ones with a value, as
-    /// keys into the chunk's dictionary.
     /// The rows `mask` selects of a dictionary-encoded page of byte arrays (its `present`
     /// indices in `section`; `validity`: the page's rows with a value, `None` when all are),
     /// as the column's type: the indices are decoded, and only the selected rows' values
@@ -640,22 +655,7 @@ impl FlatColumn {
             .map_err(|e| error(e.to_string()));
         let result = decoded.and_then(|_| {
             let empty = crate::parquet::ByteArrays::new();
-            let dictionary = match self.decoder.dictionary() {
-                Some(crate::parquet::Values::Bytes(entries)) => entries,
-                Some(_) => {
-                    return Err(error(
-                        "a byte array column's dictionary holds other values".into(),
-                    ))
-                }
-                None if present == 0 => &empty,
-                None => {
-                    return Err(error(
-                        "a dictionary-encoded data page, but the chunk had no dictionary page \
-                         before it"
-                            .into(),
-                    ))
-                }
-            };
+            let dictionary = byte_dictionary(&self.decoder, present)?.unwrap_or(&empty);
             let selected = mask.count_set_bits();
             let mut values = crate::parquet::ByteArrays::new();
             values.offsets.reserve(selected);
@@ -709,6 +709,9 @@ impl FlatColumn {
         result
     }
 
+    /// A dictionary column's dictionary-encoded data page (its values section `section` of
+    /// `present` indices in `encoding`): `rows` rows, `validity` the ones with a value, as
+    /// keys into the chunk's dictionary.
     fn dictionary_array(
         &mut self,
         section: &[u8],
@@ -726,22 +729,9 @@ impl FlatColumn {
         let values = match &kept.values {
             Some(values) => Arc::clone(values),
             None => {
-                let entries = match self.decoder.dictionary() {
-                    Some(crate::parquet::Values::Bytes(entries)) => entries.clone(),
-                    Some(_) => {
-                        return Err(ArrowError::ParquetError(
-                            "a byte array column's dictionary holds other values".into(),
-                        ))
-                    }
-                    None if present == 0 => crate::parquet::ByteArrays::new(),
-                    None => {
-                        return Err(ArrowError::ParquetError(
-                            "a dictionary-encoded data page, but the chunk had no dictionary \
-                             page before it"
-                                .into(),
-                        ))
-                    }
-                };
+                let entries = byte_dictionary(&self.decoder, present)?
+                    .cloned()
+                    .unwrap_or_default();
                 // Checked once per dictionary (UTF-8 for strings), as arrow-rs does.
                 let values = super::convert::byte_arrays_array(entries, value_type)?;
                 kept.values = Some(Arc::clone(&values));
