@@ -189,30 +189,20 @@ impl Predicate {
                 Predicate::Range(l, h) => Typed::Range(get(l)?, get(h)?),
             })
         }
+        // `searchable`: for totally ordered types, a long `In` list is searched, not scanned.
         macro_rules! by_value {
-            ($v:expr, $variant:ident) => {{
+            ($v:expr, $variant:ident $(, $then:ident)?) => {{
                 let t = typed(self, |s| match s {
                     Scalar::$variant(x) => Some(*x),
                     _ => None,
-                })?;
-                $v.iter().map(|x| t.test(x)).collect()
-            }};
-        }
-        // Totally ordered types: a long `In` list is searched, not scanned.
-        macro_rules! by_ordered_value {
-            ($v:expr, $variant:ident) => {{
-                let t = typed(self, |s| match s {
-                    Scalar::$variant(x) => Some(*x),
-                    _ => None,
-                })?
-                .searchable();
+                })?$(.$then())?;
                 $v.iter().map(|x| t.test(x)).collect()
             }};
         }
         Some(match values {
             Values::Boolean(v) => by_value!(v, Boolean),
-            Values::Int32(v) => by_ordered_value!(v, Int32),
-            Values::Int64(v) => by_ordered_value!(v, Int64),
+            Values::Int32(v) => by_value!(v, Int32, searchable),
+            Values::Int64(v) => by_value!(v, Int64, searchable),
             Values::Float(v) => by_value!(v, Float),
             Values::Double(v) => by_value!(v, Double),
             Values::Bytes(v) => {
