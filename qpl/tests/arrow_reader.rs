@@ -656,6 +656,146 @@ fn row_filters_keep_the_rows_arrow_rs_keeps() {
     }
 }
 
+/// arrow-rs predicates that both readers take: words starting with `g` or empty (a null word
+/// gives a null, which drops the row), and ids (`3i + 10^12`) with `i` not divisible by 3
+/// whose double is not null (two columns).
+fn arrow_predicates(
+    schema: &parquet::schema::types::SchemaDescriptor,
+) -> [ArrowPredicateFn<impl FnMut(RecordBatch) -> Result<BooleanArray, arrow_schema::ArrowError>>; 2]
+{
+    fn words(batch: RecordBatch) -> Result<BooleanArray, arrow_schema::ArrowError> {
+        let words = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .unwrap();
+        Ok(words
+            .iter()
+            .map(|w| w.map(|w| w.starts_with('g') || w.is_empty()))
+            .collect())
+    }
+    fn ids(batch: RecordBatch) -> Result<BooleanArray, arrow_schema::ArrowError> {
+        let ids = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .unwrap();
+        let doubles = batch
+            .column(1)
+            .as_any()
+            .downcast_ref::<Float64Array>()
+            .unwrap();
+        Ok(ids
+            .iter()
+            .zip(doubles.iter())
+            .map(|(i, d)| Some(i? / 3 % 3 != 0 && d.is_some()))
+            .collect())
+    }
+    let pick = |f: fn(RecordBatch) -> _| f;
+    [
+        ArrowPredicateFn::new(ProjectionMask::columns(schema, ["word"]), pick(words)),
+        ArrowPredicateFn::new(ProjectionMask::columns(schema, ["id", "double"]), pick(ids)),
+    ]
+}
+
+#[test]
+fn arrow_predicates_keep_the_rows_arrow_rs_keeps() {
+    let selection = RowSelection::from(vec![
+        RowSelector::skip(77),
+        RowSelector::select(4_000),
+        RowSelector::skip(1_500),
+        RowSelector::select(2_000),
+    ]);
+    for (name, file) in files() {
+        // (with the query API's `flag = true` first, selection, limit, offset)
+        let cases = [
+            (false, None, None, None),
+            (true, None, None, None),
+            (true, Some(&selection), Some(25), None),
+            (false, Some(&selection), None, Some(9)),
+        ];
+        for (flag, selection, limit, offset) in cases {
+            let ours = ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap();
+            let [words, ids] = arrow_predicates(ours.parquet_schema());
+            let mut filter = RowFilter::new();
+            if flag {
+                filter = filter.and("flag", Predicate::Eq(Scalar::Boolean(true)));
+            }
+            let filter = filter.and_predicate(words).and_predicate(ids);
+            assert_eq!(filter.arrow_predicate_count(), 2);
+            let mut ours = ours.with_batch_size(300).with_row_filter(filter);
+            let theirs = ArrowRsBuilder::try_new(file.clone()).unwrap();
+            let [words, ids] = arrow_predicates(theirs.parquet_schema());
+            let mut predicates: Vec<Box<dyn parquet::arrow::arrow_reader::ArrowPredicate>> =
+                Vec::new();
+            if flag {
+                let mask = ProjectionMask::columns(theirs.parquet_schema(), ["flag"]);
+                predicates.push(Box::new(ArrowPredicateFn::new(
+                    mask,
+                    |batch: RecordBatch| {
+                        let flags = batch.column(0).as_any().downcast_ref::<BooleanArray>();
+                        Ok(flags
+                            .unwrap()
+                            .iter()
+                            .map(|f| Some(f == Some(true)))
+                            .collect())
+                    },
+                )));
+            }
+            predicates.push(Box::new(words));
+            predicates.push(Box::new(ids));
+            let mut theirs = theirs
+                .with_batch_size(300)
+                .with_row_filter(ArrowRsFilter::new(predicates));
+            if let Some(selection) = selection {
+                ours = ours.with_row_selection(selection.clone());
+                theirs = theirs.with_row_selection(selection.clone());
+            }
+            if let Some(limit) = limit {
+                ours = ours.with_limit(limit);
+                theirs = theirs.with_limit(limit);
+            }
+            if let Some(offset) = offset {
+                ours = ours.with_offset(offset);
+                theirs = theirs.with_offset(offset);
+            }
+            let (ours, theirs) = collect(ours, theirs);
+            let case = format!(
+                "{name}: flag {flag}, selection {}, limit {limit:?}, offset {offset:?}",
+                selection.is_some()
+            );
+            assert_same(&case, &ours, &theirs);
+            let rows: usize = ours.iter().map(|b| b.num_rows()).sum();
+            let total = file_rows(&file);
+            assert!(
+                rows > 0 && rows < total / 4,
+                "{case}: {rows} rows of {total}"
+            );
+        }
+    }
+}
+
+/// The rows of a file.
+fn file_rows(file: &Bytes) -> usize {
+    let builder = ArrowRsBuilder::try_new(file.clone()).unwrap();
+    builder.metadata().file_metadata().num_rows() as usize
+}
+
+#[test]
+fn an_arrow_predicate_of_the_wrong_length_is_an_error() {
+    let (_, file) = &files()[0];
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap();
+    let mask = ProjectionMask::columns(builder.parquet_schema(), ["key"]);
+    let short = ArrowPredicateFn::new(mask, |batch: RecordBatch| {
+        Ok(BooleanArray::from(vec![true; batch.num_rows() / 2]))
+    });
+    let result = builder
+        .with_row_filter(RowFilter::new().and_predicate(short))
+        .build();
+    let message = result.err().expect("an error").to_string();
+    assert!(message.contains("gave"), "{message}");
+}
+
 #[test]
 fn a_filter_on_a_missing_column_is_an_error() {
     let (_, file) = &files()[0];

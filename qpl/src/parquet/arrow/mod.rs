@@ -48,10 +48,11 @@ mod view;
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader};
+use arrow_buffer::BooleanBuffer;
 use arrow_schema::{ArrowError, SchemaRef};
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader as ArrowRsReader,
-    ParquetRecordBatchReaderBuilder as ArrowRsBuilder,
+    ArrowPredicate, ArrowReaderMetadata, ArrowReaderOptions,
+    ParquetRecordBatchReader as ArrowRsReader, ParquetRecordBatchReaderBuilder as ArrowRsBuilder,
 };
 pub use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
 pub use parquet::arrow::ProjectionMask;
@@ -74,13 +75,34 @@ const READ_AHEAD: usize = 8;
 /// The batch size arrow-rs's builder starts with.
 const DEFAULT_BATCH_SIZE: usize = 1024;
 
-/// A conjunction of predicates on leaf columns (named by their dotted path, or a top-level
-/// field with one leaf), evaluated before the other columns are decoded: a row is kept when
-/// every predicate holds on it. Predicates are the query API's ([`Predicate`]): nulls never
-/// match, comparisons are the physical type's (see [`crate::parquet::query`]).
-#[derive(Clone, Debug, Default, PartialEq)]
+/// A conjunction of predicates, evaluated before the other columns are decoded: a row is kept
+/// when every predicate holds on it.
+///
+/// Two kinds, which may be mixed:
+/// - the query API's [`Predicate`]s on leaf columns (named by their dotted path, or a
+///   top-level field with one leaf), evaluated on the encoded pages ([`and`](RowFilter::and)):
+///   nulls never match, comparisons are the physical type's (see [`crate::parquet::query`]);
+///   dictionary columns are answered by index scans on the [`Path`];
+/// - arrow-rs's [`ArrowPredicate`]s (an [`ArrowPredicateFn`](parquet::arrow::arrow_reader::ArrowPredicateFn)
+///   or one's own, [`and_predicate`](RowFilter::and_predicate)), evaluated as arrow-rs's
+///   `RowFilter` evaluates them: on batches of their projection's columns (decoded here), over
+///   the rows the earlier predicates kept; a null result drops the row.
+///
+/// The query API's predicates come first, then the Arrow predicates in the order added.
+#[derive(Clone, Debug, Default)]
 pub struct RowFilter {
     predicates: Vec<(String, Predicate)>,
+    arrow_predicates: Vec<SharedPredicate>,
+}
+
+/// An [`ArrowPredicate`] that clones of its [`RowFilter`] share (evaluating it needs `&mut`).
+#[derive(Clone)]
+struct SharedPredicate(Arc<std::sync::Mutex<Box<dyn ArrowPredicate>>>);
+
+impl std::fmt::Debug for SharedPredicate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ArrowPredicate")
+    }
 }
 
 impl RowFilter {
@@ -95,14 +117,29 @@ impl RowFilter {
         self
     }
 
-    /// The predicates, with their columns, in the order they were added.
+    /// Adds arrow-rs's `predicate` (AND), evaluated after the query API's predicates and
+    /// the Arrow predicates added before it.
+    pub fn and_predicate(mut self, predicate: impl ArrowPredicate) -> RowFilter {
+        self.arrow_predicates
+            .push(SharedPredicate(Arc::new(std::sync::Mutex::new(Box::new(
+                predicate,
+            )))));
+        self
+    }
+
+    /// The query API's predicates, with their columns, in the order they were added.
     pub fn predicates(&self) -> &[(String, Predicate)] {
         &self.predicates
     }
 
+    /// How many Arrow predicates there are.
+    pub fn arrow_predicate_count(&self) -> usize {
+        self.arrow_predicates.len()
+    }
+
     /// Whether there is no predicate.
     pub fn is_empty(&self) -> bool {
-        self.predicates.is_empty()
+        self.predicates.is_empty() && self.arrow_predicates.is_empty()
     }
 }
 
@@ -118,6 +155,9 @@ pub struct ParquetRecordBatchReaderBuilder<T: ChunkReader + 'static> {
     limit: Option<usize>,
     offset: Option<usize>,
     filter: Option<RowFilter>,
+    /// The rows already kept, one bit a row of the row groups read: set for a builder that
+    /// reads an Arrow predicate's columns (which has no selection nor filter of its own).
+    kept: Option<BooleanBuffer>,
     executor: Executor,
     threads: usize,
 }
@@ -152,6 +192,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             limit: None,
             offset: None,
             filter: None,
+            kept: None,
             executor: Executor::new(Path::Auto),
             threads: 1,
         }
@@ -238,9 +279,9 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
     /// The reader. Reads the footer's row counts and, with a [`RowFilter`], the filter's
     /// columns (to know which rows are kept); the other columns are read as batches are asked
     /// for.
-    pub fn build(self) -> Result<ParquetRecordBatchReader, ParquetError> {
+    pub fn build(mut self) -> Result<ParquetRecordBatchReader, ParquetError> {
         let metadata = Arc::clone(self.metadata.metadata());
-        let row_groups: Vec<usize> = match self.row_groups {
+        let row_groups: Vec<usize> = match self.row_groups.take() {
             Some(row_groups) => row_groups,
             None => (0..metadata.num_row_groups()).collect(),
         };
@@ -269,49 +310,21 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             .with_row_groups(Vec::new())
             .build()?
             .schema();
-        let filtered = match &self.filter {
-            Some(filter) if !filter.is_empty() => {
-                let evaluate = || {
-                    filter::evaluate(
-                        self.input.source(),
-                        &metadata,
-                        &row_groups,
-                        filter,
-                        &self.executor,
-                    )
-                };
-                // As in `next`: a panic of the parquet crate's page reader is an error.
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(evaluate))
-                    .unwrap_or_else(|_| {
-                        Err(ParquetError::General(
-                            "a malformed page: the parquet crate's page reader panicked on it"
-                                .into(),
-                        ))
-                    });
-                Some(result?)
-            }
-            _ => None,
+        let kept = match self.filter.as_ref().filter(|f| !f.is_empty()) {
+            Some(filter) => Some(self.evaluate_filter(filter, &metadata, &row_groups, total)?),
+            None => self.kept.clone(),
         };
-        let plan = match (self.selection, filtered) {
-            (selection, Some(kept)) => {
-                // The filter's rows among the selection's (DataFusion's page-index pruning gives
-                // one, often of every row), as bits: rows past the selection's end are not
-                // selected (a run-list intersection would keep the longer side's tail).
-                let kept = match selection {
-                    Some(selection) => &selection::selection_mask(&selection, total) & &kept,
-                    None => kept,
-                };
-                if self.offset.is_none() && self.limit.is_none() {
-                    // They stay one bit a row: a filter keeping scattered rows would make a
-                    // selection of as many runs (a run list costs more than the decode it
-                    // saves).
-                    Plan::from_mask(kept)
-                } else {
-                    let kept = RowSelection::from_filters(&[kept.into()]);
-                    Plan::new(Some(&kept), total, self.offset, self.limit)
-                }
+        let plan = match kept {
+            Some(kept) if self.offset.is_none() && self.limit.is_none() => {
+                // They stay one bit a row: a filter keeping scattered rows would make a
+                // selection of as many runs (a run list costs more than the decode it saves).
+                Plan::from_mask(kept)
             }
-            (selection, None) => Plan::new(selection.as_ref(), total, self.offset, self.limit),
+            Some(kept) => {
+                let kept = RowSelection::from_filters(&[kept.into()]);
+                Plan::new(Some(&kept), total, self.offset, self.limit)
+            }
+            None => Plan::new(self.selection.as_ref(), total, self.offset, self.limit),
         };
 
         // Each output field: one of ours (a flat leaf of a type converted here) or arrow-rs's.
@@ -419,6 +432,102 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             batch_size: self.batch_size,
             pool,
         })
+    }
+}
+
+impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
+    /// The rows of `row_groups` (`total`) that the selection selects and every predicate of
+    /// `filter` keeps, one bit a row.
+    fn evaluate_filter(
+        &self,
+        filter: &RowFilter,
+        metadata: &Arc<ParquetMetaData>,
+        row_groups: &[usize],
+        total: usize,
+    ) -> Result<BooleanBuffer, ParquetError> {
+        let mut kept = match &self.selection {
+            // DataFusion's page-index pruning gives one, often of every row, as bits: rows
+            // past the selection's end are not selected (a run-list intersection would keep
+            // the longer side's tail).
+            Some(selection) => selection::selection_mask(selection, total),
+            None => BooleanBuffer::new_set(total),
+        };
+        if !filter.predicates.is_empty() {
+            let evaluate = || {
+                filter::evaluate(
+                    self.input.source(),
+                    metadata,
+                    row_groups,
+                    filter,
+                    &self.executor,
+                )
+            };
+            // As in `next`: a panic of the parquet crate's page reader is an error.
+            let matched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(evaluate))
+                .unwrap_or_else(|_| {
+                    Err(ParquetError::General(
+                        "a malformed page: the parquet crate's page reader panicked on it".into(),
+                    ))
+                })?;
+            kept = &kept & &matched;
+        }
+        for predicate in &filter.arrow_predicates {
+            kept = self.evaluate_arrow_predicate(predicate, kept, row_groups)?;
+        }
+        Ok(kept)
+    }
+
+    /// The rows of `kept` where `predicate` holds: its columns are read (by this reader) for
+    /// the kept rows only, in batches of the batch size.
+    fn evaluate_arrow_predicate(
+        &self,
+        predicate: &SharedPredicate,
+        kept: BooleanBuffer,
+        row_groups: &[usize],
+    ) -> Result<BooleanBuffer, ParquetError> {
+        if kept.count_set_bits() == 0 {
+            return Ok(kept);
+        }
+        // A poisoned lock only means an earlier evaluation panicked; the predicate is the
+        // caller's, as arrow-rs would hold it.
+        let mut predicate = predicate
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let reader = ParquetRecordBatchReaderBuilder {
+            input: self.input.clone(),
+            metadata: self.metadata.clone(),
+            projection: predicate.projection().clone(),
+            row_groups: Some(row_groups.to_vec()),
+            batch_size: self.batch_size,
+            selection: None,
+            limit: None,
+            offset: None,
+            filter: None,
+            kept: Some(kept.clone()),
+            executor: self.executor.clone(),
+            threads: self.threads,
+        }
+        .build()?;
+        let mut out = arrow_buffer::MutableBuffer::from_len_zeroed(kept.len().div_ceil(8));
+        let mut rows = kept.set_indices();
+        for batch in reader {
+            let batch = batch?;
+            let count = batch.num_rows();
+            let result = predicate.evaluate(batch)?;
+            if result.len() != count {
+                return Err(ParquetError::General(format!(
+                    "a row filter's predicate gave {} values for a batch of {count} rows",
+                    result.len()
+                )));
+            }
+            for (i, row) in rows.by_ref().take(count).enumerate() {
+                if result.is_valid(i) && result.value(i) {
+                    arrow_buffer::bit_util::set_bit(out.as_slice_mut(), row);
+                }
+            }
+        }
+        Ok(BooleanBuffer::new(out.into(), 0, kept.len()))
     }
 }
 
