@@ -38,6 +38,7 @@
 //!   with this project.
 
 mod codec;
+mod expr_predicate;
 mod format;
 mod opener;
 mod predicate;

@@ -6,12 +6,14 @@ use std::sync::Arc;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::Result;
+use datafusion::datasource::physical_plan::parquet::can_expr_be_pushed_down_with_schemas;
 use datafusion::datasource::physical_plan::{
     FileOpener, FileScanConfig, FileSource, ParquetSource,
 };
 use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::physical_expr::conjunction;
+use datafusion::physical_expr::expressions::DynamicFilterPhysicalExpr;
 use datafusion::physical_expr::projection::ProjectionExprs;
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_plan::filter_pushdown::{FilterPushdownPropagation, PushedDown};
@@ -77,15 +79,17 @@ impl QplParquetSource {
         self.path
     }
 
-    /// The filters this scan evaluates itself: the conjuncts of the predicate that are
-    /// comparisons it takes (in terms of the table schema).
+    /// The filters this scan evaluates itself (in terms of the table schema): the conjuncts
+    /// of the predicate that are comparisons it takes; with `pushdown_filters` on, every
+    /// conjunct on the file's columns (as DataFusion's scan), those the query API cannot say
+    /// evaluated as expressions on their own columns before the others are decoded. Dynamic
+    /// filters are not among them (the opener takes what they hold when a file opens).
     pub fn pushed_filters(&self) -> Vec<Arc<dyn PhysicalExpr>> {
-        let schema = self.inner.table_schema().file_schema();
         match self.inner.filter() {
             None => Vec::new(),
             Some(predicate) => datafusion::physical_expr::split_conjunction(&predicate)
                 .into_iter()
-                .filter(|f| comparison(f, schema).is_some())
+                .filter(|f| evaluates(&self.inner, f))
                 .cloned()
                 .collect(),
         }
@@ -167,27 +171,34 @@ impl FileSource for QplParquetSource {
     fn try_pushdown_filters(
         &self,
         filters: Vec<Arc<dyn PhysicalExpr>>,
-        _config: &ConfigOptions,
+        config: &ConfigOptions,
     ) -> Result<FilterPushdownPropagation<Arc<dyn FileSource>>> {
         if filters.is_empty() {
             return Ok(FilterPushdownPropagation::with_parent_pushdown_result(
                 Vec::new(),
             ));
         }
-        let schema = self.inner.table_schema().file_schema();
+        // As DataFusion's scan: the table's option or the session's; kept in the scan's
+        // options, so that a plan decoded elsewhere evaluates what this one was given.
+        let pushdown = self.inner.table_parquet_options().global.pushdown_filters
+            || config.execution.parquet.pushdown_filters;
+        let inner = self.inner.clone().with_pushdown_filters(pushdown);
         let pushed: Vec<PushedDown> = filters
             .iter()
-            .map(|f| match comparison(f, schema) {
-                Some(_) => PushedDown::Yes,
-                None => PushedDown::No,
+            .map(|f| {
+                if evaluates(&inner, f) {
+                    PushedDown::Yes
+                } else {
+                    PushedDown::No
+                }
             })
             .collect();
         // Every filter prunes (statistics, page index), as in DataFusion's scan, except those
         // holding a scalar subquery's result (see `new`); those pushed are also evaluated by
         // the reader.
         let filters = filters.into_iter().filter(|f| !holds_scalar_subquery(f));
-        let predicate = conjunction(self.inner.filter().into_iter().chain(filters));
-        let inner = self.inner.with_predicate(predicate);
+        let predicate = conjunction(inner.filter().into_iter().chain(filters));
+        let inner = inner.with_predicate(predicate);
         let source: Arc<dyn FileSource> = Arc::new(self.with_inner(inner));
         Ok(
             FilterPushdownPropagation::with_parent_pushdown_result(pushed)
@@ -227,6 +238,19 @@ impl QplParquetSource {
 }
 
 /// Whether `expr` uses a scalar subquery's result.
+/// Whether the scan `inner` configures evaluates `filter` (see
+/// [`QplParquetSource::pushed_filters`]).
+fn evaluates(inner: &ParquetSource, filter: &Arc<dyn PhysicalExpr>) -> bool {
+    let schema = inner.table_schema().file_schema();
+    if comparison(filter, schema).is_some() {
+        return true;
+    }
+    inner.table_parquet_options().global.pushdown_filters
+        && filter.downcast_ref::<DynamicFilterPhysicalExpr>().is_none()
+        && !holds_scalar_subquery(filter)
+        && can_expr_be_pushed_down_with_schemas(filter, schema)
+}
+
 fn holds_scalar_subquery(expr: &Arc<dyn PhysicalExpr>) -> bool {
     let mut found = false;
     let _ = expr.apply(|e| {

@@ -106,8 +106,16 @@ fn config(partitions: usize) -> SessionConfig {
 
 /// A stock context and a switched one, each with `files` registered (table name: the stem).
 async fn contexts(files: &[PathBuf], partitions: usize) -> (SessionContext, SessionContext) {
-    let stock = SessionContext::new_with_config(config(partitions));
-    let ours = SessionContext::new_with_config(config(partitions));
+    contexts_with(files, config(partitions)).await
+}
+
+/// [`contexts`] with `config`.
+async fn contexts_with(
+    files: &[PathBuf],
+    config: SessionConfig,
+) -> (SessionContext, SessionContext) {
+    let stock = SessionContext::new_with_config(config.clone());
+    let ours = SessionContext::new_with_config(config);
     qpl_datafusion::enable(&ours);
     for file in files {
         let name = file
@@ -245,6 +253,53 @@ async fn queries_equal_stock_datafusion() {
         for sql in FILTERED {
             same(&stock, &ours, sql, sorted || sql.contains("LIMIT")).await;
         }
+        // Both scans evaluating every filter they can (stock: as arrow-rs row filters).
+        let pushdown =
+            config(partitions).set_bool("datafusion.execution.parquet.pushdown_filters", true);
+        let (stock, ours) = contexts_with(std::slice::from_ref(&file), pushdown).await;
+        for sql in FILTERED {
+            same(&stock, &ours, sql, sorted || sql.contains("LIMIT")).await;
+        }
+    }
+}
+
+/// With `pushdown_filters` on, the filters the query API cannot say (a `LIKE`, an `OR`, a
+/// float's comparison) are evaluated by the scan too, on their own columns before the others
+/// are decoded: no `FilterExec` is left, and the scan gives only the rows kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_pushdown_on_the_scan_evaluates_every_filter() {
+    let dir = temp_dir("pushdown_on");
+    let file = write_events(&dir);
+    let pushdown = config(2).set_bool("datafusion.execution.parquet.pushdown_filters", true);
+    let (stock, ours) = contexts_with(std::slice::from_ref(&file), pushdown).await;
+    for sql in [
+        "SELECT id FROM events WHERE key = 17 AND comment LIKE '%3 of%'",
+        "SELECT id, mode FROM events WHERE score = 1.25 OR key = 2 OR mode = 'AIR'",
+        "SELECT count(*) FROM events WHERE comment LIKE '%1 of%'",
+    ] {
+        same(&stock, &ours, sql, true).await;
+        let physical = plan(&ours, sql).await;
+        assert!(
+            !plan_text(&physical).contains("FilterExec"),
+            "{sql}: {}",
+            plan_text(&physical)
+        );
+        let result = collect(Arc::clone(&physical), ours.task_ctx())
+            .await
+            .unwrap();
+        let scanned = scan_output_rows(&physical, "events.parquet").unwrap();
+        let rows: usize = if sql.contains("count(*)") {
+            let counts = result[0]
+                .column(0)
+                .as_any()
+                .downcast_ref::<datafusion::arrow::array::Int64Array>()
+                .unwrap();
+            counts.value(0) as usize
+        } else {
+            result.iter().map(RecordBatch::num_rows).sum()
+        };
+        assert!(rows > 0 && rows < ROWS / 4, "{sql}: {rows} rows");
+        assert_eq!(scanned, rows, "{sql}: the scan gave rows its filters drop");
     }
 }
 
@@ -335,13 +390,56 @@ async fn a_joins_dynamic_filter_drops_rows_in_the_scan() {
     }
 }
 
+/// A join on more keys than DataFusion lists (150) pushes a hash-table lookup as its dynamic
+/// filter: with `pushdown_filters` on, the scan evaluates it on the key column and gives only
+/// the joining rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_joins_hash_table_lookup_drops_rows_in_the_scan() {
+    let dir = temp_dir("dynamic_lookup");
+    let file = write_events(&dir);
+    for partitions in [1, 2] {
+        let pushdown =
+            config(partitions).set_bool("datafusion.execution.parquet.pushdown_filters", true);
+        let (stock, ours) = contexts_with(std::slice::from_ref(&file), pushdown).await;
+        // 200 of the 1000 keys, spread over the whole range (the bounds drop nothing).
+        let keys = RecordBatch::try_from_iter([(
+            "k",
+            Arc::new(Int32Array::from_iter_values((0..200).map(|k| k * 5 + 2))) as ArrayRef,
+        )])
+        .unwrap();
+        for ctx in [&stock, &ours] {
+            ctx.register_batch("wanted", keys.clone()).unwrap();
+        }
+        let sql = "SELECT e.id, e.mode, w.k FROM events e JOIN wanted w ON e.key = w.k";
+        same(&stock, &ours, sql, true).await;
+        let physical = plan(&ours, sql).await;
+        let joined: usize = collect(Arc::clone(&physical), ours.task_ctx())
+            .await
+            .unwrap()
+            .iter()
+            .map(RecordBatch::num_rows)
+            .sum();
+        assert_eq!(joined, ROWS / 5, "{partitions} partitions");
+        let scanned = scan_output_rows(&physical, "events.parquet");
+        assert_eq!(
+            scanned,
+            Some(joined),
+            "{partitions} partitions: the scan gave rows the join's hash table excludes\n{}",
+            plan_text(&physical)
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plans_round_trip_through_datafusion_proto() {
     let dir = temp_dir("proto_round_trip");
     let file = write_events(&dir);
-    let (stock, ours) = contexts(std::slice::from_ref(&file), 2).await;
     let codec = QplPhysicalExtensionCodec;
-    for sql in [
+    // With pushdown on, the scan evaluates the LIKE (no FilterExec): the decoded scan must too.
+    for pushdown in [false, true] {
+        let config = config(2).set_bool("datafusion.execution.parquet.pushdown_filters", pushdown);
+        let (stock, ours) = contexts_with(std::slice::from_ref(&file), config).await;
+        for sql in [
         "SELECT mode, count(*), sum(price) FROM events WHERE key < 500 AND day >= DATE '1995-01-01' GROUP BY mode ORDER BY mode",
         "SELECT id, comment FROM events WHERE mode IN ('MAIL', 'AIR') AND comment LIKE '%9 of%' ORDER BY id",
     ] {
@@ -369,7 +467,9 @@ async fn plans_round_trip_through_datafusion_proto() {
             .to_string();
         assert_same(&Ok(got), &Ok(expected), sql);
     }
+    }
     // Another codec's bytes are not ours.
+    let ours = SessionContext::new();
     let err = physical_plan_from_bytes_with_extension_codec(b"\x01\x02", &ours.task_ctx(), &codec);
     assert!(err.is_err());
 }
