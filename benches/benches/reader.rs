@@ -10,7 +10,9 @@
 //! - `reader_column/<column>`: the events file, one top-level column projected at a time;
 //! - `reader_filter/events_category_1pct`: the events file, every column, rows whose dictionary
 //!   column `category` equals `event_0` (~1%): ours with its `RowFilter` of `Predicate::Eq`,
-//!   arrow-rs with its `RowFilter` of one `ArrowPredicateFn` (`category == "event_0"`).
+//!   arrow-rs with its `RowFilter` of one `ArrowPredicateFn` (`category == "event_0"`);
+//!   `reader_filter/events_category_1pct_arrow_predicate`: the same, ours given arrow-rs's
+//!   `ArrowPredicateFn` (`RowFilter::and_predicate`) instead of the query API's predicate.
 //!
 //! Files (written once by arrow-rs's `ArrowWriter`, dictionary on, its default; kept in
 //! `$TMPDIR/qpl-rs-reader-bench/`, reused when present):
@@ -222,26 +224,9 @@ impl Case {
         let mask = self.projection(schema);
         let mut filter = None;
         if self.filter {
-            let category = schema
-                .columns()
-                .iter()
-                .position(|c| c.path().string() == "category")
-                .expect("a category column");
-            let predicate = ArrowPredicateFn::new(
-                ProjectionMask::leaves(schema, [category]),
-                |batch: RecordBatch| {
-                    let column = batch.column(0);
-                    let strings = column
-                        .as_any()
-                        .downcast_ref::<StringArray>()
-                        .expect("category is Utf8");
-                    Ok(strings
-                        .iter()
-                        .map(|v| Some(v == Some(FILTER_VALUE)))
-                        .collect::<BooleanArray>())
-                },
-            );
-            filter = Some(ArrowRsRowFilter::new(vec![Box::new(predicate)]));
+            filter = Some(ArrowRsRowFilter::new(vec![Box::new(category_predicate(
+                schema,
+            ))]));
         }
         let mut builder = builder.with_projection(mask).with_batch_size(BATCH);
         if let Some(filter) = filter {
@@ -251,6 +236,22 @@ impl Case {
             .build()
             .expect("arrow-rs's reader")
             .map(|b| b.expect("arrow-rs's batch"))
+            .collect()
+    }
+
+    /// Ours with arrow-rs's predicate (`RowFilter::and_predicate`), as a program switching
+    /// from arrow-rs without rewriting its predicates runs it.
+    fn ours_with_arrow_predicate(&self) -> Vec<RecordBatch> {
+        let builder = ParquetRecordBatchReaderBuilder::try_new(self.file.clone()).expect("ours");
+        let mask = self.projection(builder.parquet_schema());
+        let predicate = category_predicate(builder.parquet_schema());
+        builder
+            .with_projection(mask)
+            .with_batch_size(BATCH)
+            .with_row_filter(RowFilter::new().and_predicate(predicate))
+            .build()
+            .expect("our reader")
+            .map(|b| b.expect("our batch"))
             .collect()
     }
 
@@ -271,6 +272,31 @@ impl Case {
             );
         }
     }
+}
+
+/// arrow-rs's predicate `category == FILTER_VALUE`.
+fn category_predicate(
+    schema: &parquet::schema::types::SchemaDescriptor,
+) -> impl parquet::arrow::arrow_reader::ArrowPredicate {
+    let category = schema
+        .columns()
+        .iter()
+        .position(|c| c.path().string() == "category")
+        .expect("a category column");
+    ArrowPredicateFn::new(
+        ProjectionMask::leaves(schema, [category]),
+        |batch: RecordBatch| {
+            let column = batch.column(0);
+            let strings = column
+                .as_any()
+                .downcast_ref::<StringArray>()
+                .expect("category is Utf8");
+            Ok(strings
+                .iter()
+                .map(|v| Some(v == Some(FILTER_VALUE)))
+                .collect::<BooleanArray>())
+        },
+    )
 }
 
 fn bench_case(c: &mut Criterion, group: &str, name: &str, case: &Case) {
@@ -339,6 +365,21 @@ fn reader_filter(c: &mut Criterion) {
         filter: true,
     };
     bench_case(c, "reader_filter", "events_category_1pct", &case);
+    // The same rows, ours evaluating arrow-rs's predicate instead of the query API's.
+    let name = "reader_filter/events_category_1pct_arrow_predicate";
+    assert!(
+        case.ours_with_arrow_predicate() == case.arrow_rs(),
+        "{name}: qpl_rs's batches differ from arrow_rs's"
+    );
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Bytes(case.bytes()));
+    g.bench_function(BenchmarkId::from_parameter("qpl_rs"), |b| {
+        b.iter(|| black_box(case.ours_with_arrow_predicate()))
+    });
+    g.bench_function(BenchmarkId::from_parameter("arrow_rs"), |b| {
+        b.iter(|| black_box(case.arrow_rs()))
+    });
+    g.finish();
 }
 
 criterion_group! {
