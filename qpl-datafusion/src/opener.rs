@@ -322,19 +322,16 @@ impl ScanPlan {
             Vec::new()
         };
         let dynamic_rest = conjunction_opt(dynamic_rest);
-        // The row filters' columns are fetched with the others.
+        // The filters' columns are fetched with the others: the pushed filters' (the row
+        // filter's predicates and expression), the dynamic predicates' and the rest's.
         let mut fetched_roots = read.clone();
-        for (name, _) in row_filter
-            .predicates()
-            .iter()
-            .chain(dynamic_filter.predicates())
-        {
+        for pushed in &pushed {
+            fetched_roots.extend(root_columns(pushed, &file_schema)?);
+        }
+        for (name, _) in dynamic_filter.predicates() {
             if let Ok(i) = file_schema.index_of(name) {
                 fetched_roots.push(i);
             }
-        }
-        for pushed in &pushed {
-            fetched_roots.extend(root_columns(pushed, &file_schema)?);
         }
         if let Some(rest) = &dynamic_rest {
             fetched_roots.extend(root_columns(rest, &file_schema)?);

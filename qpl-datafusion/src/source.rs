@@ -237,7 +237,6 @@ impl QplParquetSource {
     }
 }
 
-/// Whether `expr` uses a scalar subquery's result.
 /// Whether the scan `inner` configures evaluates `filter` (see
 /// [`QplParquetSource::pushed_filters`]).
 fn evaluates(inner: &ParquetSource, filter: &Arc<dyn PhysicalExpr>) -> bool {
@@ -251,6 +250,7 @@ fn evaluates(inner: &ParquetSource, filter: &Arc<dyn PhysicalExpr>) -> bool {
         && can_expr_be_pushed_down_with_schemas(filter, schema)
 }
 
+/// Whether `expr` uses a scalar subquery's result.
 fn holds_scalar_subquery(expr: &Arc<dyn PhysicalExpr>) -> bool {
     let mut found = false;
     let _ = expr.apply(|e| {
