@@ -353,6 +353,30 @@ fn scan_output_rows(plan: &Arc<dyn ExecutionPlan>, file_name: &str) -> Option<us
         .find_map(|child| scan_output_rows(child, file_name))
 }
 
+/// `events` joined with a table `wanted` of `keys` (column `k`) in both contexts, checked
+/// equal; then run in ours: the rows joined, the rows the `events` scan gave, and the plan.
+async fn join_events_on_keys(
+    stock: &SessionContext,
+    ours: &SessionContext,
+    keys: Int32Array,
+) -> (usize, Option<usize>, String) {
+    let keys = RecordBatch::try_from_iter([("k", Arc::new(keys) as ArrayRef)]).unwrap();
+    for ctx in [stock, ours] {
+        ctx.register_batch("wanted", keys.clone()).unwrap();
+    }
+    let sql = "SELECT e.id, e.mode, w.k FROM events e JOIN wanted w ON e.key = w.k";
+    same(stock, ours, sql, true).await;
+    let physical = plan(ours, sql).await;
+    let joined: usize = collect(Arc::clone(&physical), ours.task_ctx())
+        .await
+        .unwrap()
+        .iter()
+        .map(RecordBatch::num_rows)
+        .sum();
+    let scanned = scan_output_rows(&physical, "events.parquet");
+    (joined, scanned, plan_text(&physical))
+}
+
 /// A join's key list, pushed by DataFusion as a dynamic filter, drops the rows without a
 /// match inside the scan (stock DataFusion uses it to prune, and decodes every row); the
 /// results are stock's.
@@ -362,30 +386,13 @@ async fn a_joins_dynamic_filter_drops_rows_in_the_scan() {
     let file = write_events(&dir);
     for partitions in [1, 2] {
         let (stock, ours) = contexts(std::slice::from_ref(&file), partitions).await;
-        let keys = RecordBatch::try_from_iter([(
-            "k",
-            Arc::new(Int32Array::from(vec![17, 500, 999])) as ArrayRef,
-        )])
-        .unwrap();
-        for ctx in [&stock, &ours] {
-            ctx.register_batch("wanted", keys.clone()).unwrap();
-        }
-        let sql = "SELECT e.id, e.mode, w.k FROM events e JOIN wanted w ON e.key = w.k";
-        same(&stock, &ours, sql, true).await;
-        let physical = plan(&ours, sql).await;
-        let joined: usize = collect(Arc::clone(&physical), ours.task_ctx())
-            .await
-            .unwrap()
-            .iter()
-            .map(RecordBatch::num_rows)
-            .sum();
+        let keys = Int32Array::from(vec![17, 500, 999]);
+        let (joined, scanned, plan) = join_events_on_keys(&stock, &ours, keys).await;
         assert_eq!(joined, 3 * ROWS / 1000, "{partitions} partitions");
-        let scanned = scan_output_rows(&physical, "events.parquet");
         assert_eq!(
             scanned,
             Some(joined),
-            "{partitions} partitions: the scan gave rows the join's keys exclude\n{}",
-            plan_text(&physical)
+            "{partitions} partitions: the scan gave rows the join's keys exclude\n{plan}"
         );
     }
 }
@@ -402,30 +409,13 @@ async fn a_joins_hash_table_lookup_drops_rows_in_the_scan() {
             config(partitions).set_bool("datafusion.execution.parquet.pushdown_filters", true);
         let (stock, ours) = contexts_with(std::slice::from_ref(&file), pushdown).await;
         // 200 of the 1000 keys, spread over the whole range (the bounds drop nothing).
-        let keys = RecordBatch::try_from_iter([(
-            "k",
-            Arc::new(Int32Array::from_iter_values((0..200).map(|k| k * 5 + 2))) as ArrayRef,
-        )])
-        .unwrap();
-        for ctx in [&stock, &ours] {
-            ctx.register_batch("wanted", keys.clone()).unwrap();
-        }
-        let sql = "SELECT e.id, e.mode, w.k FROM events e JOIN wanted w ON e.key = w.k";
-        same(&stock, &ours, sql, true).await;
-        let physical = plan(&ours, sql).await;
-        let joined: usize = collect(Arc::clone(&physical), ours.task_ctx())
-            .await
-            .unwrap()
-            .iter()
-            .map(RecordBatch::num_rows)
-            .sum();
+        let keys = Int32Array::from_iter_values((0..200).map(|k| k * 5 + 2));
+        let (joined, scanned, plan) = join_events_on_keys(&stock, &ours, keys).await;
         assert_eq!(joined, ROWS / 5, "{partitions} partitions");
-        let scanned = scan_output_rows(&physical, "events.parquet");
         assert_eq!(
             scanned,
             Some(joined),
-            "{partitions} partitions: the scan gave rows the join's hash table excludes\n{}",
-            plan_text(&physical)
+            "{partitions} partitions: the scan gave rows the join's hash table excludes\n{plan}"
         );
     }
 }
