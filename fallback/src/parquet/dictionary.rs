@@ -245,41 +245,59 @@ fn gather_byte_arrays_from(
     }
     let offsets = &dictionary.offsets;
     let bytes = &dictionary.values;
-    let entry = |index: u32| {
-        let i = index as usize;
-        (offsets[i] as usize, offsets[i + 1] as usize)
-    };
-    // The batch's bytes, checked once against Arrow's 32-bit offsets.
-    let total: usize = indices
-        .iter()
-        .map(|&index| {
-            let (start, end) = entry(index);
-            end.saturating_sub(start)
-        })
-        .sum();
+    // First the output's offsets (their last is the bytes to copy), then the bytes, each
+    // value copied to where its offset says: one read of the dictionary's offsets a value.
+    let first = out.offsets.len();
     let start = out.values.len();
-    arrow_offset(start.saturating_add(total))?;
-    // Entries of up to COPY bytes are copied as COPY bytes (a fixed-size copy, two vector
-    // moves, instead of a `memcpy` call per value), into COPY bytes of slack cut off at the
-    // end; longer ones, and those within COPY bytes of the dictionary's end, exactly.
-    const COPY: usize = 32;
-    out.values.resize(start + total + COPY, 0);
     out.offsets.reserve(indices.len());
-    let mut at = start;
+    let mut end = start;
     for &index in indices {
-        let (from, to) = entry(index);
-        let n = to.saturating_sub(from);
+        let i = index as usize;
+        end += offsets[i + 1].saturating_sub(offsets[i]).max(0) as usize;
+        // Truncated past i32: checked on the last one below, which is the largest.
+        out.offsets.push(end as i32);
+    }
+    if let Err(e) = arrow_offset(end) {
+        out.offsets.truncate(first);
+        return Err(e);
+    }
+    // Entries of up to COPY bytes are copied as COPY bytes (a fixed-size copy, two vector
+    // moves, instead of a `memcpy` call per value), into COPY bytes of slack past the end
+    // that are never made part of the values; longer ones, and those within COPY bytes of
+    // the dictionary's end, exactly.
+    const COPY: usize = 32;
+    out.values.reserve(end - start + COPY);
+    let room = &mut out.values.spare_capacity_mut()[..end - start + COPY];
+    // Where each value starts in `room`, from 0: `at`, ended by its offset (made above).
+    let mut at = 0;
+    for (&index, &stop) in indices.iter().zip(&out.offsets[first..]) {
+        let from = offsets[index as usize].max(0) as usize;
+        let n = stop as usize - start - at;
         if n <= COPY && from + COPY <= bytes.len() {
-            out.values[at..at + COPY].copy_from_slice(&bytes[from..from + COPY]);
+            write_bytes(&mut room[at..at + COPY], &bytes[from..from + COPY]);
         } else {
-            out.values[at..at + n].copy_from_slice(&bytes[from..to]);
+            write_bytes(&mut room[at..at + n], &bytes[from..from + n]);
         }
         at += n;
-        // `at` ≤ start + total, checked above to fit an i32.
-        out.offsets.push(at as i32);
     }
-    out.values.truncate(start + total);
+    // SAFETY: every byte of `start..end` was written above: the values are back to back
+    // from `start` (`at` moves by each one's length, to `end - start` after the last), each
+    // written whole (`write_bytes` of its entry, or of COPY bytes that cover it); the
+    // capacity holds `end` (reserved above), and `end >= start`, the length before.
+    unsafe { out.values.set_len(end) };
     Ok(())
+}
+
+/// Copies `src` into `dst` (of its length): `<[MaybeUninit<u8>]>::write_copy_of_slice`,
+/// stable only from Rust 1.93 (the workspace builds on 1.89).
+#[inline(always)]
+fn write_bytes(dst: &mut [std::mem::MaybeUninit<u8>], src: &[u8]) {
+    assert_eq!(dst.len(), src.len());
+    // SAFETY: both hold `src.len()` bytes (checked above), and `dst`, borrowed mutably,
+    // cannot overlap `src`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<u8>(), src.len())
+    };
 }
 
 /// Appends a stream's byte arrays to `out` in stream order; positions are the page's.
