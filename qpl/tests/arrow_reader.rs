@@ -303,6 +303,15 @@ fn whole_files_equal_arrow_rs_at_every_batch_size() {
             let ours = ours_all(&file, batch_size);
             let theirs = theirs_all(&file, batch_size);
             assert_same(&format!("{name}, batch {batch_size}"), &ours, &theirs);
+            // Arrays built without their constructors' checks (strings gathered from a
+            // dictionary checked once) pass them all.
+            for (i, batch) in ours.iter().enumerate() {
+                for (c, column) in batch.columns().iter().enumerate() {
+                    column.to_data().validate_full().unwrap_or_else(|e| {
+                        panic!("{name}, batch {batch_size}: batch {i}, column {c}: {e}")
+                    });
+                }
+            }
         }
     }
 }
@@ -1287,7 +1296,7 @@ mod views {
     }
 
     #[test]
-    fn invalid_utf8_read_as_utf8_view_is_an_error() {
+    fn invalid_utf8_read_as_utf8_or_utf8_view_is_an_error() {
         let long = [b'a'; 200];
         let cases: [&[&[u8]]; 4] = [
             // A lone continuation byte, inline.
@@ -1300,27 +1309,33 @@ mod views {
             // After a value of 128 bytes and more (its length prefix is not ASCII).
             &[&long, b"\xE2\x82"],
         ];
+        // Utf8 from a dictionary is checked once per dictionary, entry by entry (not value
+        // by value): an entry that is UTF-8 only with the next one is still refused.
+        let types = [
+            (DataType::Utf8View, DataType::BinaryView),
+            (DataType::Utf8, DataType::Binary),
+        ];
         for (i, values) in cases.iter().enumerate() {
-            for dictionary in [false, true] {
-                let name = format!("case {i}, dictionary {dictionary}");
+            for (dictionary, (text, binary)) in [false, true]
+                .into_iter()
+                .flat_map(|d| types.iter().map(move |t| (d, t)))
+            {
+                let name = format!("case {i}, dictionary {dictionary}, {text}");
                 // Annotated UTF8: both readers refuse it.
                 let file = raw_file(values, true, dictionary);
+                assert!(read_as(&file, text.clone(), true).is_err(), "{name}: ours");
                 assert!(
-                    read_as(&file, DataType::Utf8View, true).is_err(),
-                    "{name}: ours"
-                );
-                assert!(
-                    read_as(&file, DataType::Utf8View, false).is_err(),
+                    read_as(&file, text.clone(), false).is_err(),
                     "{name}: arrow-rs"
                 );
                 // Not annotated: arrow-rs checks only UTF8 columns; ours checks every
                 // Utf8View (never an array of invalid strings).
                 let file = raw_file(values, false, dictionary);
-                let ours = read_as(&file, DataType::Utf8View, true);
+                let ours = read_as(&file, text.clone(), true);
                 assert!(ours.is_err(), "{name}, not annotated: ours read {ours:?}");
-                // As BinaryView, the bytes as they are, in both.
-                let ours = read_as(&file, DataType::BinaryView, true).unwrap();
-                let theirs = read_as(&file, DataType::BinaryView, false).unwrap();
+                // As binary, the bytes as they are, in both.
+                let ours = read_as(&file, binary.clone(), true).unwrap();
+                let theirs = read_as(&file, binary.clone(), false).unwrap();
                 assert_same(&name, &ours, &theirs);
                 assert_valid(&name, &ours);
             }
@@ -1328,11 +1343,13 @@ mod views {
         // Valid UTF-8 of every kind reads in both.
         let values: [&[u8]; 4] = [b"", "é€😀".as_bytes(), &long, "long-ωωωωωωωωωωω".as_bytes()];
         for dictionary in [false, true] {
-            let file = raw_file(&values, true, dictionary);
-            let ours = read_as(&file, DataType::Utf8View, true).unwrap();
-            let theirs = read_as(&file, DataType::Utf8View, false).unwrap();
-            assert_same("valid", &ours, &theirs);
-            assert_valid("valid", &ours);
+            for (text, _) in &types {
+                let file = raw_file(&values, true, dictionary);
+                let ours = read_as(&file, text.clone(), true).unwrap();
+                let theirs = read_as(&file, text.clone(), false).unwrap();
+                assert_same("valid", &ours, &theirs);
+                assert_valid("valid", &ours);
+            }
         }
     }
 }

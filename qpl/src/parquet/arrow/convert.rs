@@ -225,19 +225,38 @@ fn spread<T: Copy + Default + arrow_buffer::ArrowNativeType>(
     }
 }
 
-/// The non-null `values` placed in the rows `validity` sets, a copy of each run of valid rows.
+/// The non-null `values` placed in the rows `validity` sets (a null row holds the default),
+/// 64 rows at a time: a word of valid rows is one copy, of null rows one fill, and a mixed
+/// word a row at a time without a branch (a column of scattered nulls has runs of a few
+/// rows: a copy a run took a sixth of its read).
 fn spread_slice<T: Copy + Default + arrow_buffer::ArrowNativeType>(
     values: &[T],
     validity: &BooleanBuffer,
 ) -> ScalarBuffer<T> {
-    let mut out = Vec::with_capacity(validity.len());
+    let mut out = vec![T::default(); validity.len()];
+    let Some(last) = values.len().checked_sub(1) else {
+        return ScalarBuffer::from(out);
+    };
     let mut at = 0;
-    for (start, end) in validity.set_slices() {
-        out.resize(start, T::default());
-        out.extend_from_slice(&values[at..at + end - start]);
-        at += end - start;
+    let mut spread_word = |out: &mut [T], word: u64| {
+        if out.len() == 64 && word == u64::MAX && at + 64 <= values.len() {
+            out.copy_from_slice(&values[at..at + 64]);
+            at += 64;
+        } else if word != 0 {
+            for (i, row) in out.iter_mut().enumerate() {
+                let valid = word >> i & 1 == 1;
+                let value = values[at.min(last)];
+                *row = if valid { value } else { T::default() };
+                at += usize::from(valid);
+            }
+        }
+    };
+    let chunks = validity.bit_chunks();
+    let mut rows = out.chunks_exact_mut(64);
+    for (word, out) in chunks.iter().zip(&mut rows) {
+        spread_word(out, word);
     }
-    out.resize(validity.len(), T::default());
+    spread_word(rows.into_remainder(), chunks.remainder_bits());
     ScalarBuffer::from(out)
 }
 

@@ -15,6 +15,7 @@ use parquet::file::metadata::ParquetMetaData;
 use super::chunk_bytes::{ChunkSource, DynSource};
 use super::convert::{boolean_array, plain_array, take_array, take_values};
 use super::list::{take_list, ListShape};
+use super::open_bytes::OpenBytes;
 use super::selection::{Cursor, Take};
 use super::view::{self, CopyViews, OpenViews, PlainViews, ViewDictionary};
 use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
@@ -94,6 +95,9 @@ pub(crate) struct FlatColumn {
     views: Option<Views>,
     /// A top-level column read as a dictionary array: its dictionary pages kept as they are.
     dictionary: Option<KeptDictionary>,
+    /// A top-level Utf8 or Binary column: its dictionary-encoded pages gathered into batches
+    /// here.
+    bytes: Option<OpenBytes>,
 }
 
 /// A flat dictionary column's state: the chunk's dictionary as the array's values.
@@ -148,7 +152,11 @@ impl FlatColumn {
             }
             _ => None,
         };
-        arrow_page.dictionary_sections = dictionary.is_some();
+        let bytes = list
+            .is_none()
+            .then(|| OpenBytes::new(&data_type, batch_size))
+            .flatten();
+        arrow_page.dictionary_sections = dictionary.is_some() || bytes.is_some();
         Ok(FlatColumn {
             input,
             metadata,
@@ -172,6 +180,7 @@ impl FlatColumn {
             queued: 0,
             views,
             dictionary,
+            bytes,
         })
     }
 
@@ -182,6 +191,7 @@ impl FlatColumn {
         self.views = None;
         self.arrow_page.byte_array_sections = false;
         self.dictionary = None;
+        self.bytes = None;
         self.arrow_page.dictionary_sections = false;
         self
     }
@@ -267,6 +277,9 @@ impl FlatColumn {
                         self.queue(array);
                         return Ok(true);
                     }
+                    if self.flush_bytes() {
+                        return Ok(true);
+                    }
                     return Ok(false);
                 };
                 // Page by page: the memory of a page, not of the chunk, where the input is a
@@ -281,6 +294,9 @@ impl FlatColumn {
                 }
                 if let Some(dictionary) = &mut self.dictionary {
                     dictionary.values = None;
+                }
+                if let Some(bytes) = &mut self.bytes {
+                    bytes.forget_dictionary();
                 }
                 self.page = 0;
                 continue;
@@ -370,11 +386,12 @@ impl FlatColumn {
             let (report, values_at) = if plain_flat {
                 self.arrow_page.validity.clear();
                 self.arrow_page.booleans.clear();
-                self.arrow_page.dictionary_sections = sparse.is_some();
+                self.arrow_page.dictionary_sections = sparse.is_some() || self.bytes.is_some();
                 let decoded = self
                     .decoder
                     .decode_page_for_arrow(&view, &mut self.arrow_page);
-                self.arrow_page.dictionary_sections = self.dictionary.is_some();
+                self.arrow_page.dictionary_sections =
+                    self.dictionary.is_some() || self.bytes.is_some();
                 decoded
             } else {
                 self.decoder
@@ -384,8 +401,33 @@ impl FlatColumn {
             .map_err(|e| self.page_error(e))?;
             self.page += 1;
             if is_dict {
+                if let Some(bytes) = &mut self.bytes {
+                    bytes.forget_dictionary();
+                }
                 continue;
             }
+            if let (Some(_), ValuesAt::Section(range)) = (&self.bytes, &values_at) {
+                let rows = report.levels;
+                if known_rows.is_some_and(|known| known != rows) {
+                    return Err(self.page_error(format!(
+                        "the header says {} rows, the page holds {rows}",
+                        known_rows.unwrap_or(0)
+                    )));
+                }
+                let take = match take.take() {
+                    Some(take) => take,
+                    None => self.cursor.take(rows),
+                };
+                let arrays = self
+                    .bytes_page(&page.buffer()[range.clone()], view.encoding(), report, take)
+                    .map_err(|e| self.page_error(e))?;
+                for array in arrays {
+                    self.queue(array);
+                }
+                return Ok(true);
+            }
+            // Any other page's rows go after the batch being filled from dictionary pages.
+            self.flush_bytes();
             if self.views.is_some() && !matches!(values_at, ValuesAt::Bits | ValuesAt::Page(_)) {
                 let rows = report.levels;
                 if known_rows.is_some_and(|known| known != rows) {
@@ -514,6 +556,51 @@ impl FlatColumn {
             }
             return Ok(true);
         }
+    }
+
+    /// Queues the batch being filled from a Utf8 or Binary column's dictionary pages, if it
+    /// has rows; whether it had.
+    fn flush_bytes(&mut self) -> bool {
+        match self.bytes.as_mut().filter(|b| b.len() > 0) {
+            Some(bytes) => {
+                let array = bytes.finish();
+                self.queue(array);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A Utf8 or Binary column's dictionary-encoded page (its indices in `section`, its
+    /// validity in `self.arrow_page`): its selected rows (`take`) added to the batch being
+    /// filled; returns the batches filled.
+    fn bytes_page(
+        &mut self,
+        section: &[u8],
+        encoding: crate::parquet::Encoding,
+        report: crate::parquet::PageReport,
+        take: Take,
+    ) -> Result<Vec<ArrayRef>, ArrowError> {
+        let selected = match take {
+            Take::None => return Ok(Vec::new()),
+            Take::All => None,
+            Take::Some(mask) => Some(mask),
+        };
+        let validity = (self.column.max_def_level > 0)
+            .then(|| into_buffer(std::mem::take(&mut self.arrow_page.validity)))
+            .filter(|v| v.count_set_bits() < v.len());
+        let bytes = self.bytes.as_mut().expect("a Utf8 or Binary column");
+        self.decoder
+            .decode_dictionary_indices_only(encoding, section, report.values, &mut bytes.indices)
+            .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
+        let dictionary = byte_dictionary(&self.decoder, report.values)?;
+        bytes.feed(
+            dictionary,
+            validity.as_ref(),
+            report.levels,
+            selected.as_ref(),
+            self.queued,
+        )
     }
 
     /// Puts `array` (selected rows) after the pending ones.

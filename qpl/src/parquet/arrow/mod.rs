@@ -42,6 +42,7 @@ mod filter;
 mod flat;
 mod footer;
 mod list;
+mod open_bytes;
 mod selection;
 mod view;
 
