@@ -459,3 +459,31 @@ fn byte_array_gathers_of_every_entry_length() {
     }
     assert!(decoded.iter().eq(expected[1..].iter().copied()));
 }
+
+proptest! {
+    /// Gathers from small dictionaries (fewer bytes than the fixed-size over-copy, entries
+    /// around 16 and 32 bytes, so both copy widths and the exact copy near the end are used)
+    /// append exactly the entries, after whatever `out` held.
+    #[test]
+    fn byte_array_gathers_from_small_dictionaries(
+        lengths in prop::collection::vec(0usize..40, 1..6),
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 0..200),
+        before in prop::collection::vec(any::<u8>(), 0..20),
+    ) {
+        let entries: Vec<Vec<u8>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (0..n).map(|b| (b * 7 + i) as u8).collect())
+            .collect();
+        let dict: ByteArrays = entries.iter().map(|e| &e[..]).collect();
+        let indices: Vec<u32> = picks.iter().map(|p| p.index(entries.len()) as u32).collect();
+        let mut out = ByteArrays::new();
+        out.push(&before).unwrap();
+        gather_byte_arrays(&indices, &dict, &mut out).unwrap();
+        let expected: Vec<&[u8]> = std::iter::once(&before[..])
+            .chain(indices.iter().map(|&i| &entries[i as usize][..]))
+            .collect();
+        prop_assert!(out.iter().eq(expected.iter().copied()));
+        prop_assert_eq!(out.values.len(), expected.iter().map(|e| e.len()).sum::<usize>());
+    }
+}

@@ -244,60 +244,98 @@ fn gather_byte_arrays_from(
         return Err(first_out_of_range(indices, len, base));
     }
     let offsets = &dictionary.offsets;
-    let bytes = &dictionary.values;
-    // First the output's offsets (their last is the bytes to copy), then the bytes, each
-    // value copied to where its offset says: one read of the dictionary's offsets a value.
-    let first = out.offsets.len();
     let start = out.values.len();
-    out.offsets.reserve(indices.len());
-    let mut end = start;
+    // The bytes to copy, checked once against Arrow's 32-bit offsets, and the longest value;
+    // then each value copied and its offset written.
+    let (mut total, mut longest) = (0, 0);
     for &index in indices {
-        let i = index as usize;
-        end += offsets[i + 1].saturating_sub(offsets[i]).max(0) as usize;
-        // Truncated past i32: checked on the last one below, which is the largest.
-        out.offsets.push(end as i32);
+        let len = entry_len(offsets, index as usize);
+        total += len;
+        longest = longest.max(len);
     }
-    if let Err(e) = arrow_offset(end) {
-        out.offsets.truncate(first);
-        return Err(e);
+    arrow_offset(start.saturating_add(total))?;
+    // Values of up to 16 bytes (most short strings) take one vector move each, up to 32 two.
+    if longest <= 16 {
+        copy_values::<16>(indices, dictionary, out, total);
+    } else {
+        copy_values::<32>(indices, dictionary, out, total);
     }
-    // Entries of up to COPY bytes are copied as COPY bytes (a fixed-size copy, two vector
-    // moves, instead of a `memcpy` call per value), into COPY bytes of slack past the end
-    // that are never made part of the values; longer ones, and those within COPY bytes of
-    // the dictionary's end, exactly.
-    const COPY: usize = 32;
-    out.values.reserve(end - start + COPY);
-    let room = &mut out.values.spare_capacity_mut()[..end - start + COPY];
-    // Where each value starts in `room`, from 0: `at`, ended by its offset (made above).
-    let mut at = 0;
-    for (&index, &stop) in indices.iter().zip(&out.offsets[first..]) {
-        let from = offsets[index as usize].max(0) as usize;
-        let n = stop as usize - start - at;
-        if n <= COPY && from + COPY <= bytes.len() {
-            write_bytes(&mut room[at..at + COPY], &bytes[from..from + COPY]);
-        } else {
-            write_bytes(&mut room[at..at + n], &bytes[from..from + n]);
-        }
-        at += n;
-    }
-    // SAFETY: every byte of `start..end` was written above: the values are back to back
-    // from `start` (`at` moves by each one's length, to `end - start` after the last), each
-    // written whole (`write_bytes` of its entry, or of COPY bytes that cover it); the
-    // capacity holds `end` (reserved above), and `end >= start`, the length before.
-    unsafe { out.values.set_len(end) };
     Ok(())
 }
 
-/// Copies `src` into `dst` (of its length): `<[MaybeUninit<u8>]>::write_copy_of_slice`,
-/// stable only from Rust 1.93 (the workspace builds on 1.89).
+/// The length of entry `i` of a dictionary with `offsets` (0 where they decrease).
 #[inline(always)]
-fn write_bytes(dst: &mut [std::mem::MaybeUninit<u8>], src: &[u8]) {
-    assert_eq!(dst.len(), src.len());
-    // SAFETY: both hold `src.len()` bytes (checked above), and `dst`, borrowed mutably,
-    // cannot overlap `src`.
-    unsafe {
-        std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<u8>(), src.len())
-    };
+fn entry_len(offsets: &[i32], i: usize) -> usize {
+    (i64::from(offsets[i + 1]) - i64::from(offsets[i])).max(0) as usize
+}
+
+/// Appends the entries of `indices`, `total` bytes (their lengths' sum), to `out`.
+///
+/// Entries of up to COPY bytes are copied as COPY bytes (a fixed-size copy, one or two vector
+/// moves, instead of a `memcpy` call a value), into COPY bytes of slack past the end that are
+/// never made part of the values; longer ones, and those within COPY bytes of the
+/// dictionary's end, exactly.
+#[inline(always)]
+fn copy_values<const COPY: usize>(
+    indices: &[u32],
+    dictionary: &ByteArrays,
+    out: &mut ByteArrays,
+    total: usize,
+) {
+    let offsets = &dictionary.offsets;
+    let bytes = &dictionary.values;
+    let start = out.values.len();
+    out.values.reserve(total + COPY);
+    let room = &mut out.values.spare_capacity_mut()[..total + COPY];
+    let room_len = room.len();
+    let to = room.as_mut_ptr().cast::<u8>();
+    // The last entry start from which COPY bytes can be read (none in a shorter dictionary).
+    let last_whole_copy = bytes.len().checked_sub(COPY);
+    // Where the next value goes in `room`.
+    let mut at = 0;
+    // The offsets go to spare capacity too, set once at the end (a `push` a value stores and
+    // reloads the Vec's length).
+    out.offsets.reserve(indices.len());
+    let ends = &mut out.offsets.spare_capacity_mut()[..indices.len()];
+    for (&index, end) in indices.iter().zip(ends.iter_mut()) {
+        let i = index as usize;
+        let (from, next) = (offsets[i], offsets[i + 1]);
+        let n = (i64::from(next) - i64::from(from)).max(0) as usize;
+        let from = from.max(0) as usize;
+        match last_whole_copy {
+            Some(last) if n <= COPY && from <= last && at + COPY <= room_len => {
+                // SAFETY: `from + COPY <= bytes.len()` (`last`) and `at + COPY <= room_len`
+                // (both checked); `room` is spare capacity, apart from `bytes`. An unaligned
+                // load and store of a [u8; COPY], not `copy_nonoverlapping`: LLVM merged that
+                // with the other arm into one `memcpy` call of either length, a call a value.
+                unsafe {
+                    let chunk =
+                        std::ptr::read_unaligned(bytes.as_ptr().add(from).cast::<[u8; COPY]>());
+                    std::ptr::write_unaligned(to.add(at).cast::<[u8; COPY]>(), chunk);
+                }
+            }
+            _ => {
+                let value = &bytes[from..from + n];
+                assert!(at + n <= room_len, "a value past the room reserved");
+                // SAFETY: `value` holds `n` bytes, and `room` from `at` too (asserted);
+                // `room` is spare capacity, apart from `bytes`.
+                unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), to.add(at), n) };
+            }
+        }
+        at += n;
+        // At most `start + total`, checked to fit an i32 by the caller.
+        end.write((start + at) as i32);
+    }
+    assert_eq!(at, total, "the values' lengths add up to the total");
+    // SAFETY: every byte of `start..start + total` was written above: the values are back to
+    // back from `start` (`at` moves by each one's length, to `total` after the last,
+    // asserted), each written whole (its entry, or COPY bytes that cover it); the capacity
+    // holds `start + total` (reserved above).
+    unsafe { out.values.set_len(start + total) };
+    let offsets_len = out.offsets.len() + indices.len();
+    // SAFETY: the loop above wrote each of the `indices.len()` entries of spare capacity
+    // after the offsets (one a value, `zip` with `ends`, which holds as many).
+    unsafe { out.offsets.set_len(offsets_len) };
 }
 
 /// Appends a stream's byte arrays to `out` in stream order; positions are the page's.
