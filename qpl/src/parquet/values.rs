@@ -283,6 +283,15 @@ fn decode_dictionary_indices(
         (Values::Double(d), Values::Double(out)) => drain_dictionary(data, d, n, out),
         (Values::Bytes(d), Values::Bytes(out)) => DictionaryByteArrayDecoder::new(data, d, n)
             .and_then(|values| {
+                // The page's room at once, at the dictionary's mean length (growing from
+                // empty, a page of a list of strings copied its values again at each
+                // doubling).
+                // At most 2^20 values ahead (a count in a damaged page reserves no more;
+                // `try_reserve`: a failed reservation is no error, the values still grow).
+                let mean = d.values.len() / d.len().max(1);
+                let room = n.min(1 << 20);
+                let _ = out.offsets.try_reserve(room);
+                let _ = out.values.try_reserve((room * mean).min(limit as usize));
                 drain_bytes(
                     values,
                     n,

@@ -119,19 +119,23 @@ pub(crate) fn take_list(
         ));
     }
     let rows = rep.iter().filter(|&&r| r == 0).count();
-    let mut offsets: Vec<i64> = Vec::with_capacity(rows + 1);
-    let mut element_levels: Vec<i16> = Vec::with_capacity(def.len());
-    let mut elements = 0i64;
+    let element_nullable = shape.max > shape.element;
+    // Without a branch a level: each level writes the next row's start (overwritten until
+    // that row starts) and, for a nullable element, the next element's validity (overwritten
+    // until a level defines an element); each slot counts what came before it.
+    let mut offsets = vec![0usize; rows + 1];
+    let mut element_levels = vec![0i16; if element_nullable { def.len() + 1 } else { 0 }];
+    let (mut row, mut elements) = (0, 0);
     for (&d, &r) in def.iter().zip(&rep) {
-        if r == 0 {
-            offsets.push(elements);
+        offsets[row] = elements;
+        row += usize::from(r == 0);
+        if element_nullable {
+            element_levels[elements] = i16::from(d == shape.max);
         }
-        if d >= shape.element {
-            elements += 1;
-            element_levels.push(i16::from(d == shape.max));
-        }
+        elements += usize::from(d >= shape.element);
     }
-    offsets.push(elements);
+    offsets[rows] = elements;
+    element_levels.truncate(elements);
     let nulls = (shape.list_defined > 0).then(|| {
         let mut starts = def.iter().zip(&rep).filter(|(_, &r)| r == 0);
         NullBuffer::new(BooleanBuffer::collect_bool(rows, |_| {
@@ -139,10 +143,6 @@ pub(crate) fn take_list(
         }))
     });
     let nulls = nulls.filter(|n| n.null_count() > 0);
-    let element_nullable = shape.max > shape.element;
-    if !element_nullable {
-        element_levels.clear();
-    }
     let mut elements_data = ColumnData {
         def_levels: element_levels,
         rep_levels: Vec::new(),
@@ -151,18 +151,21 @@ pub(crate) fn take_list(
     let child = take_array(
         &mut elements_data,
         i16::from(element_nullable),
-        elements as usize,
+        elements,
         shape.child.data_type(),
     )?;
     data.values = elements_data.values;
     let array: ArrayRef = if shape.large {
+        let offsets = offsets.into_iter().map(|o| o as i64).collect();
         list_array::<i64>(shape, offsets, child, nulls)?
     } else {
-        let offsets = offsets
-            .into_iter()
-            .map(i32::try_from)
-            .collect::<Result<Vec<i32>, _>>()
-            .map_err(|_| ArrowError::ParquetError("a page's list offsets pass i32".into()))?;
+        if i32::try_from(elements).is_err() {
+            return Err(ArrowError::ParquetError(
+                "a page's list offsets pass i32".into(),
+            ));
+        }
+        // Each offset is at most `elements`, which fits.
+        let offsets = offsets.into_iter().map(|o| o as i32).collect();
         list_array::<i32>(shape, offsets, child, nulls)?
     };
     Ok((array, rows))
