@@ -91,6 +91,20 @@ impl Bits {
     }
 }
 
+/// Places 32-bit `values`, the rows with a value in order, at the rows `words` sets (LSB
+/// first, 64 rows a word, as Arrow's validity is read by `bit_chunks`), a zero at the others:
+/// `rows` entries (at most `64 * words.len()`), with the CPU's expand kernel (AVX2, AVX-512:
+/// eight or sixteen rows a step by one permutation). Fewer values than set bits leave the rows
+/// past the last value zero. `None` on the portable tier, whose expand is no faster than a
+/// caller's loop.
+pub fn spread_u32(values: &[u32], words: &[u64], rows: usize) -> Option<Vec<u32>> {
+    let rows = rows.min(64 * words.len());
+    let mut out = vec![0u32; 64 * words.len()];
+    crate::kernels::expand(crate::kernels::kernels(), values, words, &mut out)?;
+    out.truncate(rows);
+    Some(out)
+}
+
 /// Writes levels as validity bits, counting the set ones and refusing levels past the
 /// maximum.
 struct ValiditySink<'b> {
@@ -253,6 +267,41 @@ mod tests {
             assert_eq!(runs, single);
         }
         assert!(runs.len > 2000);
+    }
+
+    #[test]
+    fn spread_values_land_on_the_set_rows() {
+        let mut state = 99u64;
+        for rows in [0usize, 1, 63, 64, 65, 200, 1000] {
+            let words: Vec<u64> = (0..rows.div_ceil(64))
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state & (state >> 3)
+                })
+                .collect();
+            let set = |r: usize| words[r / 64] >> (r % 64) & 1 == 1;
+            let present = (0..rows).filter(|&r| set(r)).count();
+            for values_len in [present, present / 2] {
+                let values: Vec<u32> = (1..=values_len as u32).collect();
+                let Some(out) = spread_u32(&values, &words, rows) else {
+                    // The portable tier leaves it to the caller.
+                    continue;
+                };
+                let mut next = 0;
+                let expected: Vec<u32> = (0..rows)
+                    .map(|r| match values.get(next).filter(|_| set(r)) {
+                        Some(&v) => {
+                            next += 1;
+                            v
+                        }
+                        None => 0,
+                    })
+                    .collect();
+                assert_eq!(out, expected, "{rows} rows, {values_len} values");
+            }
+        }
     }
 
     #[test]
