@@ -408,16 +408,7 @@ impl FlatColumn {
             }
             if let (Some(_), ValuesAt::Section(range)) = (&self.bytes, &values_at) {
                 let rows = report.levels;
-                if known_rows.is_some_and(|known| known != rows) {
-                    return Err(self.page_error(format!(
-                        "the header says {} rows, the page holds {rows}",
-                        known_rows.unwrap_or(0)
-                    )));
-                }
-                let take = match take.take() {
-                    Some(take) => take,
-                    None => self.cursor.take(rows),
-                };
+                let take = self.page_take(known_rows, rows, take.take())?;
                 let arrays = self
                     .bytes_page(&page.buffer()[range.clone()], view.encoding(), report, take)
                     .map_err(|e| self.page_error(e))?;
@@ -430,16 +421,7 @@ impl FlatColumn {
             self.flush_bytes();
             if self.views.is_some() && !matches!(values_at, ValuesAt::Bits | ValuesAt::Page(_)) {
                 let rows = report.levels;
-                if known_rows.is_some_and(|known| known != rows) {
-                    return Err(self.page_error(format!(
-                        "the header says {} rows, the page holds {rows}",
-                        known_rows.unwrap_or(0)
-                    )));
-                }
-                let take = match take.take() {
-                    Some(take) => take,
-                    None => self.cursor.take(rows),
-                };
+                let take = self.page_take(known_rows, rows, take.take())?;
                 let values = match values_at {
                     ValuesAt::Section(range) => ViewValues::Section(range, view.encoding()),
                     _ => ViewValues::Decoded,
@@ -527,16 +509,7 @@ impl FlatColumn {
                 }
                 Some(shape) => take_list(&mut self.data, shape).map_err(|e| self.page_error(e))?,
             };
-            if known_rows.is_some_and(|known| known != rows) {
-                return Err(self.page_error(format!(
-                    "the header says {} rows, the page holds {rows}",
-                    known_rows.unwrap_or(0)
-                )));
-            }
-            let take = match take.take() {
-                Some(take) => take,
-                None => self.cursor.take(rows),
-            };
+            let take = self.page_take(known_rows, rows, take.take())?;
             let array = match take {
                 Take::None => continue,
                 Take::All => array,
@@ -556,6 +529,25 @@ impl FlatColumn {
             }
             return Ok(true);
         }
+    }
+
+    /// The selected rows of a page read of `rows` rows: `take`, looked up before the page was
+    /// read (its header said `known_rows`, checked here), or taken from the cursor now.
+    fn page_take(
+        &mut self,
+        known_rows: Option<usize>,
+        rows: usize,
+        take: Option<Take>,
+    ) -> Result<Take, ArrowError> {
+        if let Some(known) = known_rows.filter(|&known| known != rows) {
+            return Err(self.page_error(format!(
+                "the header says {known} rows, the page holds {rows}"
+            )));
+        }
+        Ok(match take {
+            Some(take) => take,
+            None => self.cursor.take(rows),
+        })
     }
 
     /// Queues the batch being filled from a Utf8 or Binary column's dictionary pages, if it

@@ -12,6 +12,7 @@ use arrow_array::{ArrayRef, BinaryArray, StringArray};
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer};
 use arrow_schema::{ArrowError, DataType};
 
+use super::view::append_validity;
 use crate::parquet::ByteArrays;
 
 fn error(message: impl std::fmt::Display) -> ArrowError {
@@ -218,17 +219,7 @@ impl OpenBytes {
             return Err(e);
         }
         let valid = valid.filter(|_| present < rows);
-        match (valid, &mut self.validity) {
-            (Some(valid), Some(validity)) => validity.append_buffer(valid),
-            (Some(valid), validity @ None) => {
-                let mut bits = BooleanBufferBuilder::new(self.batch_size);
-                bits.append_n(before, true);
-                bits.append_buffer(valid);
-                *validity = Some(bits);
-            }
-            (None, Some(validity)) => validity.append_n(rows, true),
-            (None, None) => {}
-        }
+        append_validity(&mut self.validity, valid, before, rows, self.batch_size);
         Ok(next + present)
     }
 

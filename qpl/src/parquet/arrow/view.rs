@@ -460,17 +460,7 @@ impl OpenViews {
             self.views.truncate(before);
             return Err(e);
         }
-        match (valid, &mut self.validity) {
-            (Some(valid), Some(validity)) => validity.append_buffer(valid),
-            (Some(valid), validity @ None) => {
-                let mut bits = BooleanBufferBuilder::new(self.batch_size);
-                bits.append_n(before, true);
-                bits.append_buffer(valid);
-                *validity = Some(bits);
-            }
-            (None, Some(validity)) => validity.append_n(rows, true),
-            (None, None) => {}
-        }
+        append_validity(&mut self.validity, valid, before, rows, self.batch_size);
         Ok(())
     }
 
@@ -547,6 +537,29 @@ impl OpenViews {
         // UTF-8 (`settle` after each `append`; a dictionary's when it was read). So
         // `try_new` would succeed.
         unsafe { view_array(views, buffers, nulls, data_type) }
+    }
+}
+
+/// Appends `rows` rows to the validity of a batch of `batch_size` rows that holds `before`
+/// rows: `valid` says which have a value (`None`: all). The validity stays `None` while every
+/// row has a value.
+pub(crate) fn append_validity(
+    validity: &mut Option<BooleanBufferBuilder>,
+    valid: Option<&BooleanBuffer>,
+    before: usize,
+    rows: usize,
+    batch_size: usize,
+) {
+    match (valid, validity) {
+        (Some(valid), Some(validity)) => validity.append_buffer(valid),
+        (Some(valid), validity @ None) => {
+            let mut bits = BooleanBufferBuilder::new(batch_size);
+            bits.append_n(before, true);
+            bits.append_buffer(valid);
+            *validity = Some(bits);
+        }
+        (None, Some(validity)) => validity.append_n(rows, true),
+        (None, None) => {}
     }
 }
 
