@@ -476,6 +476,45 @@ fn flat_columns_are_read_here_and_nested_ones_by_arrow_rs() {
 }
 
 #[test]
+fn a_page_handed_to_arrow_rs_above_the_executors_limit_is_refused() {
+    let (_, file) = &files()[0];
+    let map_only = |builder: ParquetRecordBatchReaderBuilder<Bytes>| {
+        let mask = ProjectionMask::columns(builder.parquet_schema(), ["map"]);
+        builder.with_projection(mask)
+    };
+    // arrow-rs's reader would trust the pages' claimed sizes: they are checked before.
+    let small = qpl_rs::Executor::with_config(qpl_rs::Config {
+        path: Path::Fallback,
+        max_output_bytes: 64,
+        ..qpl_rs::Config::default()
+    });
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap();
+    let e = map_only(builder)
+        .with_executor(small)
+        .build()
+        .err()
+        .expect("a map page above 64 bytes")
+        .to_string();
+    assert!(e.contains("map") && e.contains("max_output_bytes"), "{e}");
+    // Within the default limit the same column reads as arrow-rs reads it.
+    let ours: Vec<RecordBatch> =
+        map_only(ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap())
+            .build()
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+    let theirs = ArrowRsBuilder::try_new(file.clone()).unwrap();
+    let mask = ProjectionMask::columns(theirs.parquet_schema(), ["map"]);
+    let theirs: Vec<RecordBatch> = theirs
+        .with_projection(mask)
+        .build()
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_same("map", &ours, &theirs);
+}
+
+#[test]
 fn selections_offsets_limits_projections_and_row_groups() {
     for (name, file) in files() {
         let selection = RowSelection::from(vec![

@@ -1,5 +1,6 @@
 //! A walk of a file's footer before the `parquet` crate decodes it, so that a hostile footer
-//! ends in an error at once rather than in a long loop.
+//! ends in an error at once rather than in a long loop; and of the page headers of the column
+//! chunks handed to arrow-rs's reader, whose pages' claimed sizes it would trust.
 //!
 //! The `parquet` crate (59.3) skips unknown fields of the footer's Thrift; a list or set of
 //! booleans takes one byte an element in the compact protocol, but its skip reads none, so a
@@ -35,6 +36,37 @@ pub(crate) fn check_footer<R: ChunkReader>(input: &R) -> Result<(), ParquetError
     walk.value(STRUCT, false, 0).map_err(|m| {
         ParquetError::General(format!("the footer's metadata at byte {}: {m}", walk.at))
     })
+}
+
+/// The pages of one column chunk: from the chunk's start, each page header's claimed
+/// uncompressed size, until the chunk's end (`len` bytes). `read(at, n)` gives up to `n` bytes
+/// of the chunk from `at`. Stops (`Ok` with what it saw) at a header it cannot read: the
+/// `parquet` crate reports that one when it gets there.
+pub(crate) fn page_sizes(
+    len: u64,
+    mut read: impl FnMut(u64, usize) -> Result<bytes::Bytes, ParquetError>,
+) -> Result<Vec<u64>, ParquetError> {
+    let mut sizes = Vec::new();
+    let mut at = 0u64;
+    while at < len {
+        // A header with statistics can be long: a window of 64 KiB, then the rest.
+        let mut window = 64 << 10;
+        let header = loop {
+            let bytes = read(at, window.min((len - at) as usize))?;
+            let mut walk = Walk { buf: &bytes, at: 0 };
+            match walk.page_header() {
+                Ok(header) => break Some((header, walk.at as u64)),
+                Err(_) if (window as u64) < len - at => window *= 16,
+                Err(_) => break None,
+            }
+        };
+        let Some(((uncompressed, compressed), header_len)) = header else {
+            break;
+        };
+        sizes.push(uncompressed);
+        at = at.saturating_add(header_len).saturating_add(compressed);
+    }
+    Ok(sizes)
 }
 
 const BOOL_TRUE: u8 = 1;
@@ -76,6 +108,39 @@ impl Walk<'_> {
             }
         }
         Err("a varint of more than ten bytes".into())
+    }
+
+    /// A page header: its uncompressed and compressed sizes (fields 2 and 3), the rest
+    /// skipped; a negative size is an error.
+    fn page_header(&mut self) -> Result<(u64, u64), String> {
+        let (mut field, mut sizes) = (0i64, [None, None]);
+        loop {
+            let header = self.byte()?;
+            if header == 0 {
+                break;
+            }
+            field = match header >> 4 {
+                0 => {
+                    let id = self.varint()?;
+                    ((id >> 1) as i64) ^ -((id & 1) as i64)
+                }
+                delta => field + i64::from(delta),
+            };
+            let kind = header & 0x0f;
+            match (field, kind) {
+                (2 | 3, 5) => {
+                    let raw = self.varint()?;
+                    let size = ((raw >> 1) as i64) ^ -((raw & 1) as i64);
+                    let size = u64::try_from(size).map_err(|_| "a negative page size")?;
+                    sizes[field as usize - 2] = Some(size);
+                }
+                _ => self.value(kind, false, 1)?,
+            }
+        }
+        match sizes {
+            [Some(uncompressed), Some(compressed)] => Ok((uncompressed, compressed)),
+            _ => Err("a page header without its sizes".into()),
+        }
     }
 
     /// `count` elements of at least one byte each must fit in what is left.
@@ -160,6 +225,52 @@ mod tests {
         out.extend_from_slice(&(meta.len() as u32).to_le_bytes());
         out.extend_from_slice(b"PAR1");
         Bytes::from(out)
+    }
+
+    #[test]
+    fn page_sizes_are_read_from_each_header_until_one_cannot_be() {
+        // PageHeader { 1: type 0, 2: uncompressed, 3: compressed } and `compressed` bytes.
+        fn page(uncompressed: i64, compressed: i64) -> Vec<u8> {
+            let zigzag = |v: i64| {
+                let mut z = ((v << 1) ^ (v >> 63)) as u64;
+                let mut out = Vec::new();
+                loop {
+                    let b = (z & 0x7f) as u8;
+                    z >>= 7;
+                    if z == 0 {
+                        out.push(b);
+                        return out;
+                    }
+                    out.push(b | 0x80);
+                }
+            };
+            let mut out = vec![0x15, 0x00, 0x15];
+            out.extend(zigzag(uncompressed));
+            out.push(0x15);
+            out.extend(zigzag(compressed));
+            // A field this walk skips: 5, a struct { 1: i32 } (as statistics would be).
+            out.extend([0x2C, 0x15, 0x02, 0x00]);
+            out.push(0x00);
+            out.extend(vec![0xAB; compressed.max(0) as usize]);
+            out
+        }
+        let sizes = |chunk: &[u8]| {
+            let chunk = Bytes::copy_from_slice(chunk);
+            page_sizes(chunk.len() as u64, |at, n| {
+                Ok(chunk.slice(at as usize..(at as usize + n).min(chunk.len())))
+            })
+            .unwrap()
+        };
+        let mut chunk = page(100, 3);
+        chunk.extend(page(2_000_000_000, 7));
+        assert_eq!(sizes(&chunk), [100, 2_000_000_000]);
+        // A header cut short, a negative size: the walk stops there.
+        let mut cut = page(100, 3);
+        cut.extend(&page(50, 2)[..3]);
+        assert_eq!(sizes(&cut), [100]);
+        let mut negative = page(100, 3);
+        negative.extend(page(-5, 2));
+        assert_eq!(sizes(&negative), [100]);
     }
 
     #[test]
