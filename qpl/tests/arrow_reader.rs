@@ -905,6 +905,23 @@ fn a_footer_declaring_more_elements_than_bytes_is_refused() {
 }
 
 #[test]
+fn a_negative_chunk_offset_of_a_column_handed_to_arrow_rs_is_an_error() {
+    // Found by the `reader` fuzz target: a nested column whose chunk offset is negative; the
+    // parquet crate's `byte_range` panics on it, and the walk of the pages handed to arrow-rs
+    // asked it first. Now the chunk's range is checked as this reader's own chunks are.
+    let file = Bytes::from(
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/negative-chunk-offset-map.parquet"
+        ))
+        .unwrap(),
+    );
+    let read = ParquetRecordBatchReaderBuilder::try_new(file).and_then(|b| b.build());
+    let error = read.err().expect("a negative chunk offset").to_string();
+    assert!(error.contains("not inside the file"), "{error}");
+}
+
+#[test]
 fn a_v2_page_without_its_header_is_an_error() {
     let file = Bytes::from(
         std::fs::read(concat!(

@@ -452,7 +452,12 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         for &row_group in row_groups {
             for &leaf in leaves {
                 let chunk = metadata.row_group(row_group).column(leaf);
-                let (start, len) = chunk.byte_range();
+                // Not `byte_range`, which panics on a negative offset.
+                let (_, start, end) = crate::parquet::query::checked_chunk(
+                    parquet::file::reader::Length::len(&self.input),
+                    chunk.clone(),
+                )?;
+                let len = end - start;
                 let sizes = footer::page_sizes(len, |at, n| self.input.get_bytes(start + at, n))?;
                 if let Some(&size) = sizes.iter().find(|&&size| size > limit) {
                     return Err(ParquetError::General(format!(

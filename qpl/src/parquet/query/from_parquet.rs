@@ -367,7 +367,7 @@ pub fn chunk_page_reader_shared<R: ChunkReader + 'static>(
 
 /// `meta` with a `dictionary_page_offset` below 4 taken as absent, and the chunk's byte range,
 /// checked to lie inside a file of `file_len` bytes.
-fn checked_chunk(
+pub(crate) fn checked_chunk(
     file_len: u64,
     mut meta: ColumnChunkMetaData,
 ) -> Result<(ColumnChunkMetaData, u64, u64), ParquetError> {
