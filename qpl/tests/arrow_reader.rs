@@ -922,6 +922,24 @@ fn a_negative_chunk_offset_of_a_column_handed_to_arrow_rs_is_an_error() {
 }
 
 #[test]
+fn an_embedded_arrow_schema_arrow_rs_panics_on_is_an_error() {
+    // Found by the `reader` fuzz target: an `ARROW:schema` naming a type arrow-ipc does not
+    // know; arrow-rs's footer load panics ("not implemented"), this builder gives an error.
+    let file = Bytes::from(
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/unknown-type-in-arrow-schema.parquet"
+        ))
+        .unwrap(),
+    );
+    let error = ParquetRecordBatchReaderBuilder::try_new(file)
+        .err()
+        .expect("a damaged embedded schema")
+        .to_string();
+    assert!(error.contains("ARROW:schema"), "{error}");
+}
+
+#[test]
 fn a_v2_page_without_its_header_is_an_error() {
     let file = Bytes::from(
         std::fs::read(concat!(

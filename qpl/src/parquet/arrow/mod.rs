@@ -176,7 +176,18 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         options: ArrowReaderOptions,
     ) -> Result<Self, ParquetError> {
         footer::check_footer(&reader)?;
-        let metadata = ArrowReaderMetadata::load(&reader, options)?;
+        // arrow-ipc panics on some damaged embedded Arrow schemas (`ARROW:schema` naming an
+        // unknown type: "not implemented", found by the `reader` fuzz target): an error here.
+        let metadata = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ArrowReaderMetadata::load(&reader, options)
+        }))
+        .map_err(|_| {
+            ParquetError::General(
+                "the footer's embedded Arrow schema (ARROW:schema) could not be read: \
+                 arrow-rs panicked on it"
+                    .into(),
+            )
+        })??;
         Ok(Self::new_with_metadata(reader, metadata))
     }
 
