@@ -824,6 +824,12 @@ fn arrow_predicates_keep_the_rows_arrow_rs_keeps() {
 }
 
 /// The rows of a file.
+/// A file of `qpl/tests/data/` (hostile files the fuzz target found, and the like).
+fn data_file(name: &str) -> Bytes {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    Bytes::from(std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}")))
+}
+
 fn file_rows(file: &Bytes) -> usize {
     let builder = ArrowRsBuilder::try_new(file.clone()).unwrap();
     builder.metadata().file_metadata().num_rows() as usize
@@ -889,13 +895,7 @@ fn a_footer_declaring_more_elements_than_bytes_is_refused() {
     // Found by the `reader` fuzz target: the footer's Thrift holds a list header claiming
     // billions of booleans in a 2 KB file; the parquet crate's skip of it reads no byte per
     // element and took 6.7 s (release) to refuse the file. This reader refuses it before.
-    let file = Bytes::from(
-        std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/footer-list-of-booleans.parquet"
-        ))
-        .unwrap(),
-    );
+    let file = data_file("footer-list-of-booleans.parquet");
     let error = ParquetRecordBatchReaderBuilder::try_new(file)
         .err()
         .expect("a hostile footer")
@@ -909,13 +909,7 @@ fn a_negative_chunk_offset_of_a_column_handed_to_arrow_rs_is_an_error() {
     // Found by the `reader` fuzz target: a nested column whose chunk offset is negative; the
     // parquet crate's `byte_range` panics on it, and the walk of the pages handed to arrow-rs
     // asked it first. Now the chunk's range is checked as this reader's own chunks are.
-    let file = Bytes::from(
-        std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/negative-chunk-offset-map.parquet"
-        ))
-        .unwrap(),
-    );
+    let file = data_file("negative-chunk-offset-map.parquet");
     let read = ParquetRecordBatchReaderBuilder::try_new(file).and_then(|b| b.build());
     let error = read.err().expect("a negative chunk offset").to_string();
     assert!(error.contains("not inside the file"), "{error}");
@@ -925,13 +919,7 @@ fn a_negative_chunk_offset_of_a_column_handed_to_arrow_rs_is_an_error() {
 fn an_embedded_arrow_schema_arrow_rs_panics_on_is_an_error() {
     // Found by the `reader` fuzz target: an `ARROW:schema` naming a type arrow-ipc does not
     // know; arrow-rs's footer load panics ("not implemented"), this builder gives an error.
-    let file = Bytes::from(
-        std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/unknown-type-in-arrow-schema.parquet"
-        ))
-        .unwrap(),
-    );
+    let file = data_file("unknown-type-in-arrow-schema.parquet");
     let error = ParquetRecordBatchReaderBuilder::try_new(file)
         .err()
         .expect("a damaged embedded schema")
@@ -941,13 +929,7 @@ fn an_embedded_arrow_schema_arrow_rs_panics_on_is_an_error() {
 
 #[test]
 fn a_v2_page_without_its_header_is_an_error() {
-    let file = Bytes::from(
-        std::fs::read(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/v2-page-without-v2-header.parquet"
-        ))
-        .unwrap(),
-    );
+    let file = data_file("v2-page-without-v2-header.parquet");
     for selection in [None, Some(RowSelection::from(vec![RowSelector::select(1)]))] {
         let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(file.clone()) else {
             continue;

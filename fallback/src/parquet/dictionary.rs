@@ -299,9 +299,8 @@ fn copy_values<const COPY: usize>(
     let ends = &mut out.offsets.spare_capacity_mut()[..indices.len()];
     for (&index, end) in indices.iter().zip(ends.iter_mut()) {
         let i = index as usize;
-        let (from, next) = (offsets[i], offsets[i + 1]);
-        let n = (i64::from(next) - i64::from(from)).max(0) as usize;
-        let from = from.max(0) as usize;
+        let n = entry_len(offsets, i);
+        let from = offsets[i].max(0) as usize;
         match last_whole_copy {
             Some(last) if n <= COPY && from <= last && at + COPY <= room_len => {
                 // SAFETY: `from + COPY <= bytes.len()` (`last`) and `at + COPY <= room_len`

@@ -285,9 +285,8 @@ fn decode_dictionary_indices(
             .and_then(|values| {
                 // The page's room at once, at the dictionary's mean length (growing from
                 // empty, a page of a list of strings copied its values again at each
-                // doubling).
-                // At most 2^20 values ahead (a count in a damaged page reserves no more;
-                // `try_reserve`: a failed reservation is no error, the values still grow).
+                // doubling); at most 2^20 values ahead, so a count in a damaged page reserves
+                // no more (`try_reserve`: a failed reservation is no error, they still grow).
                 let mean = d.values.len() / d.len().max(1);
                 let room = n.min(1 << 20);
                 let _ = out.offsets.try_reserve(room);

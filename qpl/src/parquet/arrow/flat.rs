@@ -550,6 +550,14 @@ impl FlatColumn {
         })
     }
 
+    /// The decoded page's validity (taken from `arrow_page`), `None` where every row has a
+    /// value or the column has no nulls.
+    fn take_page_validity(&mut self) -> Option<BooleanBuffer> {
+        (self.column.max_def_level > 0)
+            .then(|| into_buffer(std::mem::take(&mut self.arrow_page.validity)))
+            .filter(|v| v.count_set_bits() < v.len())
+    }
+
     /// Queues the batch being filled from a Utf8 or Binary column's dictionary pages, if it
     /// has rows; whether it had.
     fn flush_bytes(&mut self) -> bool {
@@ -578,9 +586,7 @@ impl FlatColumn {
             Take::All => None,
             Take::Some(mask) => Some(mask),
         };
-        let validity = (self.column.max_def_level > 0)
-            .then(|| into_buffer(std::mem::take(&mut self.arrow_page.validity)))
-            .filter(|v| v.count_set_bits() < v.len());
+        let validity = self.take_page_validity();
         let bytes = self.bytes.as_mut().expect("a Utf8 or Binary column");
         self.decoder
             .decode_dictionary_indices_only(encoding, section, report.values, &mut bytes.indices)
@@ -627,9 +633,7 @@ impl FlatColumn {
                  {limit} (Config::max_output_bytes)"
             )));
         }
-        let validity = (self.column.max_def_level > 0)
-            .then(|| into_buffer(std::mem::take(&mut self.arrow_page.validity)))
-            .filter(|v| v.count_set_bits() < v.len());
+        let validity = self.take_page_validity();
         let mut decoded = None;
         if let ViewValues::Decoded = values {
             // Taken whatever is selected: the next page's values go after nothing.

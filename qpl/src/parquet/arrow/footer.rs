@@ -69,6 +69,11 @@ pub(crate) fn page_sizes(
     Ok(sizes)
 }
 
+/// A compact-protocol integer (field ids written in full, i16/i32/i64) from its zigzag varint.
+fn unzigzag(raw: u64) -> i64 {
+    ((raw >> 1) as i64) ^ -((raw & 1) as i64)
+}
+
 const BOOL_TRUE: u8 = 1;
 const BOOL_FALSE: u8 = 2;
 const STRUCT: u8 = 12;
@@ -120,17 +125,13 @@ impl Walk<'_> {
                 break;
             }
             field = match header >> 4 {
-                0 => {
-                    let id = self.varint()?;
-                    ((id >> 1) as i64) ^ -((id & 1) as i64)
-                }
+                0 => unzigzag(self.varint()?),
                 delta => field + i64::from(delta),
             };
             let kind = header & 0x0f;
             match (field, kind) {
                 (2 | 3, 5) => {
-                    let raw = self.varint()?;
-                    let size = ((raw >> 1) as i64) ^ -((raw & 1) as i64);
+                    let size = unzigzag(self.varint()?);
                     let size = u64::try_from(size).map_err(|_| "a negative page size")?;
                     sizes[field as usize - 2] = Some(size);
                 }
