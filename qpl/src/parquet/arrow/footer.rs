@@ -2,12 +2,20 @@
 //! ends in an error at once rather than in a long loop; and of the page headers of the column
 //! chunks handed to arrow-rs's reader, whose pages' claimed sizes it would trust.
 //!
-//! The `parquet` crate (59.3) skips unknown fields of the footer's Thrift; a list or set of
-//! booleans takes one byte an element in the compact protocol, but its skip reads none, so a
-//! list header claiming 2^31 booleans loops 2^31 times over nothing (a 2 KB file found by the
-//! `reader` fuzz target took 6.7 s to be refused, pyarrow refuses it at once). Every element
-//! of a compact-protocol list, set or map takes at least one byte, so a count above the bytes
-//! left cannot be valid: this walk refuses it, and bounds the nesting depth.
+//! The `parquet` crate (59.3, and 60.1) reads the fields of the footer's Thrift it knows as
+//! their types in the format, whatever type their headers declare, and skips the others by
+//! their declared type. Its skip takes no byte for a boolean element of a list, set or map
+//! (the compact protocol writes one byte for each), so a list header claiming 2^31 booleans
+//! loops 2^31 times over nothing: a 2 KB file found by the `reader` fuzz target took 6.7 s to
+//! be refused (pyarrow refuses it at once), and another, whose list hid in a known field
+//! declared with another type (the crate read it as its own type, this walk skipped it as
+//! declared, and the two parted), 6.3 s. So this walk reads the footer as the crate does,
+//! byte for byte, and refuses:
+//! - a known field whose declared type is not the format's (a valid footer never has one;
+//!   the crate would read its bytes as another type than the header says);
+//! - a list, set or map claiming more elements than bytes are left, or booleans in skipped
+//!   containers past one per byte of the footer in all (what the crate loops over for free);
+//! - nesting deeper than [`MAX_DEPTH`], or an unknown type.
 
 use parquet::errors::ParquetError;
 use parquet::file::reader::ChunkReader;
@@ -15,27 +23,65 @@ use parquet::file::reader::ChunkReader;
 /// Nesting deeper than this is refused (a real footer nests about six levels).
 const MAX_DEPTH: usize = 64;
 
-/// Refuses a footer whose Thrift declares more list, set or map elements than it has bytes
-/// left, nests deeper than [`MAX_DEPTH`], or names an unknown type. Files without the plain
-/// `PAR1` footer (too short, encrypted) are left to the `parquet` crate.
-pub(crate) fn check_footer<R: ChunkReader>(input: &R) -> Result<(), ParquetError> {
+/// Walks the footer as the module docs say: an error for what the `parquet` crate would loop
+/// on. A known field declared with another type than the format's is skipped, as Thrift's
+/// generated C++ code (Arrow C++, pyarrow) skips it, where the crate would read its bytes as
+/// the format's type: the footer's metadata is returned rewritten with that field renumbered
+/// to an id no struct has (so that the crate skips it too), `None` where nothing needed it.
+/// Files without the plain `PAR1` footer (too short, encrypted) are left to the crate.
+///
+/// Example: Dremio wrote a `ColumnMetaData` field 15 that is a list of structs; the format's
+/// field 15 is `bloom_filter_length`, an i32. The crate read the list's header as a varint and
+/// the rest of the footer out of step ("Expected list element type of I64 but got I16");
+/// renumbered, field 15 is skipped and the file reads, as pyarrow reads it.
+pub(crate) fn repair_footer<R: ChunkReader>(input: &R) -> Result<Option<Vec<u8>>, ParquetError> {
     let len = input.len();
     if len < 12 {
-        return Ok(());
+        return Ok(None);
     }
     let tail = input.get_bytes(len - 8, 8)?;
     if tail.len() != 8 || &tail[4..] != b"PAR1" {
-        return Ok(());
+        return Ok(None);
     }
     let meta_len = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
     if meta_len + 8 > len {
-        return Ok(());
+        return Ok(None);
     }
     let meta = input.get_bytes(len - 8 - meta_len, meta_len as usize)?;
-    let mut walk = Walk { buf: &meta, at: 0 };
-    walk.value(STRUCT, false, 0).map_err(|m| {
+    let mut walk = Walk::new(&meta);
+    walk.structure(Some(FILE_META_DATA), 0).map_err(|m| {
         ParquetError::General(format!("the footer's metadata at byte {}: {m}", walk.at))
-    })
+    })?;
+    if walk.renumbered.is_empty() {
+        return Ok(None);
+    }
+    let mut out = Vec::with_capacity(meta.len() + 4 * walk.renumbered.len());
+    let mut copied = 0;
+    for header in &walk.renumbered {
+        out.extend_from_slice(&meta[copied..header.at]);
+        // The long form: the type with a zero delta, then the id as a zigzag varint.
+        out.push(header.declared);
+        let mut id = ((header.id << 1) ^ (header.id >> 63)) as u64;
+        while id >= 0x80 {
+            out.push((id as u8) | 0x80);
+            id >>= 7;
+        }
+        out.push(id as u8);
+        copied = header.at + header.len;
+    }
+    out.extend_from_slice(&meta[copied..]);
+    Ok(Some(out))
+}
+
+/// An id no struct of the footer has: a known field declared with another type is given it.
+const UNKNOWN_FIELD: i64 = i16::MAX as i64;
+
+/// A field header to write again in the long form, with the id `id`.
+struct Renumbered {
+    at: usize,
+    len: usize,
+    declared: u8,
+    id: i64,
 }
 
 /// The pages of one column chunk: from the chunk's start, each page header's claimed
@@ -53,7 +99,7 @@ pub(crate) fn page_sizes(
         let mut window = 64 << 10;
         let header = loop {
             let bytes = read(at, window.min((len - at) as usize))?;
-            let mut walk = Walk { buf: &bytes, at: 0 };
+            let mut walk = Walk::new(&bytes);
             match walk.page_header() {
                 Ok(header) => break Some((header, walk.at as u64)),
                 Err(_) if (window as u64) < len - at => window *= 16,
@@ -78,13 +124,296 @@ const BOOL_TRUE: u8 = 1;
 const BOOL_FALSE: u8 = 2;
 const STRUCT: u8 = 12;
 
+/// A field's type as the `parquet` crate reads it, for the fields it knows.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// i16, i32, i64 or an enum: a zigzag varint (declared 4, 5 or 6).
+    Int,
+    Byte,
+    Bool,
+    Double,
+    Binary,
+    List(&'static Kind),
+    /// A struct or union: its fields' ids and kinds (the others are skipped).
+    Struct(&'static [(i16, Kind)]),
+}
+
+use Kind::{Binary, Bool, Byte, Double, Int, List, Struct};
+
+/// The footer's structs as `parquet.thrift` has them (the fields the crate reads).
+const NO_FIELDS: &[(i16, Kind)] = &[];
+const FILE_META_DATA: &[(i16, Kind)] = &[
+    (1, Int),
+    (2, List(&Struct(SCHEMA_ELEMENT))),
+    (3, Int),
+    (4, List(&Struct(ROW_GROUP))),
+    (5, List(&Struct(KEY_VALUE))),
+    (6, Binary),
+    (7, List(&Struct(&[(1, Struct(NO_FIELDS))]))),
+    (8, Struct(&[(1, Struct(AES_GCM)), (2, Struct(AES_GCM))])),
+    (9, Binary),
+];
+const AES_GCM: &[(i16, Kind)] = &[(1, Binary), (2, Binary), (3, Bool)];
+const KEY_VALUE: &[(i16, Kind)] = &[(1, Binary), (2, Binary)];
+const SCHEMA_ELEMENT: &[(i16, Kind)] = &[
+    (1, Int),
+    (2, Int),
+    (3, Int),
+    (4, Binary),
+    (5, Int),
+    (6, Int),
+    (7, Int),
+    (8, Int),
+    (9, Int),
+    (10, Struct(LOGICAL_TYPE)),
+];
+const TIME_UNIT: &[(i16, Kind)] = &[
+    (1, Struct(NO_FIELDS)),
+    (2, Struct(NO_FIELDS)),
+    (3, Struct(NO_FIELDS)),
+];
+const TIME_TYPE: &[(i16, Kind)] = &[(1, Bool), (2, Struct(TIME_UNIT))];
+const LOGICAL_TYPE: &[(i16, Kind)] = &[
+    (1, Struct(NO_FIELDS)),
+    (2, Struct(NO_FIELDS)),
+    (3, Struct(NO_FIELDS)),
+    (4, Struct(NO_FIELDS)),
+    (5, Struct(&[(1, Int), (2, Int)])),
+    (6, Struct(NO_FIELDS)),
+    (7, Struct(TIME_TYPE)),
+    (8, Struct(TIME_TYPE)),
+    (10, Struct(&[(1, Byte), (2, Bool)])),
+    (11, Struct(NO_FIELDS)),
+    (12, Struct(NO_FIELDS)),
+    (13, Struct(NO_FIELDS)),
+    (14, Struct(NO_FIELDS)),
+    (15, Struct(NO_FIELDS)),
+    (16, Struct(&[(1, Byte)])),
+    (17, Struct(&[(1, Binary)])),
+    (18, Struct(&[(1, Binary), (2, Int)])),
+];
+const ROW_GROUP: &[(i16, Kind)] = &[
+    (1, List(&Struct(COLUMN_CHUNK))),
+    (2, Int),
+    (3, Int),
+    (4, List(&Struct(&[(1, Int), (2, Bool), (3, Bool)]))),
+    (5, Int),
+    (6, Int),
+    (7, Int),
+];
+const COLUMN_CHUNK: &[(i16, Kind)] = &[
+    (1, Binary),
+    (2, Int),
+    (3, Struct(COLUMN_META_DATA)),
+    (4, Int),
+    (5, Int),
+    (6, Int),
+    (7, Int),
+    (
+        8,
+        Struct(&[
+            (1, Struct(NO_FIELDS)),
+            (2, Struct(&[(1, List(&Binary)), (2, Binary)])),
+        ]),
+    ),
+    (9, Binary),
+];
+const COLUMN_META_DATA: &[(i16, Kind)] = &[
+    (1, Int),
+    (2, List(&Int)),
+    (3, List(&Binary)),
+    (4, Int),
+    (5, Int),
+    (6, Int),
+    (7, Int),
+    (8, List(&Struct(KEY_VALUE))),
+    (9, Int),
+    (10, Int),
+    (11, Int),
+    (12, Struct(STATISTICS)),
+    (13, List(&Struct(&[(1, Int), (2, Int), (3, Int)]))),
+    (14, Int),
+    (15, Int),
+    (16, Struct(&[(1, Int), (2, List(&Int)), (3, List(&Int))])),
+    (17, Struct(&[(1, Struct(BOUNDING_BOX)), (2, List(&Int))])),
+];
+const STATISTICS: &[(i16, Kind)] = &[
+    (1, Binary),
+    (2, Binary),
+    (3, Int),
+    (4, Int),
+    (5, Binary),
+    (6, Binary),
+    (7, Bool),
+    (8, Bool),
+];
+const BOUNDING_BOX: &[(i16, Kind)] = &[
+    (1, Double),
+    (2, Double),
+    (3, Double),
+    (4, Double),
+    (5, Double),
+    (6, Double),
+    (7, Double),
+    (8, Double),
+];
+
+impl Kind {
+    /// The kind, for errors.
+    fn name(self) -> &'static str {
+        match self {
+            Int => "an integer",
+            Byte => "a byte",
+            Bool => "a boolean",
+            Double => "a double",
+            Binary => "a binary",
+            List(_) => "a list",
+            Struct(_) => "a struct",
+        }
+    }
+
+    /// Whether a header's declared compact type is this kind's.
+    fn declared_as(self, declared: u8) -> bool {
+        match self {
+            Int => matches!(declared, 4..=6),
+            Byte => declared == 3,
+            Bool => matches!(declared, BOOL_TRUE | BOOL_FALSE),
+            Double => declared == 7,
+            Binary => declared == 8,
+            List(_) => matches!(declared, 9 | 10),
+            Struct(_) => declared == STRUCT,
+        }
+    }
+}
+
 /// A cursor over compact-protocol Thrift.
 struct Walk<'a> {
     buf: &'a [u8],
     at: usize,
+    /// Booleans skipped in lists, sets and maps so far (they take no byte in the crate's
+    /// skip): at most one per byte of `buf`.
+    free_elements: u64,
+    /// Field headers to write again (see [`repair_footer`]), in order.
+    renumbered: Vec<Renumbered>,
 }
 
-impl Walk<'_> {
+impl<'a> Walk<'a> {
+    fn new(buf: &'a [u8]) -> Walk<'a> {
+        Walk {
+            buf,
+            at: 0,
+            free_elements: 0,
+            renumbered: Vec::new(),
+        }
+    }
+
+    /// A struct's fields up to its stop: those `fields` lists read as their kind (their
+    /// declared type checked), the others skipped as declared (`None`: all skipped).
+    fn structure(
+        &mut self,
+        fields: Option<&'static [(i16, Kind)]>,
+        depth: usize,
+    ) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("nested deeper than {MAX_DEPTH}"));
+        }
+        let (mut id, mut after_renumbered) = (0i64, false);
+        loop {
+            let at = self.at;
+            let header = self.byte()?;
+            if header == 0 {
+                return Ok(());
+            }
+            id = match header >> 4 {
+                0 => unzigzag(self.varint()?),
+                delta => id + i64::from(delta),
+            };
+            let declared = header & 0x0f;
+            let known = fields.and_then(|f| f.iter().find(|(field, _)| i64::from(*field) == id));
+            let renumber = match known {
+                Some(&(_, kind)) if !kind.declared_as(declared) => Some(UNKNOWN_FIELD),
+                // A delta from the field before, which is renumbered: written in full.
+                _ if after_renumbered => Some(id),
+                _ => None,
+            };
+            if let Some(new_id) = renumber {
+                self.renumbered.push(Renumbered {
+                    at,
+                    len: self.at - at,
+                    declared,
+                    id: new_id,
+                });
+            }
+            after_renumbered = renumber == Some(UNKNOWN_FIELD);
+            match known {
+                Some(&(_, kind)) if kind.declared_as(declared) => {
+                    self.typed(declared, kind, depth + 1)?
+                }
+                _ => self.value(declared, false, depth + 1)?,
+            }
+        }
+    }
+
+    /// A known field's value, declared `declared`, read as `kind`.
+    fn typed(&mut self, declared: u8, kind: Kind, depth: usize) -> Result<(), String> {
+        if !kind.declared_as(declared) {
+            return Err(format!(
+                "a field declared of Thrift type {declared}, which the format has as {}",
+                kind.name()
+            ));
+        }
+        if depth > MAX_DEPTH {
+            return Err(format!("nested deeper than {MAX_DEPTH}"));
+        }
+        match kind {
+            Struct(fields) => self.structure(Some(fields), depth),
+            List(element) => {
+                let header = self.byte()?;
+                // The crate reads a 0 header as an empty list of any type.
+                if header == 0 {
+                    return Ok(());
+                }
+                let declared = header & 0x0f;
+                if !element.declared_as(declared) {
+                    return Err(format!(
+                        "list elements declared of Thrift type {declared}, which the format \
+                         has as {}",
+                        element.name()
+                    ));
+                }
+                let count = self.count(header)?;
+                self.elements(count, 1)?;
+                for _ in 0..count {
+                    self.typed(declared, *element, depth + 1)?;
+                }
+                Ok(())
+            }
+            // A boolean field's value is in its header.
+            Bool => Ok(()),
+            Int | Byte | Double | Binary => self.value(declared, false, depth),
+        }
+    }
+
+    /// A list or set header's element count (after its header byte).
+    fn count(&mut self, header: u8) -> Result<u64, String> {
+        match header >> 4 {
+            15 => self.varint(),
+            small => Ok(u64::from(small)),
+        }
+    }
+
+    /// `n` booleans the crate skips without reading a byte.
+    fn free(&mut self, n: u64) -> Result<(), String> {
+        self.free_elements = self.free_elements.saturating_add(n);
+        if self.free_elements > self.buf.len() as u64 {
+            return Err(format!(
+                "{} booleans in lists, sets or maps of {} bytes",
+                self.free_elements,
+                self.buf.len()
+            ));
+        }
+        Ok(())
+    }
     fn left(&self) -> usize {
         self.buf.len() - self.at
     }
@@ -162,9 +491,10 @@ impl Walk<'_> {
             return Err(format!("nested deeper than {MAX_DEPTH}"));
         }
         match kind {
+            // As the crate skips it: no byte, even as an element.
             BOOL_TRUE | BOOL_FALSE => {
                 if element {
-                    self.skip(1)?;
+                    self.free(1)?;
                 }
             }
             3 => self.skip(1)?,
@@ -178,10 +508,11 @@ impl Walk<'_> {
             }
             9 | 10 => {
                 let header = self.byte()?;
-                let mut count = u64::from(header >> 4);
-                if count == 15 {
-                    count = self.varint()?;
+                // The crate reads a 0 header as an empty list of any type.
+                if header == 0 {
+                    return Ok(());
                 }
+                let count = self.count(header)?;
                 self.elements(count, 1)?;
                 for _ in 0..count {
                     self.value(header & 0x0f, true, depth + 1)?;
@@ -198,16 +529,7 @@ impl Walk<'_> {
                     }
                 }
             }
-            STRUCT => loop {
-                let header = self.byte()?;
-                if header == 0 {
-                    break;
-                }
-                if header >> 4 == 0 {
-                    self.varint()?; // the field id, written in full
-                }
-                self.value(header & 0x0f, false, depth + 1)?;
-            },
+            STRUCT => self.structure(None, depth)?,
             13 => self.skip(16)?,
             other => return Err(format!("unknown Thrift type {other}")),
         }
@@ -276,24 +598,85 @@ mod tests {
 
     #[test]
     fn lists_claiming_more_elements_than_bytes_are_refused() {
-        // Field 1, a list (type 9) of booleans (type 1) with 2^31 - 1 elements, then stop.
-        let hostile = [0x19, 0xF1, 0xFF, 0xFF, 0xFF, 0xFF, 0x07, 0x00];
-        let e = check_footer(&file(&hostile)).unwrap_err().to_string();
+        // Field 20 (unknown: skipped), a list (type 9) of booleans (type 1) with 2^31 - 1
+        // elements, then stop.
+        let hostile = [0x09, 0x28, 0xF1, 0xFF, 0xFF, 0xFF, 0xFF, 0x07, 0x00];
+        let e = repair_footer(&file(&hostile)).unwrap_err().to_string();
         assert!(e.contains("2147483647 elements declared"), "{e}");
-        // The same list with its 3 booleans present, a map of 1 entry, a binary, a nested
-        // struct: valid.
+        // Unknown fields as the crate skips them: a list<bool> of 3 (no byte for the
+        // booleans), a map<i32, byte> of 1, a binary, a struct { bool true }; then the known
+        // field 6 (created_by, a binary): valid.
         let valid = [
-            0x19, 0x31, 1, 0, 1, // list<bool> of 3
-            0x1B, 0x01, 0x53, 7, 42, // map<i32, byte> of 1: key 7, value 42
-            0x18, 0x02, b'h', b'i', // binary "hi"
-            0x1C, 0x11, 0x00, // struct { bool true }
+            0x09, 0x28, 0x31, // field 20: list<bool> of 3
+            0x1B, 0x01, 0x53, 7, 42, // field 21: map<i32, byte> of 1: key 7, value 42
+            0x18, 0x02, b'h', b'i', // field 22: binary "hi"
+            0x1C, 0x11, 0x00, // field 23: struct { bool true }
+            0x08, 0x0C, 0x01, b'x', // field 6: binary "x"
             0x00,
         ];
-        check_footer(&file(&valid)).unwrap();
-        // Nesting past the limit.
-        let mut deep = vec![0x1C; MAX_DEPTH + 2];
-        deep.extend(vec![0; MAX_DEPTH + 3]);
-        let e = check_footer(&file(&deep)).unwrap_err().to_string();
+        assert!(repair_footer(&file(&valid)).unwrap().is_none());
+        // Many short lists of booleans: each within its bytes, but past one boolean per byte
+        // in all.
+        let mut many = Vec::new();
+        for _ in 0..100 {
+            many.extend([0x09, 0x28, 0xE1]); // field 20: list<bool> of 14
+        }
+        many.push(0x00);
+        let e = repair_footer(&file(&many)).unwrap_err().to_string();
+        assert!(e.contains("booleans in lists"), "{e}");
+        // Nesting past the limit (unknown fields: structs in structs).
+        let mut deep = vec![0x09, 0x2C];
+        deep.extend(vec![0x1C; MAX_DEPTH + 2]);
+        deep.extend(vec![0; MAX_DEPTH + 4]);
+        let e = repair_footer(&file(&deep)).unwrap_err().to_string();
         assert!(e.contains("nested deeper"), "{e}");
+    }
+
+    #[test]
+    fn known_fields_declared_with_another_type_are_renumbered() {
+        // Field 1 (version, i32 1), then field 3 (num_rows, an i64) declared a list of one
+        // boolean, then field 6 (created_by, a binary "x", a delta of 3 from field 3): the
+        // list is renumbered to the unknown id (long form: type 9, zigzag 32767), and field 6
+        // written in full (type 8, zigzag 6).
+        let footer = [0x15, 0x02, 0x29, 0x11, 0x38, 0x01, b'x', 0x00];
+        let repaired = repair_footer(&file(&footer)).unwrap().unwrap();
+        assert_eq!(
+            repaired,
+            [0x15, 0x02, 0x09, 0xFE, 0xFF, 0x03, 0x11, 0x08, 0x0C, 0x01, b'x', 0x00]
+        );
+        // The rewritten footer walks clean, with nothing left to renumber.
+        assert!(repair_footer(&file(&repaired)).unwrap().is_none());
+        // Field 2 (the schema, a list of structs) whose elements are declared i32s: refused
+        // (the crate reads the elements as structs whatever the list header says).
+        let e = repair_footer(&file(&[0x29, 0x15, 0x02, 0x00]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("list elements declared of Thrift type 5"), "{e}");
+        // The same fields as the format has them: version 1 (i32), an empty schema list,
+        // num_rows 1 (i64), created_by "x": nothing to rewrite.
+        let valid = [0x15, 0x02, 0x19, 0x0C, 0x16, 0x02, 0x38, 0x01, b'x', 0x00];
+        assert!(repair_footer(&file(&valid)).unwrap().is_none());
+    }
+
+    #[test]
+    fn footers_of_real_files_pass() {
+        use std::sync::Arc;
+        let batch = arrow_array::RecordBatch::try_from_iter([
+            (
+                "a",
+                Arc::new(arrow_array::Int32Array::from(vec![Some(1), None])) as _,
+            ),
+            (
+                "s",
+                Arc::new(arrow_array::StringArray::from(vec!["x", "y"])) as _,
+            ),
+        ])
+        .unwrap();
+        let mut out = Vec::new();
+        let mut writer =
+            parquet::arrow::ArrowWriter::try_new(&mut out, batch.schema(), None).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        assert!(repair_footer(&Bytes::from(out)).unwrap().is_none());
     }
 }

@@ -58,7 +58,7 @@ use parquet::arrow::arrow_reader::{
 pub use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
 pub use parquet::arrow::ProjectionMask;
 use parquet::errors::ParquetError;
-use parquet::file::metadata::ParquetMetaData;
+use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
 pub use parquet::file::reader::ChunkReader;
 use parquet::schema::types::SchemaDescriptor;
 use rayon::prelude::*;
@@ -175,11 +175,15 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         reader: T,
         options: ArrowReaderOptions,
     ) -> Result<Self, ParquetError> {
-        footer::check_footer(&reader)?;
+        let repaired = footer::repair_footer(&reader)?;
         // arrow-ipc panics on some damaged embedded Arrow schemas (`ARROW:schema` naming an
         // unknown type: "not implemented", found by the `reader` fuzz target): an error here.
-        let metadata = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            ArrowReaderMetadata::load(&reader, options)
+        let metadata = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match repaired {
+            None => ArrowReaderMetadata::load(&reader, options),
+            Some(footer) => {
+                let metadata = ParquetMetaDataReader::decode_metadata(&footer)?;
+                ArrowReaderMetadata::try_new(Arc::new(metadata), options)
+            }
         }))
         .map_err(|_| {
             ParquetError::General(
