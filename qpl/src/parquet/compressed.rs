@@ -501,13 +501,11 @@ impl ChunkDecoder {
                 self.check_page_prelude(out)?;
                 let before = out.values.len();
                 let result = self.decode_data_page(
-                    None,
-                    None,
+                    (None, None, num_values, None),
                     Section::Gzip(buf, expected),
-                    num_values,
-                    None,
                     encoding,
                     out,
+                    None,
                 );
                 if result.is_err() {
                     out.values.truncate(before);
@@ -547,6 +545,7 @@ impl ChunkDecoder {
                     (def_levels_byte_len, rep_levels_byte_len),
                     Some(values_expected),
                     out,
+                    None,
                 );
                 if result.is_err() {
                     out.def_levels.truncate(before.0);

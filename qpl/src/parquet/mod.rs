@@ -544,6 +544,15 @@ impl std::error::Error for PageError {
     }
 }
 
+/// A data page's levels as split from it: repetition and definition levels (encoding and
+/// bytes; `None` where the column has none), their count, a v2 header's null count.
+type DataPageLevels<'a> = (
+    Option<(Encoding, &'a [u8])>,
+    Option<(Encoding, &'a [u8])>,
+    u32,
+    Option<u32>,
+);
+
 /// Levels decoded per batch on the CPU path: the scratch stays small and in L1.
 const LEVEL_BATCH: usize = 4096;
 
@@ -639,13 +648,40 @@ impl ChunkDecoder {
     ) -> Result<PageReport, PageError> {
         self.check_page_prelude(out)?;
         let before = (out.def_levels.len(), out.rep_levels.len(), out.values.len());
-        let result = self.decode_page_parts(page, out);
+        let result = self.decode_page_parts(page, out, None);
         if result.is_err() {
             out.def_levels.truncate(before.0);
             out.rep_levels.truncate(before.1);
             out.values.truncate(before.2);
         }
         result
+    }
+
+    /// [`ChunkDecoder::decode_page`], except that a dictionary-encoded data page's values are
+    /// not looked up: its indices (one per value present) replace what `indices` held and
+    /// `out.values` is left as it was, for a reader that gathers only some of them (the rows a
+    /// filter selected). The indices are not checked against the dictionary: the reader checks
+    /// those it gathers. Returns whether the page's indices were kept (`false`: a dictionary
+    /// page, or a data page of another encoding, decoded as `decode_page` decodes it). On
+    /// error, `out` is left as it was and `indices` is emptied.
+    pub fn decode_page_keeping_indices(
+        &mut self,
+        page: &Page<'_>,
+        out: &mut ColumnData,
+        indices: &mut Vec<u32>,
+    ) -> Result<(PageReport, bool), PageError> {
+        let kept = !matches!(page, Page::Dictionary { .. }) && page.encoding().is_dictionary();
+        self.check_page_prelude(out)
+            .inspect_err(|_| indices.clear())?;
+        let before = (out.def_levels.len(), out.rep_levels.len(), out.values.len());
+        let result = self.decode_page_parts(page, out, Some(indices));
+        if result.is_err() {
+            out.def_levels.truncate(before.0);
+            out.rep_levels.truncate(before.1);
+            out.values.truncate(before.2);
+            indices.clear();
+        }
+        result.map(|report| (report, kept))
     }
 
     /// The checks before any page: the output fits the column, and the kernel tier can run.
@@ -671,10 +707,13 @@ impl ChunkDecoder {
         Ok(())
     }
 
+    /// `indices`: where a dictionary-encoded data page's indices go instead of being looked up
+    /// ([`ChunkDecoder::decode_page_keeping_indices`]).
     fn decode_page_parts(
         &mut self,
         page: &Page<'_>,
         out: &mut ColumnData,
+        indices: Option<&mut Vec<u32>>,
     ) -> Result<PageReport, PageError> {
         match *page {
             Page::Dictionary {
@@ -705,7 +744,8 @@ impl ChunkDecoder {
                     num_values,
                 )?;
                 let values = Section::Plain(rest);
-                self.decode_data_page(rep, def, values, num_values, None, encoding, out)
+                let levels = (rep, def, num_values, None);
+                self.decode_data_page(levels, values, encoding, out, indices)
             }
             Page::V2 {
                 buf,
@@ -722,6 +762,7 @@ impl ChunkDecoder {
                 (def_levels_byte_len, rep_levels_byte_len),
                 None,
                 out,
+                indices,
             ),
         }
     }
@@ -738,6 +779,7 @@ impl ChunkDecoder {
         (def_levels_byte_len, rep_levels_byte_len): (u32, u32),
         gzip: Option<Option<u32>>,
         out: &mut ColumnData,
+        indices: Option<&mut Vec<u32>>,
     ) -> Result<PageReport, PageError> {
         let rep_len = rep_levels_byte_len as usize;
         let def_len = def_levels_byte_len as usize;
@@ -760,7 +802,8 @@ impl ChunkDecoder {
             None => Section::Plain(values),
             Some(expected) => Section::Gzip(values, expected),
         };
-        self.decode_data_page(rep, def, values, num_values, Some(num_nulls), encoding, out)
+        let levels = (rep, def, num_values, Some(num_nulls));
+        self.decode_data_page(levels, values, encoding, out, indices)
     }
 
     fn check_column(&self, out: &ColumnData) -> Result<(), PageError> {
@@ -865,16 +908,15 @@ impl ChunkDecoder {
         Ok(Some((encoding, levels)))
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// A data page: its levels (repetition, definition, how many, a v2 header's null count),
+    /// then its values section (`indices`: see [`ChunkDecoder::decode_page_parts`]).
     fn decode_data_page(
         &mut self,
-        rep: Option<(Encoding, &[u8])>,
-        def: Option<(Encoding, &[u8])>,
+        (rep, def, num_values, num_nulls): DataPageLevels<'_>,
         values: Section<'_>,
-        num_values: u32,
-        num_nulls: Option<u32>,
         encoding: Encoding,
         out: &mut ColumnData,
+        indices: Option<&mut Vec<u32>>,
     ) -> Result<PageReport, PageError> {
         let n = num_values as usize;
         let limit = self.executor.config().max_output_bytes as u64;
@@ -914,8 +956,14 @@ impl ChunkDecoder {
             None => (None, n),
         };
         validity::check_num_nulls(num_values, num_nulls, present)?;
-        let (values_path, inflate) =
-            self.decode_section(encoding, values, present, &mut out.values)?;
+        let (values_path, inflate) = match (indices, values) {
+            (Some(indices), Section::Plain(section)) if encoding.is_dictionary() => {
+                let path =
+                    self.decode_dictionary_indices_only(encoding, section, present, indices)?;
+                (Some(path).filter(|_| present > 0), None)
+            }
+            (_, values) => self.decode_section(encoding, values, present, &mut out.values)?,
+        };
         Ok(PageReport {
             levels: n,
             values: present,

@@ -92,6 +92,51 @@ pub(crate) fn is_dictionary_of_bytes(key: &DataType, value: &DataType) -> bool {
         )
 }
 
+/// Types whose arrays hold byte arrays behind offsets (what a gather of selected byte arrays
+/// makes).
+pub(crate) fn is_offset_bytes(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary
+    )
+}
+
+/// The byte arrays `dictionary[id]` for each of `ids`, gathered (a reader's selected values
+/// of a dictionary-encoded page): an id past the dictionary, or values whose bytes would pass
+/// `limit` (the executor's `max_output_bytes`), are an error.
+pub(crate) fn gather_bytes(
+    ids: &[u32],
+    dictionary: &ByteArrays,
+    limit: u64,
+) -> Result<ByteArrays, ArrowError> {
+    let error = |m: String| ArrowError::ParquetError(m);
+    let mut total = 0u64;
+    for &id in ids {
+        let (Some(&start), Some(&end)) = (
+            dictionary.offsets.get(id as usize),
+            dictionary.offsets.get(id as usize + 1),
+        ) else {
+            return Err(error(format!(
+                "dictionary index {id} is past the dictionary's {} entries",
+                dictionary.len()
+            )));
+        };
+        total += u64::from(end.abs_diff(start));
+    }
+    if total > limit {
+        return Err(error(format!(
+            "the selected values would take {total} bytes, above this executor's limit of \
+             {limit} (Config::max_output_bytes)"
+        )));
+    }
+    let mut values = ByteArrays::new();
+    values.values.reserve(total as usize);
+    values.offsets.reserve(ids.len());
+    qpl_fallback::parquet::dictionary::gather_byte_arrays(ids, dictionary, &mut values)
+        .map_err(|e| error(e.to_string()))?;
+    Ok(values)
+}
+
 /// Takes the rows of `data` (its levels and values are emptied) as an array of `data_type`
 /// ([`converts`] must hold): a row is valid where its definition level is `max_def_level`
 /// (every row when that is 0).

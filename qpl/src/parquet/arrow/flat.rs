@@ -13,8 +13,10 @@ use parquet::column::page::PageReader;
 use parquet::file::metadata::ParquetMetaData;
 
 use super::chunk_bytes::{ChunkSource, DynSource};
-use super::convert::{boolean_array, plain_array, take_array, take_values};
-use super::list::{take_list, ListShape};
+use super::convert::{
+    boolean_array, gather_bytes, is_offset_bytes, plain_array, take_array, take_values,
+};
+use super::list::{take_list, take_list_selected, ListShape};
 use super::open_bytes::OpenBytes;
 use super::selection::{Cursor, Take};
 use super::view::{self, CopyViews, OpenViews, PlainViews, ViewDictionary};
@@ -26,14 +28,6 @@ use crate::Executor;
 /// arrays gathered from the dictionary (a 1 % row filter spent most of its read gathering
 /// whole pages' strings, then filtering them).
 const SPARSE: usize = 4;
-
-/// Types whose arrays hold byte arrays behind offsets (what the sparse gather makes).
-fn is_offset_bytes(data_type: &DataType) -> bool {
-    matches!(
-        data_type,
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary
-    )
-}
 
 /// The byte arrays of the chunk's dictionary, for a data page of `present` dictionary-encoded
 /// values: `None` where the chunk has no dictionary and the page no value.
@@ -383,6 +377,14 @@ impl FlatColumn {
                 }
                 _ => None,
             };
+            // A list of byte arrays under a selection: a dictionary-encoded page's indices
+            // are kept, and only the selected rows' elements gathered (`list_page_indexed`).
+            let keep_indices = !self.cursor.selects_all()
+                && self
+                    .list
+                    .as_ref()
+                    .is_some_and(|shape| shape.holds_offset_bytes());
+            let mut kept = false;
             let (report, values_at) = if plain_flat {
                 self.arrow_page.validity.clear();
                 self.arrow_page.booleans.clear();
@@ -393,6 +395,14 @@ impl FlatColumn {
                 self.arrow_page.dictionary_sections =
                     self.dictionary.is_some() || self.bytes.is_some();
                 decoded
+            } else if keep_indices {
+                let indices = &mut self.sparse_indices;
+                self.decoder
+                    .decode_page_keeping_indices(&view, &mut self.data, indices)
+                    .map(|(report, indices_kept)| {
+                        kept = indices_kept;
+                        (report, ValuesAt::Values)
+                    })
             } else {
                 self.decoder
                     .decode_page(&view, &mut self.data)
@@ -507,6 +517,19 @@ impl FlatColumn {
                     };
                     (array, rows)
                 }
+                Some(_) if kept => {
+                    let rows = self.data.rep_levels.iter().filter(|&&r| r == 0).count();
+                    let page_take = self.page_take(known_rows, rows, take.take())?;
+                    let Some(array) = self
+                        .list_page_indexed(&page_take)
+                        .map_err(|e| self.page_error(e))?
+                    else {
+                        continue;
+                    };
+                    taken = matches!(page_take, Take::Some(_));
+                    take = Some(page_take);
+                    (array, rows)
+                }
                 Some(shape) => take_list(&mut self.data, shape).map_err(|e| self.page_error(e))?,
             };
             let take = self.page_take(known_rows, rows, take.take())?;
@@ -548,6 +571,37 @@ impl FlatColumn {
             Some(take) => take,
             None => self.cursor.take(rows),
         })
+    }
+
+    /// A list page of dictionary-encoded byte arrays, its levels in `data` and its indices in
+    /// `sparse_indices`, as the rows `take` selects: `None` for no row (the page dropped);
+    /// for some rows, only theirs made and gathered; for every row, every element gathered.
+    fn list_page_indexed(&mut self, take: &Take) -> Result<Option<ArrayRef>, ArrowError> {
+        let shape = self.list.as_ref().expect("a list column");
+        let present = self.sparse_indices.len();
+        let limit = self.decoder.executor().config().max_output_bytes as u64;
+        let empty = crate::parquet::ByteArrays::new();
+        let dictionary = byte_dictionary(&self.decoder, present)?.unwrap_or(&empty);
+        match take {
+            Take::None => {
+                self.data.clear();
+                Ok(None)
+            }
+            Take::Some(mask) => take_list_selected(
+                &mut self.data,
+                &self.sparse_indices,
+                dictionary,
+                mask,
+                shape,
+                limit,
+            )
+            .map(Some),
+            Take::All => {
+                let gathered = gather_bytes(&self.sparse_indices, dictionary, limit)?;
+                self.data.values = crate::parquet::Values::Bytes(gathered);
+                take_list(&mut self.data, shape).map(|(array, _)| Some(array))
+            }
+        }
     }
 
     /// The decoded page's validity (taken from `arrow_page`), `None` where every row has a

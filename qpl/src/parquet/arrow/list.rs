@@ -7,14 +7,14 @@
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, GenericListArray, OffsetSizeTrait};
-use arrow_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, FieldRef};
 use parquet::basic::Repetition;
 use parquet::schema::types::{SchemaDescriptor, Type};
 
-use super::convert::{converts, take_array};
+use super::convert::{converts, is_offset_bytes, take_array, take_values};
 use crate::parquet::query::column_of;
-use crate::parquet::ColumnData;
+use crate::parquet::{ByteArrays, ColumnData, Values};
 
 /// Where a list column's definition levels say what.
 #[derive(Clone, Debug)]
@@ -28,6 +28,13 @@ pub(crate) struct ListShape {
     /// The element field of the Arrow type.
     child: FieldRef,
     large: bool,
+}
+
+impl ListShape {
+    /// Whether the elements are byte arrays behind offsets (Utf8, Binary, their large forms).
+    pub fn holds_offset_bytes(&self) -> bool {
+        is_offset_bytes(self.child.data_type())
+    }
 }
 
 /// The list shape of leaf `leaf` read as `data_type`, when it is one converted here.
@@ -106,18 +113,7 @@ pub(crate) fn take_list(
 ) -> Result<(ArrayRef, usize), ArrowError> {
     let def = std::mem::take(&mut data.def_levels);
     let rep = std::mem::take(&mut data.rep_levels);
-    if def.len() != rep.len() {
-        return Err(ArrowError::ParquetError(format!(
-            "{} repetition levels for {} definition levels",
-            rep.len(),
-            def.len()
-        )));
-    }
-    if rep.first().is_some_and(|&r| r != 0) {
-        return Err(ArrowError::NotYetImplemented(
-            "a page that continues the previous page's row".into(),
-        ));
-    }
+    check_levels(&def, &rep)?;
     let rows = rep.iter().filter(|&&r| r == 0).count();
     let element_nullable = shape.max > shape.element;
     // Without a branch a level: each level writes the next row's start (overwritten until
@@ -169,6 +165,107 @@ pub(crate) fn take_list(
         list_array::<i32>(shape, offsets, child, nulls)?
     };
     Ok((array, rows))
+}
+
+/// The rows `mask` selects of a list page whose elements are dictionary-encoded byte arrays
+/// (Utf8, Binary and their large forms): `data` holds the page's levels (emptied here),
+/// `indices` the dictionary index of each element present. Offsets, validity and elements are
+/// made for the selected rows only, and only their elements' bytes gathered from
+/// `dictionary` (`limit`: the executor's `max_output_bytes`). Returns the array of the
+/// selected rows. The page must start a row.
+pub(crate) fn take_list_selected(
+    data: &mut ColumnData,
+    indices: &[u32],
+    dictionary: &ByteArrays,
+    mask: &BooleanBuffer,
+    shape: &ListShape,
+    limit: u64,
+) -> Result<ArrayRef, ArrowError> {
+    let def = std::mem::take(&mut data.def_levels);
+    let rep = std::mem::take(&mut data.rep_levels);
+    check_levels(&def, &rep)?;
+    let rows = rep.iter().filter(|&&r| r == 0).count();
+    if rows != mask.len() {
+        return Err(ArrowError::ParquetError(format!(
+            "the page holds {rows} rows, {} were looked up",
+            mask.len()
+        )));
+    }
+    let selected = mask.count_set_bits();
+    let element_nullable = shape.max > shape.element;
+    let mut offsets = Vec::with_capacity(selected + 1);
+    let mut list_valid = BooleanBufferBuilder::new(selected);
+    let mut element_valid = BooleanBufferBuilder::new(if element_nullable { selected } else { 0 });
+    let mut ids = Vec::with_capacity(selected);
+    let (mut row, mut take, mut elements, mut value) = (0, false, 0usize, 0usize);
+    for (&d, &r) in def.iter().zip(&rep) {
+        if r == 0 {
+            // `row` counts the rows started so far: this row's index is `row`.
+            take = mask.value(row);
+            row += 1;
+            if take {
+                offsets.push(elements);
+                list_valid.append(d >= shape.list_defined);
+            }
+        }
+        if take && d >= shape.element {
+            elements += 1;
+            if element_nullable {
+                element_valid.append(d == shape.max);
+            }
+            if d == shape.max {
+                let id = *indices.get(value).ok_or_else(|| {
+                    ArrowError::ParquetError(format!(
+                        "{} dictionary indices for more values present",
+                        indices.len()
+                    ))
+                })?;
+                ids.push(id);
+            }
+        }
+        value += usize::from(d == shape.max);
+    }
+    if value != indices.len() {
+        return Err(ArrowError::ParquetError(format!(
+            "{} dictionary indices for {value} values present",
+            indices.len()
+        )));
+    }
+    offsets.push(elements);
+    let mut values = Values::Bytes(super::convert::gather_bytes(&ids, dictionary, limit)?);
+    let validity = element_nullable.then(|| element_valid.finish());
+    let child = take_values(&mut values, validity, elements, shape.child.data_type())?;
+    let nulls = (shape.list_defined > 0)
+        .then(|| NullBuffer::new(list_valid.finish()))
+        .filter(|n| n.null_count() > 0);
+    if shape.large {
+        let offsets = offsets.into_iter().map(|o| o as i64).collect();
+        list_array::<i64>(shape, offsets, child, nulls)
+    } else {
+        let offsets = offsets
+            .into_iter()
+            .map(i32::try_from)
+            .collect::<Result<_, _>>()
+            .map_err(|_| ArrowError::ParquetError("a page's list offsets pass i32".into()))?;
+        list_array::<i32>(shape, offsets, child, nulls)
+    }
+}
+
+/// A page's levels: as many repetition as definition levels, the first row starting on it.
+fn check_levels(def: &[i16], rep: &[i16]) -> Result<(), ArrowError> {
+    if def.len() != rep.len() {
+        return Err(ArrowError::ParquetError(format!(
+            "{} repetition levels for {} definition levels",
+            rep.len(),
+            def.len()
+        )));
+    }
+    if rep.first().is_some_and(|&r| r != 0) {
+        return Err(ArrowError::NotYetImplemented(
+            "a page that continues the previous page's row".into(),
+        ));
+    }
+    Ok(())
 }
 
 fn list_array<O: OffsetSizeTrait>(
