@@ -51,8 +51,9 @@ fn rle_boolean_encoding_verifies_ok() {
     assert!(stdout.contains(r#""values":68,"result":"ok""#), "{stdout}");
 }
 
-/// A damaged page header the parquet crate's own page reader skips through forever: bounded by
-/// the column chunk, it is an error line and exit status 2 at once.
+/// A damaged page header the parquet crate's own page reader skips through forever: the chunk's
+/// page headers, walked as the crate reads them before it reads them (and every read bounded by
+/// the column chunk), make it an error line and exit status 2 at once.
 #[test]
 fn hang_page_header_skip_ends_with_an_error() {
     let start = Instant::now();
@@ -60,10 +61,7 @@ fn hang_page_header_skip_ends_with_an_error() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(2), "{stdout}");
     assert!(stdout.contains(r#""result":"error""#), "{stdout}");
-    assert!(
-        stdout.contains("past the end of the column chunk"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("page header"), "{stdout}");
     assert!(
         start.elapsed() < Duration::from_secs(5),
         "{:?}",
@@ -87,10 +85,7 @@ fn hang_page_header_skip_ends_bench_and_filter_with_an_error() {
     ] {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{stderr}");
-        assert!(
-            stderr.contains("past the end of the column chunk"),
-            "{stderr}"
-        );
+        assert!(stderr.contains("page header"), "{stderr}");
     }
 }
 

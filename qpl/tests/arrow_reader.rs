@@ -923,6 +923,31 @@ fn a_footer_field_declared_with_another_type_is_skipped_not_looped_on() {
 }
 
 #[test]
+fn a_page_header_the_parquet_crate_would_loop_on_is_an_error() {
+    // Found by the `reader` fuzz target (11 KB): column dict_string's first page header holds
+    // a list claiming 266 million booleans, which the parquet crate's skip loops over reading
+    // nothing (2.5 s in release, to an unrelated error). The chunk's headers are walked first.
+    let file = data_file("page-header-list-of-booleans.parquet");
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    let mask = ProjectionMask::columns(builder.parquet_schema(), ["dict_string"]);
+    let error = builder
+        .with_projection(mask)
+        .build()
+        .and_then(|reader| {
+            reader
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| parquet::errors::ParquetError::General(e.to_string()))
+        })
+        .expect_err("a hostile page header")
+        .to_string();
+    assert!(error.contains("column dict_string"), "{error}");
+    assert!(
+        error.contains("266072061 elements declared in 843 bytes"),
+        "{error}"
+    );
+}
+
+#[test]
 fn a_negative_chunk_offset_of_a_column_handed_to_arrow_rs_is_an_error() {
     // Found by the `reader` fuzz target: a nested column whose chunk offset is negative; the
     // parquet crate's `byte_range` panics on it, and the walk of the pages handed to arrow-rs

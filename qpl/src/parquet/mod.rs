@@ -70,6 +70,8 @@ pub mod compressed;
 pub mod query;
 #[cfg(test)]
 mod tests;
+#[cfg(feature = "parquet")]
+mod thrift;
 mod validity;
 mod values;
 

@@ -40,7 +40,6 @@ mod chunk_bytes;
 mod convert;
 mod filter;
 mod flat;
-mod footer;
 mod list;
 mod open_bytes;
 mod selection;
@@ -64,6 +63,7 @@ use parquet::schema::types::SchemaDescriptor;
 use rayon::prelude::*;
 
 use crate::parquet::query::Predicate;
+use crate::parquet::thrift;
 use crate::{Executor, Path};
 
 pub use chunk_bytes::SharedReader;
@@ -175,7 +175,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         reader: T,
         options: ArrowReaderOptions,
     ) -> Result<Self, ParquetError> {
-        let repaired = footer::repair_footer(&reader)?;
+        let repaired = thrift::repair_footer(&reader)?;
         // arrow-ipc panics on some damaged embedded Arrow schemas (`ARROW:schema` naming an
         // unknown type: "not implemented", found by the `reader` fuzz target): an error here.
         let metadata = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match repaired {
@@ -473,7 +473,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                     chunk.clone(),
                 )?;
                 let len = end - start;
-                let sizes = footer::page_sizes(len, |at, n| self.input.get_bytes(start + at, n))?;
+                let sizes = thrift::page_sizes(len, |at, n| self.input.get_bytes(start + at, n))?;
                 if let Some(&size) = sizes.iter().find(|&&size| size > limit) {
                     return Err(ParquetError::General(format!(
                         "column {}, row group {row_group}: a page of {size} bytes uncompressed, \

@@ -293,6 +293,10 @@ pub fn stored_page_reader<R: ChunkReader + 'static>(
 /// is taken as absent, as Arrow C++ (PARQUET-1402) and parquet-mr do. The offset index is not
 /// used: pages are found by walking their headers, each read through the bounded reader.
 ///
+/// And: the chunk's page headers are walked first as the crate reads them, and one it would
+/// loop on (a skipped list of billions of booleans, which its skip reads no byte for; found
+/// by the `reader` fuzz target) is an error (`thrift::page_sizes`).
+///
 /// Encrypted chunks: an error of the crate's reader, as with [`stored_page_reader`].
 pub fn chunk_page_reader<R: ChunkReader>(
     reader: &R,
@@ -343,6 +347,10 @@ fn bounded_page_reader<R: ChunkReader>(
             bytes.len()
         )));
     }
+    crate::parquet::thrift::page_sizes(bytes.len() as u64, |at, n| {
+        let at = (at as usize).min(bytes.len());
+        Ok(bytes.slice(at..(at + n).min(bytes.len())))
+    })?;
     let chunk = Arc::new(ChunkBytes { start, bytes });
     let pages = SerializedPageReader::new(chunk, &meta, rows, None)?;
     Ok(Box::new(pages))
@@ -359,6 +367,7 @@ pub fn chunk_page_reader_shared<R: ChunkReader + 'static>(
 ) -> Result<Box<dyn PageReader>, ParquetError> {
     let (chunk, rows) = chunk_meta(metadata, row_group, column)?;
     let (meta, start, end) = checked_chunk(reader.len(), chunk.clone())?;
+    crate::parquet::thrift::page_sizes(end - start, |at, n| reader.get_bytes(start + at, n))?;
     let range = Arc::new(ChunkRange { reader, start, end });
     Ok(Box::new(SerializedPageReader::new(
         range, &meta, rows, None,

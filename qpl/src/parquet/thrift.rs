@@ -1,6 +1,9 @@
-//! A walk of a file's footer before the `parquet` crate decodes it, so that a hostile footer
-//! ends in an error at once rather than in a long loop; and of the page headers of the column
-//! chunks handed to arrow-rs's reader, whose pages' claimed sizes it would trust.
+//! Walks of a file's compact-protocol Thrift before the `parquet` crate decodes it, so that a
+//! hostile footer or page header ends in an error at once rather than in a long loop: the
+//! footer (repaired where another type was declared for a known field, see
+//! [`repair_footer`]), and the page headers of a column chunk ([`page_sizes`]: every chunk a
+//! page reader of `query` or the Arrow reader opens, and the chunks handed to arrow-rs's
+//! reader, whose pages' claimed sizes it would trust).
 //!
 //! The `parquet` crate (59.3, and 60.1) reads the fields of the footer's Thrift it knows as
 //! their types in the format, whatever type their headers declare, and skips the others by
@@ -86,8 +89,11 @@ struct Renumbered {
 
 /// The pages of one column chunk: from the chunk's start, each page header's claimed
 /// uncompressed size, until the chunk's end (`len` bytes). `read(at, n)` gives up to `n` bytes
-/// of the chunk from `at`. Stops (`Ok` with what it saw) at a header it cannot read: the
-/// `parquet` crate reports that one when it gets there.
+/// of the chunk from `at`. Each header is walked as the `parquet` crate reads it (see the
+/// module docs; a known field declared with another type is an error here, as the crate reads
+/// headers from a stream this walk cannot rewrite): a header the crate would loop on, or that
+/// runs past the chunk's end, is an error. Stops (`Ok` with what it saw) at a header without
+/// its sizes: the crate reports that one when it gets there.
 pub(crate) fn page_sizes(
     len: u64,
     mut read: impl FnMut(u64, usize) -> Result<bytes::Bytes, ParquetError>,
@@ -95,25 +101,69 @@ pub(crate) fn page_sizes(
     let mut sizes = Vec::new();
     let mut at = 0u64;
     while at < len {
-        // A header with statistics can be long: a window of 64 KiB, then the rest.
-        let mut window = 64 << 10;
-        let header = loop {
+        // Headers are short; one with statistics can be long: a window of 4 KiB, grown until
+        // the header fits or the window reaches the chunk's end.
+        let mut window = 4 << 10;
+        let (bytes, header_len) = loop {
             let bytes = read(at, window.min((len - at) as usize))?;
             let mut walk = Walk::new(&bytes);
-            match walk.page_header() {
-                Ok(header) => break Some((header, walk.at as u64)),
+            walk.renumber = false;
+            let walked = walk.structure(Some(PAGE_HEADER), 0);
+            let header_len = walk.at;
+            match walked {
+                Ok(()) => break (bytes, header_len),
                 Err(_) if (window as u64) < len - at => window *= 16,
-                Err(_) => break None,
+                Err(m) => {
+                    return Err(ParquetError::General(format!(
+                        "the page header at byte {} of the column chunk: {m}",
+                        at.saturating_add(header_len as u64)
+                    )))
+                }
             }
         };
-        let Some(((uncompressed, compressed), header_len)) = header else {
+        let Ok((uncompressed, compressed)) = Walk::new(&bytes[..header_len]).page_header() else {
             break;
         };
         sizes.push(uncompressed);
-        at = at.saturating_add(header_len).saturating_add(compressed);
+        at = at
+            .saturating_add(header_len as u64)
+            .saturating_add(compressed);
     }
     Ok(sizes)
 }
+
+/// A page header as the `parquet` crate reads it (`PageHeader` and the structs in it).
+const PAGE_HEADER: &[(i16, Kind)] = &[
+    (1, Int),
+    (2, Int),
+    (3, Int),
+    (4, Int),
+    (
+        5,
+        Struct(&[
+            (1, Int),
+            (2, Int),
+            (3, Int),
+            (4, Int),
+            (5, Struct(STATISTICS)),
+        ]),
+    ),
+    (6, Struct(NO_FIELDS)),
+    (7, Struct(&[(1, Int), (2, Int), (3, Bool)])),
+    (
+        8,
+        Struct(&[
+            (1, Int),
+            (2, Int),
+            (3, Int),
+            (4, Int),
+            (5, Int),
+            (6, Int),
+            (7, Bool),
+            (8, Struct(STATISTICS)),
+        ]),
+    ),
+];
 
 /// A compact-protocol integer (field ids written in full, i16/i32/i64) from its zigzag varint.
 fn unzigzag(raw: u64) -> i64 {
@@ -295,6 +345,9 @@ struct Walk<'a> {
     free_elements: u64,
     /// Field headers to write again (see [`repair_footer`]), in order.
     renumbered: Vec<Renumbered>,
+    /// Whether a known field declared with another type is renumbered (the footer) rather
+    /// than an error (a page header).
+    renumber: bool,
 }
 
 impl<'a> Walk<'a> {
@@ -304,6 +357,7 @@ impl<'a> Walk<'a> {
             at: 0,
             free_elements: 0,
             renumbered: Vec::new(),
+            renumber: true,
         }
     }
 
@@ -331,6 +385,13 @@ impl<'a> Walk<'a> {
             let declared = header & 0x0f;
             let known = fields.and_then(|f| f.iter().find(|(field, _)| i64::from(*field) == id));
             let renumber = match known {
+                Some(&(_, kind)) if !kind.declared_as(declared) && !self.renumber => {
+                    return Err(format!(
+                        "field {id} declared of Thrift type {declared}, which the format has \
+                         as {}",
+                        kind.name()
+                    ));
+                }
                 Some(&(_, kind)) if !kind.declared_as(declared) => Some(UNKNOWN_FIELD),
                 // A delta from the field before, which is renumbered: written in full.
                 _ if after_renumbered => Some(id),
@@ -577,20 +638,34 @@ mod tests {
             out.extend(vec![0xAB; compressed.max(0) as usize]);
             out
         }
-        let sizes = |chunk: &[u8]| {
+        let walk = |chunk: &[u8]| {
             let chunk = Bytes::copy_from_slice(chunk);
             page_sizes(chunk.len() as u64, |at, n| {
                 Ok(chunk.slice(at as usize..(at as usize + n).min(chunk.len())))
             })
-            .unwrap()
         };
+        let sizes = |chunk: &[u8]| walk(chunk).unwrap();
         let mut chunk = page(100, 3);
         chunk.extend(page(2_000_000_000, 7));
         assert_eq!(sizes(&chunk), [100, 2_000_000_000]);
-        // A header cut short, a negative size: the walk stops there.
+        // A header cut short by the chunk's end: an error.
         let mut cut = page(100, 3);
         cut.extend(&page(50, 2)[..3]);
-        assert_eq!(sizes(&cut), [100]);
+        let e = walk(&cut).unwrap_err().to_string();
+        assert!(e.contains("it ends early"), "{e}");
+        // A header the parquet crate would loop on (field 20, unknown: a list of 2^31 - 1
+        // booleans), and one whose known field 5 (the data page header) is declared an i32:
+        // errors.
+        let mut hostile = page(100, 3);
+        hostile.extend([0x15, 0x00, 0x15, 0x04, 0x15, 0x00, 0x09, 0x28, 0xF1]);
+        hostile.extend([0xFF, 0xFF, 0xFF, 0xFF, 0x07, 0x00]);
+        let e = walk(&hostile).unwrap_err().to_string();
+        assert!(e.contains("2147483647 elements declared"), "{e}");
+        let mut mistyped = page(100, 3);
+        mistyped.extend([0x15, 0x00, 0x15, 0x04, 0x15, 0x00, 0x25, 0x02, 0x00, 0, 0]);
+        let e = walk(&mistyped).unwrap_err().to_string();
+        assert!(e.contains("field 5 declared of Thrift type 5"), "{e}");
+        // A negative size: the walk stops there (the parquet crate reports it).
         let mut negative = page(100, 3);
         negative.extend(page(-5, 2));
         assert_eq!(sizes(&negative), [100]);
@@ -658,6 +733,7 @@ mod tests {
         assert!(repair_footer(&file(&valid)).unwrap().is_none());
     }
 
+    #[cfg(feature = "arrow")]
     #[test]
     fn footers_of_real_files_pass() {
         use std::sync::Arc;
