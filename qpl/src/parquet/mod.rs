@@ -648,15 +648,7 @@ impl ChunkDecoder {
         page: &Page<'_>,
         out: &mut ColumnData,
     ) -> Result<PageReport, PageError> {
-        self.check_page_prelude(out)?;
-        let before = (out.def_levels.len(), out.rep_levels.len(), out.values.len());
-        let result = self.decode_page_parts(page, out, None);
-        if result.is_err() {
-            out.def_levels.truncate(before.0);
-            out.rep_levels.truncate(before.1);
-            out.values.truncate(before.2);
-        }
-        result
+        self.decode_page_into(page, out, None)
     }
 
     /// [`ChunkDecoder::decode_page`], except that a dictionary-encoded data page's values are
@@ -673,17 +665,28 @@ impl ChunkDecoder {
         indices: &mut Vec<u32>,
     ) -> Result<(PageReport, bool), PageError> {
         let kept = !matches!(page, Page::Dictionary { .. }) && page.encoding().is_dictionary();
-        self.check_page_prelude(out)
-            .inspect_err(|_| indices.clear())?;
+        self.decode_page_into(page, out, Some(&mut *indices))
+            .inspect_err(|_| indices.clear())
+            .map(|report| (report, kept))
+    }
+
+    /// The checks before a page, then the page (`indices`: see
+    /// [`ChunkDecoder::decode_page_parts`]); on error, `out` is left as it was.
+    fn decode_page_into(
+        &mut self,
+        page: &Page<'_>,
+        out: &mut ColumnData,
+        indices: Option<&mut Vec<u32>>,
+    ) -> Result<PageReport, PageError> {
+        self.check_page_prelude(out)?;
         let before = (out.def_levels.len(), out.rep_levels.len(), out.values.len());
-        let result = self.decode_page_parts(page, out, Some(indices));
+        let result = self.decode_page_parts(page, out, indices);
         if result.is_err() {
             out.def_levels.truncate(before.0);
             out.rep_levels.truncate(before.1);
             out.values.truncate(before.2);
-            indices.clear();
         }
-        result.map(|report| (report, kept))
+        result
     }
 
     /// The checks before any page: the output fits the column, and the kernel tier can run.

@@ -415,14 +415,9 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// A known field's value, declared `declared`, read as `kind`.
+    /// A known field's value, declared `declared` (the caller checked it is `kind`'s type),
+    /// read as `kind`.
     fn typed(&mut self, declared: u8, kind: Kind, depth: usize) -> Result<(), String> {
-        if !kind.declared_as(declared) {
-            return Err(format!(
-                "a field declared of Thrift type {declared}, which the format has as {}",
-                kind.name()
-            ));
-        }
         if depth > MAX_DEPTH {
             return Err(format!("nested deeper than {MAX_DEPTH}"));
         }

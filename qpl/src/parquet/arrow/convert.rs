@@ -18,7 +18,8 @@ use arrow_buffer::{
 use arrow_schema::{ArrowError, DataType, IntervalUnit, TimeUnit};
 use bytes::Bytes;
 
-use crate::parquet::{ByteArrays, ColumnData, PhysicalType, Values};
+use crate::parquet::values::check_gather_bytes;
+use crate::parquet::{ByteArrays, ColumnData, Encoding, PhysicalType, Values};
 
 /// Whether a flat column of `physical` values read as `data_type` is converted here (the
 /// others are read by arrow-rs's reader for this project's reader: see the module docs).
@@ -102,36 +103,18 @@ pub(crate) fn is_offset_bytes(data_type: &DataType) -> bool {
 }
 
 /// The byte arrays `dictionary[id]` for each of `ids`, gathered (a reader's selected values
-/// of a dictionary-encoded page): an id past the dictionary, or values whose bytes would pass
-/// `limit` (the executor's `max_output_bytes`), are an error.
+/// of a page in the dictionary encoding `encoding`): values whose bytes would pass `limit`
+/// (the executor's `max_output_bytes`), or an id past the dictionary, are an error.
 pub(crate) fn gather_bytes(
     ids: &[u32],
     dictionary: &ByteArrays,
     limit: u64,
+    encoding: Encoding,
 ) -> Result<ByteArrays, ArrowError> {
     let error = |m: String| ArrowError::ParquetError(m);
-    let mut total = 0u64;
-    for &id in ids {
-        let (Some(&start), Some(&end)) = (
-            dictionary.offsets.get(id as usize),
-            dictionary.offsets.get(id as usize + 1),
-        ) else {
-            return Err(error(format!(
-                "dictionary index {id} is past the dictionary's {} entries",
-                dictionary.len()
-            )));
-        };
-        total += u64::from(end.abs_diff(start));
-    }
-    if total > limit {
-        return Err(error(format!(
-            "the selected values would take {total} bytes, above this executor's limit of \
-             {limit} (Config::max_output_bytes)"
-        )));
-    }
+    check_gather_bytes(dictionary, ids, limit, encoding).map_err(|e| error(e.to_string()))?;
+    // The gather reserves the values' bytes and offsets itself.
     let mut values = ByteArrays::new();
-    values.values.reserve(total as usize);
-    values.offsets.reserve(ids.len());
     qpl_fallback::parquet::dictionary::gather_byte_arrays(ids, dictionary, &mut values)
         .map_err(|e| error(e.to_string()))?;
     Ok(values)

@@ -521,7 +521,7 @@ impl FlatColumn {
                     let rows = self.data.rep_levels.iter().filter(|&&r| r == 0).count();
                     let page_take = self.page_take(known_rows, rows, take.take())?;
                     let Some(array) = self
-                        .list_page_indexed(&page_take)
+                        .list_page_indexed(&page_take, view.encoding())
                         .map_err(|e| self.page_error(e))?
                     else {
                         continue;
@@ -573,31 +573,32 @@ impl FlatColumn {
         })
     }
 
-    /// A list page of dictionary-encoded byte arrays, its levels in `data` and its indices in
-    /// `sparse_indices`, as the rows `take` selects: `None` for no row (the page dropped);
-    /// for some rows, only theirs made and gathered; for every row, every element gathered.
-    fn list_page_indexed(&mut self, take: &Take) -> Result<Option<ArrayRef>, ArrowError> {
+    /// A list page of dictionary-encoded byte arrays (`encoding`), its levels in `data` and
+    /// its indices in `sparse_indices`, as the rows `take` selects: `None` for no row (the page
+    /// dropped); for some rows, only theirs made and gathered; for every row, every element
+    /// gathered.
+    fn list_page_indexed(
+        &mut self,
+        take: &Take,
+        encoding: crate::parquet::Encoding,
+    ) -> Result<Option<ArrayRef>, ArrowError> {
         let shape = self.list.as_ref().expect("a list column");
         let present = self.sparse_indices.len();
         let limit = self.decoder.executor().config().max_output_bytes as u64;
         let empty = crate::parquet::ByteArrays::new();
         let dictionary = byte_dictionary(&self.decoder, present)?.unwrap_or(&empty);
+        let gather = |ids: &[u32]| gather_bytes(ids, dictionary, limit, encoding);
         match take {
             Take::None => {
                 self.data.clear();
                 Ok(None)
             }
-            Take::Some(mask) => take_list_selected(
-                &mut self.data,
-                &self.sparse_indices,
-                dictionary,
-                mask,
-                shape,
-                limit,
-            )
-            .map(Some),
+            Take::Some(mask) => {
+                take_list_selected(&mut self.data, &self.sparse_indices, gather, mask, shape)
+                    .map(Some)
+            }
             Take::All => {
-                let gathered = gather_bytes(&self.sparse_indices, dictionary, limit)?;
+                let gathered = gather(&self.sparse_indices)?;
                 self.data.values = crate::parquet::Values::Bytes(gathered);
                 take_list(&mut self.data, shape).map(|(array, _)| Some(array))
             }
@@ -794,22 +795,12 @@ impl FlatColumn {
             let empty = crate::parquet::ByteArrays::new();
             let dictionary = byte_dictionary(&self.decoder, present)?.unwrap_or(&empty);
             let selected = mask.count_set_bits();
-            let mut values = crate::parquet::ByteArrays::new();
-            values.offsets.reserve(selected);
+            let mut ids = Vec::with_capacity(selected);
             let mut add = |at: usize| -> Result<(), ArrowError> {
                 let id = *indices
                     .get(at)
                     .ok_or_else(|| error(format!("{present} indices, value {at} wanted")))?;
-                if id as usize >= dictionary.len() {
-                    return Err(error(format!(
-                        "dictionary index {id} is past the dictionary's {} entries",
-                        dictionary.len()
-                    )));
-                }
-                values.values.extend_from_slice(dictionary.get(id as usize));
-                let end = i32::try_from(values.values.len())
-                    .map_err(|_| error("the selected values pass 2^31 bytes".into()))?;
-                values.offsets.push(end);
+                ids.push(id);
                 Ok(())
             };
             let validity = match &validity {
@@ -835,6 +826,8 @@ impl FlatColumn {
                     Some(bits.finish())
                 }
             };
+            let limit = self.decoder.executor().config().max_output_bytes as u64;
+            let values = gather_bytes(&ids, dictionary, limit, encoding)?;
             take_values(
                 &mut crate::parquet::Values::Bytes(values),
                 validity,

@@ -151,35 +151,46 @@ pub(crate) fn take_list(
         shape.child.data_type(),
     )?;
     data.values = elements_data.values;
-    let array: ArrayRef = if shape.large {
+    Ok((list_of(shape, offsets, child, nulls)?, rows))
+}
+
+/// The list array of `shape` over `child`, with `offsets` (non-decreasing, the last one the
+/// elements' count) as i64 or i32 ones; offsets past i32 for a List are an error.
+fn list_of(
+    shape: &ListShape,
+    offsets: Vec<usize>,
+    child: ArrayRef,
+    nulls: Option<NullBuffer>,
+) -> Result<ArrayRef, ArrowError> {
+    if shape.large {
         let offsets = offsets.into_iter().map(|o| o as i64).collect();
-        list_array::<i64>(shape, offsets, child, nulls)?
-    } else {
-        if i32::try_from(elements).is_err() {
-            return Err(ArrowError::ParquetError(
-                "a page's list offsets pass i32".into(),
-            ));
-        }
-        // Each offset is at most `elements`, which fits.
-        let offsets = offsets.into_iter().map(|o| o as i32).collect();
-        list_array::<i32>(shape, offsets, child, nulls)?
-    };
-    Ok((array, rows))
+        return list_array::<i64>(shape, offsets, child, nulls);
+    }
+    if offsets
+        .last()
+        .is_some_and(|&last| i32::try_from(last).is_err())
+    {
+        return Err(ArrowError::ParquetError(
+            "a page's list offsets pass i32".into(),
+        ));
+    }
+    // Each offset is at most the last, which fits.
+    let offsets = offsets.into_iter().map(|o| o as i32).collect();
+    list_array::<i32>(shape, offsets, child, nulls)
 }
 
 /// The rows `mask` selects of a list page whose elements are dictionary-encoded byte arrays
 /// (Utf8, Binary and their large forms): `data` holds the page's levels (emptied here),
 /// `indices` the dictionary index of each element present. Offsets, validity and elements are
-/// made for the selected rows only, and only their elements' bytes gathered from
-/// `dictionary` (`limit`: the executor's `max_output_bytes`). Returns the array of the
-/// selected rows. The page must start a row.
+/// made for the selected rows only, and only their elements' bytes gathered (`gather` gives
+/// the byte arrays of the ids it is given). Returns the array of the selected rows. The page
+/// must start a row.
 pub(crate) fn take_list_selected(
     data: &mut ColumnData,
     indices: &[u32],
-    dictionary: &ByteArrays,
+    gather: impl FnOnce(&[u32]) -> Result<ByteArrays, ArrowError>,
     mask: &BooleanBuffer,
     shape: &ListShape,
-    limit: u64,
 ) -> Result<ArrayRef, ArrowError> {
     let def = std::mem::take(&mut data.def_levels);
     let rep = std::mem::take(&mut data.rep_levels);
@@ -269,23 +280,13 @@ pub(crate) fn take_list_selected(
         )));
     }
     offsets.push(elements);
-    let mut values = Values::Bytes(super::convert::gather_bytes(&ids, dictionary, limit)?);
+    let mut values = Values::Bytes(gather(&ids)?);
     let validity = element_nullable.then(|| element_valid.finish());
     let child = take_values(&mut values, validity, elements, shape.child.data_type())?;
     let nulls = (shape.list_defined > 0)
         .then(|| NullBuffer::new(list_valid.finish()))
         .filter(|n| n.null_count() > 0);
-    if shape.large {
-        let offsets = offsets.into_iter().map(|o| o as i64).collect();
-        list_array::<i64>(shape, offsets, child, nulls)
-    } else {
-        let offsets = offsets
-            .into_iter()
-            .map(i32::try_from)
-            .collect::<Result<_, _>>()
-            .map_err(|_| ArrowError::ParquetError("a page's list offsets pass i32".into()))?;
-        list_array::<i32>(shape, offsets, child, nulls)
-    }
+    list_of(shape, offsets, child, nulls)
 }
 
 /// Of up to 64 levels: a bit per level where a row starts (repetition level 0), and a bit per
