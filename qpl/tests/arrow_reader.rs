@@ -167,6 +167,18 @@ fn batch(seed: u64) -> RecordBatch {
             .map(|i| (i % 6 != 0).then(|| IntervalDayTime::new(i as i32 % 400, i as i32 * 1_000))),
     );
     let year_month: IntervalYearMonthArray = (0..n).map(|i| Some(i as i32 % 240)).collect();
+    // Decimals stored as INT32 (precision 9) and INT64 (18), read as Decimal128: few
+    // distinct values (dictionary pages) with nulls, and many.
+    let cents = Decimal128Array::from_iter(
+        (0..n).map(|_| opt(&mut r, 10).then(|| r.below(60) as i128 * 25 - 700)),
+    )
+    .with_precision_and_scale(9, 2)
+    .unwrap();
+    let prices = Decimal128Array::from_iter_values(
+        (0..n).map(|i| (i as i128 * 7_919 % 1_000_003) * 1_000_000_007 - 3),
+    )
+    .with_precision_and_scale(18, 4)
+    .unwrap();
     let mut map = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
     for i in 0..n {
         for (j, word) in words.iter().enumerate().take(i % 3) {
@@ -205,6 +217,8 @@ fn batch(seed: u64) -> RecordBatch {
         ("huge_decimal", Arc::new(huge)),
         ("day_time", Arc::new(day_time)),
         ("year_month", Arc::new(year_month)),
+        ("cents", Arc::new(cents)),
+        ("prices", Arc::new(prices)),
         ("list", Arc::new(list)),
         ("names", Arc::new(names)),
         ("large", Arc::new(large)),

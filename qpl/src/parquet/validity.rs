@@ -417,7 +417,10 @@ impl ChunkDecoder {
             }
             _ => false,
         };
-        if undecoded && self.column.physical_type == PhysicalType::ByteArray {
+        // Dictionary indices of fixed-width values too, for a reader that gathers them into
+        // batches of its own.
+        let fixed_indices = dictionary_sections && width > 0 && encoding.is_dictionary();
+        if (undecoded && self.column.physical_type == PhysicalType::ByteArray) || fixed_indices {
             // `section` is a part of `buf`: its place there.
             let start = section.as_ptr() as usize - buf.as_ptr() as usize;
             return Ok((

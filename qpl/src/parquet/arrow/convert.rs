@@ -640,7 +640,10 @@ fn reinterpret<T: ArrowPrimitiveType, U: ArrowPrimitiveType<Native = T::Native>>
 }
 
 /// INT32 values as `target`, as arrow-rs's reader converts them.
-fn coerce_i32(array: PrimitiveArray<Int32Type>, target: &DataType) -> Result<ArrayRef, ArrowError> {
+pub(crate) fn coerce_i32(
+    array: PrimitiveArray<Int32Type>,
+    target: &DataType,
+) -> Result<ArrayRef, ArrowError> {
     Ok(match target {
         DataType::Int32 => Arc::new(array),
         DataType::Int8 => Arc::new(array.unary::<_, Int8Type>(|v| v as i8)),
@@ -679,7 +682,10 @@ fn coerce_i32(array: PrimitiveArray<Int32Type>, target: &DataType) -> Result<Arr
 }
 
 /// INT64 values as `target`, as arrow-rs's reader converts them.
-fn coerce_i64(array: PrimitiveArray<Int64Type>, target: &DataType) -> Result<ArrayRef, ArrowError> {
+pub(crate) fn coerce_i64(
+    array: PrimitiveArray<Int64Type>,
+    target: &DataType,
+) -> Result<ArrayRef, ArrowError> {
     Ok(match target {
         DataType::Int64 => Arc::new(array),
         DataType::UInt64 => Arc::new(PrimitiveArray::<UInt64Type>::new(

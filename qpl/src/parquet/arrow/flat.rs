@@ -18,6 +18,7 @@ use super::convert::{
 };
 use super::list::{take_list, take_list_selected, ListShape};
 use super::open_bytes::OpenBytes;
+use super::open_fixed::{Dense, OpenFixed};
 use super::selection::{Cursor, Take};
 use super::view::{self, CopyViews, OpenViews, PlainViews, ViewDictionary};
 use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
@@ -71,7 +72,8 @@ pub(crate) struct FlatColumn {
     data: ColumnData,
     /// A flat column's page, as the reader wants it.
     arrow_page: ArrowPage,
-    /// Dictionary indices of a page read sparsely (reused across pages).
+    /// A page's dictionary indices: a list page of byte arrays read sparsely, a fixed-width
+    /// column's page (reused across pages).
     sparse_indices: Vec<u32>,
     row_groups: VecDeque<usize>,
     pages: Option<Box<dyn PageReader>>,
@@ -92,6 +94,8 @@ pub(crate) struct FlatColumn {
     /// A top-level Utf8 or Binary column: its dictionary-encoded pages gathered into batches
     /// here.
     bytes: Option<OpenBytes>,
+    /// A top-level INT32, INT64, FLOAT or DOUBLE column: its pages copied into batches here.
+    fixed: Option<OpenFixed>,
 }
 
 /// A flat dictionary column's state: the chunk's dictionary as the array's values.
@@ -150,7 +154,11 @@ impl FlatColumn {
             .is_none()
             .then(|| OpenBytes::new(&data_type, batch_size))
             .flatten();
-        arrow_page.dictionary_sections = dictionary.is_some() || bytes.is_some();
+        let fixed = list
+            .is_none()
+            .then(|| OpenFixed::new(column.physical_type, &data_type, batch_size))
+            .flatten();
+        arrow_page.dictionary_sections = dictionary.is_some() || bytes.is_some() || fixed.is_some();
         Ok(FlatColumn {
             input,
             metadata,
@@ -175,6 +183,7 @@ impl FlatColumn {
             views,
             dictionary,
             bytes,
+            fixed,
         })
     }
 
@@ -186,6 +195,7 @@ impl FlatColumn {
         self.arrow_page.byte_array_sections = false;
         self.dictionary = None;
         self.bytes = None;
+        self.fixed = None;
         self.arrow_page.dictionary_sections = false;
         self
     }
@@ -271,10 +281,7 @@ impl FlatColumn {
                         self.queue(array);
                         return Ok(true);
                     }
-                    if self.flush_bytes() {
-                        return Ok(true);
-                    }
-                    return Ok(false);
+                    return self.flush_open();
                 };
                 // Page by page: the memory of a page, not of the chunk, where the input is a
                 // file (a `Bytes` input is sliced either way).
@@ -388,12 +395,14 @@ impl FlatColumn {
             let (report, values_at) = if plain_flat {
                 self.arrow_page.validity.clear();
                 self.arrow_page.booleans.clear();
-                self.arrow_page.dictionary_sections = sparse.is_some() || self.bytes.is_some();
+                self.arrow_page.values.clear();
+                self.arrow_page.dictionary_sections =
+                    sparse.is_some() || self.bytes.is_some() || self.fixed.is_some();
                 let decoded = self
                     .decoder
                     .decode_page_for_arrow(&view, &mut self.arrow_page);
                 self.arrow_page.dictionary_sections =
-                    self.dictionary.is_some() || self.bytes.is_some();
+                    self.dictionary.is_some() || self.bytes.is_some() || self.fixed.is_some();
                 decoded
             } else if keep_indices {
                 let indices = &mut self.sparse_indices;
@@ -427,8 +436,21 @@ impl FlatColumn {
                 }
                 return Ok(true);
             }
+            if let (Some(_), ValuesAt::Values | ValuesAt::Page(_) | ValuesAt::Section(_)) =
+                (&self.fixed, &values_at)
+            {
+                let rows = report.levels;
+                let take = self.page_take(known_rows, rows, take.take())?;
+                let arrays = self
+                    .fixed_page(page.buffer(), view.encoding(), values_at, report, take)
+                    .map_err(|e| self.page_error(e))?;
+                for array in arrays {
+                    self.queue(array);
+                }
+                return Ok(true);
+            }
             // Any other page's rows go after the batch being filled from dictionary pages.
-            self.flush_bytes();
+            self.flush_open()?;
             if self.views.is_some() && !matches!(values_at, ValuesAt::Bits | ValuesAt::Page(_)) {
                 let rows = report.levels;
                 let take = self.page_take(known_rows, rows, take.take())?;
@@ -613,17 +635,63 @@ impl FlatColumn {
             .filter(|v| v.count_set_bits() < v.len())
     }
 
-    /// Queues the batch being filled from a Utf8 or Binary column's dictionary pages, if it
-    /// has rows; whether it had.
-    fn flush_bytes(&mut self) -> bool {
-        match self.bytes.as_mut().filter(|b| b.len() > 0) {
-            Some(bytes) => {
-                let array = bytes.finish();
-                self.queue(array);
-                true
-            }
-            None => false,
+    /// Queues the batch being filled from a Utf8 or Binary column's dictionary pages or a
+    /// fixed-width column's pages, if it has rows; whether it had.
+    fn flush_open(&mut self) -> Result<bool, ArrowError> {
+        if let Some(bytes) = self.bytes.as_mut().filter(|b| b.len() > 0) {
+            let array = bytes.finish();
+            self.queue(array);
+            return Ok(true);
         }
+        if let Some(fixed) = self.fixed.as_mut().filter(|f| f.len() > 0) {
+            let array = fixed.finish().map_err(|e| self.error(e))?;
+            self.queue(array);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// A fixed-width column's data page (its values where `values_at` says, its validity in
+    /// `self.arrow_page`): its selected rows (`take` of `rows`) added to the batch being
+    /// filled; returns the batches filled.
+    fn fixed_page(
+        &mut self,
+        page: &bytes::Bytes,
+        encoding: crate::parquet::Encoding,
+        values_at: ValuesAt,
+        report: crate::parquet::PageReport,
+        take: Take,
+    ) -> Result<Vec<ArrayRef>, ArrowError> {
+        let selected = match take {
+            Take::None => return Ok(Vec::new()),
+            Take::All => None,
+            Take::Some(mask) => Some(mask),
+        };
+        let validity = self.take_page_validity();
+        let dense = match values_at {
+            ValuesAt::Page(range) => Dense::Plain(&page[range]),
+            ValuesAt::Section(range) => {
+                self.decoder
+                    .decode_dictionary_indices_only(
+                        encoding,
+                        &page[range],
+                        report.values,
+                        &mut self.sparse_indices,
+                    )
+                    .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
+                Dense::Dictionary(&self.sparse_indices, self.decoder.dictionary())
+            }
+            _ => Dense::Decoded(&self.arrow_page.values),
+        };
+        let rows = report.levels;
+        let fixed = self.fixed.as_mut().expect("a fixed-width column");
+        fixed.feed(
+            dense,
+            validity.as_ref(),
+            rows,
+            selected.as_ref(),
+            self.queued,
+        )
     }
 
     /// A Utf8 or Binary column's dictionary-encoded page (its indices in `section`, its

@@ -42,6 +42,7 @@ mod filter;
 mod flat;
 mod list;
 mod open_bytes;
+mod open_fixed;
 mod selection;
 mod view;
 

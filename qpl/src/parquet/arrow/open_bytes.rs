@@ -156,6 +156,8 @@ impl OpenBytes {
             row += n;
             if (at.position + self.len()).is_multiple_of(self.batch_size) {
                 let array = self.finish();
+                // The next batch's room while this one is held (see `open_fixed`'s `fill`).
+                self.reserve();
                 at.position += array.len();
                 full.push(array);
             }
@@ -173,8 +175,7 @@ impl OpenBytes {
         next: usize,
     ) -> Result<usize, ArrowError> {
         if self.out.offsets.capacity() == 1 {
-            self.out.offsets.reserve(self.batch_size);
-            self.out.values.reserve(self.last_bytes);
+            self.reserve();
         }
         let before = self.len();
         let gather = |out: &mut ByteArrays, indices: &[u32]| {
@@ -221,6 +222,12 @@ impl OpenBytes {
         let valid = valid.filter(|_| present < rows);
         append_validity(&mut self.validity, valid, before, rows, self.batch_size);
         Ok(next + present)
+    }
+
+    /// Room for a batch: its rows' offsets, and as many bytes as the last full batch had.
+    fn reserve(&mut self) {
+        self.out.offsets.reserve(self.batch_size);
+        self.out.values.reserve(self.last_bytes);
     }
 
     /// The batch's rows as an array (Utf8 or Binary); the batch is empty after.

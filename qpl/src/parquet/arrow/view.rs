@@ -513,6 +513,9 @@ impl OpenViews {
             row += n;
             if self.room() == 0 {
                 full.push(self.finish(data_type)?);
+                // The next batch's room while this one is held (see `open_fixed`'s `fill`:
+                // the freed batch is then not the heap's top, handed back to the system).
+                self.views.reserve(self.batch_size);
             }
         }
         Ok(())

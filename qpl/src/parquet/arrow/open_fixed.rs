@@ -1,0 +1,666 @@
+//! A flat column of INT32, INT64, FLOAT or DOUBLE values (and the types they become: dates,
+//! timestamps, decimals, small integers) written straight into arrays of the reader's
+//! batches, as arrow-rs's reader does: a dictionary page's indices are decoded into a buffer
+//! kept across pages and each selected row's entry gathered once into a batch-sized buffer
+//! (widened there for a Decimal128); a PLAIN page's selected values are copied from the page.
+//! (Made a page-sized array, then sliced and concatenated into batches, a page's values were
+//! written three times where a batch crossed pages, and its page-sized allocations, handed
+//! back to the system page after page, faulted in again: a dictionary INT64 column read as
+//! Decimal128 took 4x arrow-rs's time.)
+
+use std::sync::Arc;
+
+use arrow_array::types::{Decimal128Type, Float32Type, Float64Type, Int32Type, Int64Type};
+use arrow_array::{ArrayRef, PrimitiveArray};
+use arrow_buffer::{
+    ArrowNativeType, BooleanBuffer, BooleanBufferBuilder, NullBuffer, ScalarBuffer,
+};
+use arrow_schema::{ArrowError, DataType};
+use qpl_fallback::parquet::FixedWidth;
+
+use super::convert::{coerce_i32, coerce_i64, converts};
+use super::view::append_validity;
+use crate::parquet::{PhysicalType, Values};
+
+fn error(message: impl std::fmt::Display) -> ArrowError {
+    ArrowError::ParquetError(message.to_string())
+}
+
+/// A page's non-null values, as the page decoder left them.
+#[derive(Clone, Copy)]
+pub(crate) enum Dense<'a> {
+    /// Decoded values (DELTA, BYTE_STREAM_SPLIT), of the column's physical type.
+    Decoded(&'a Values),
+    /// PLAIN bytes: exactly the non-null values, little-endian.
+    Plain(&'a [u8]),
+    /// Dictionary indices (decoded, not checked) into the chunk's dictionary.
+    Dictionary(&'a [u32], Option<&'a Values>),
+}
+
+/// A page's values of physical type `P`, read as values of `Self`: the same (the batch's
+/// type is the page's) or widened (a Decimal128 of INT32 or INT64).
+trait Widen<P: FixedWidth>: ArrowNativeType + Default {
+    fn widen(value: P) -> Self;
+
+    /// Appends `dictionary[i]` for each of `indices` (each checked to be in it) to `out`.
+    fn gather(indices: &[u32], dictionary: &[P], out: &mut Vec<Self>) {
+        out.extend(
+            indices
+                .iter()
+                .map(|&i| Self::widen(dictionary.get(i as usize).copied().unwrap_or_default())),
+        );
+    }
+}
+
+macro_rules! same {
+    ($($t:ty),*) => {$(
+        impl Widen<$t> for $t {
+            fn widen(value: $t) -> $t {
+                value
+            }
+
+            fn gather(indices: &[u32], dictionary: &[$t], out: &mut Vec<$t>) {
+                // The fallback's gather kernels (4- and 8-byte words on AVX2); the indices
+                // were checked, so it cannot refuse them.
+                let start = out.len();
+                out.resize(start + indices.len(), <$t>::default());
+                let gathered = qpl_fallback::parquet::dictionary::gather(
+                    indices,
+                    dictionary,
+                    &mut out[start..],
+                );
+                debug_assert!(gathered.is_ok());
+            }
+        }
+    )*};
+}
+same!(i32, i64, f32, f64);
+
+impl Widen<i32> for i128 {
+    fn widen(value: i32) -> i128 {
+        value.into()
+    }
+}
+
+impl Widen<i64> for i128 {
+    fn widen(value: i64) -> i128 {
+        value.into()
+    }
+}
+
+/// The physical types of the values a page holds.
+trait Physical: FixedWidth {
+    /// `values`, if they are of this type.
+    fn slice_of(values: &Values) -> Option<&[Self]>;
+}
+
+macro_rules! physical {
+    ($($t:ty: $variant:ident),*) => {$(
+        impl Physical for $t {
+            fn slice_of(values: &Values) -> Option<&[$t]> {
+                match values {
+                    Values::$variant(values) => Some(values),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+physical!(i32: Int32, i64: Int64, f32: Float, f64: Double);
+
+/// Where an append's values come from.
+#[derive(Clone, Copy)]
+enum Source<'a, P> {
+    Values(&'a [P]),
+    Plain(&'a [u8]),
+    /// Indices, each checked to be in the dictionary.
+    Dictionary(&'a [u32], &'a [P]),
+}
+
+impl<P: FixedWidth> Source<'_, P> {
+    /// Appends values `from..from + n` (in bounds: checked by the caller) to `out`.
+    fn copy_to<N: Widen<P>>(&self, out: &mut Vec<N>, from: usize, n: usize) {
+        match self {
+            Source::Values(values) => {
+                out.extend(values[from..from + n].iter().map(|&v| N::widen(v)))
+            }
+            Source::Plain(bytes) => out.extend(
+                bytes[from * P::SIZE..(from + n) * P::SIZE]
+                    .chunks_exact(P::SIZE)
+                    .map(|b| N::widen(P::from_le_slice(b))),
+            ),
+            Source::Dictionary(indices, dictionary) => {
+                N::gather(&indices[from..from + n], dictionary, out)
+            }
+        }
+    }
+
+    /// Value `i`, or the default past the end (the caller checked there is none).
+    fn get(&self, i: usize) -> P {
+        match self {
+            Source::Values(values) => values.get(i).copied(),
+            Source::Plain(bytes) => bytes
+                .get(i * P::SIZE..(i + 1) * P::SIZE)
+                .map(P::from_le_slice),
+            Source::Dictionary(indices, dictionary) => indices
+                .get(i)
+                .and_then(|&d| dictionary.get(d as usize).copied()),
+        }
+        .unwrap_or_default()
+    }
+}
+
+/// Appends `valid.len()` rows to `out`: the rows `valid` sets take the values of `source`
+/// from `from` on, in order, the others the type's default. 64 rows a step: a word of valid
+/// rows is one copy, of null rows one fill, and a mixed word a row at a time without a
+/// branch.
+fn spread_into<P: FixedWidth, N: Widen<P>>(
+    out: &mut Vec<N>,
+    source: Source<'_, P>,
+    from: usize,
+    valid: &BooleanBuffer,
+) {
+    let mut at = from;
+    let chunks = valid.bit_chunks();
+    let mut step = |word: u64, rows: usize| {
+        if rows == 64 && word == u64::MAX {
+            source.copy_to(out, at, 64);
+            at += 64;
+        } else if word == 0 {
+            out.resize(out.len() + rows, N::default());
+        } else {
+            for i in 0..rows {
+                let set = word >> i & 1 == 1;
+                let value = N::widen(source.get(at));
+                out.push(if set { value } else { N::default() });
+                at += usize::from(set);
+            }
+        }
+    };
+    for word in chunks.iter() {
+        step(word, 64);
+    }
+    if chunks.remainder_len() > 0 {
+        step(chunks.remainder_bits(), chunks.remainder_len());
+    }
+}
+
+/// Where a page's feeding is: the column's rows queued before the batch being filled, and
+/// the page's next value.
+struct Cut {
+    position: usize,
+    next: usize,
+}
+
+/// A batch's values and validity, as filled.
+type Filled<N> = (ScalarBuffer<N>, Option<NullBuffer>);
+
+/// The batch being filled, of values of `N`.
+struct Batch<N> {
+    values: Vec<N>,
+    validity: Option<BooleanBufferBuilder>,
+    batch_size: usize,
+}
+
+impl<N: ArrowNativeType + Default> Batch<N> {
+    fn new(batch_size: usize) -> Batch<N> {
+        Batch {
+            values: Vec::new(),
+            validity: None,
+            batch_size,
+        }
+    }
+
+    /// Appends the selected rows of a page (see [`OpenFixed::feed`]; `source` checked to hold
+    /// the page's values); returns the batches filled.
+    fn feed<P: FixedWidth>(
+        &mut self,
+        source: Source<'_, P>,
+        validity: Option<&BooleanBuffer>,
+        rows: usize,
+        selected: Option<&BooleanBuffer>,
+        queued: usize,
+    ) -> Vec<Filled<N>>
+    where
+        N: Widen<P>,
+    {
+        let mut full = Vec::new();
+        let mut at = Cut {
+            position: queued,
+            next: 0,
+        };
+        match selected {
+            None => self.fill(source, validity, 0..rows, &mut at, &mut full),
+            Some(selected) => {
+                let mut passed = 0;
+                for (from, to) in selected.set_slices() {
+                    // The values of the rows passed over are skipped.
+                    at.next += validity.map_or(from - passed, |v| {
+                        v.slice(passed, from - passed).count_set_bits()
+                    });
+                    self.fill(source, validity, from..to, &mut at, &mut full);
+                    passed = to;
+                }
+            }
+        }
+        full
+    }
+
+    /// Appends the page's rows `range`, a batch at a time; full batches go to `full`.
+    fn fill<P: FixedWidth>(
+        &mut self,
+        source: Source<'_, P>,
+        validity: Option<&BooleanBuffer>,
+        range: std::ops::Range<usize>,
+        at: &mut Cut,
+        full: &mut Vec<Filled<N>>,
+    ) where
+        N: Widen<P>,
+    {
+        let mut row = range.start;
+        while row < range.end {
+            let before = self.values.len();
+            let room = self.batch_size - (at.position + before) % self.batch_size;
+            let n = room.min(range.end - row);
+            if before == 0 {
+                self.values.reserve(self.batch_size);
+            }
+            let valid = validity.map(|v| v.slice(row, n));
+            let present = valid.as_ref().map_or(n, |v| v.count_set_bits());
+            let valid = valid.filter(|_| present < n);
+            match &valid {
+                None => source.copy_to(&mut self.values, at.next, n),
+                Some(valid) => spread_into(&mut self.values, source, at.next, valid),
+            }
+            at.next += present;
+            append_validity(
+                &mut self.validity,
+                valid.as_ref(),
+                before,
+                n,
+                self.batch_size,
+            );
+            row += n;
+            if (at.position + self.values.len()).is_multiple_of(self.batch_size) {
+                let filled = self.finish();
+                // The next batch's room is taken while this one is still held, so that this
+                // one, freed by the caller, is not the top of the heap: glibc's allocator
+                // keeps it for the batch after next instead of handing it back to the system
+                // and faulting it in again (40 reads of a Decimal128 column: 1207 `brk`
+                // calls, 163 after; arrow-rs's 83).
+                self.values.reserve(self.batch_size);
+                at.position += filled.0.len();
+                full.push(filled);
+            }
+        }
+    }
+
+    /// The batch's values and validity; the batch is empty after.
+    fn finish(&mut self) -> Filled<N> {
+        let nulls = self
+            .validity
+            .take()
+            .map(|mut v| NullBuffer::new(v.finish()))
+            .filter(|n| n.null_count() > 0);
+        (ScalarBuffer::from(std::mem::take(&mut self.values)), nulls)
+    }
+}
+
+/// The batch being filled: in the column's physical type (converted to the column's type
+/// when full), or as Decimal128 values.
+enum Typed {
+    Int32(Batch<i32>),
+    Int64(Batch<i64>),
+    Float(Batch<f32>),
+    Double(Batch<f64>),
+    Decimal128(Batch<i128>),
+}
+
+/// The batch being filled of a flat fixed-width column, across its pages.
+pub(crate) struct OpenFixed {
+    batch: Typed,
+    physical: PhysicalType,
+    data_type: DataType,
+}
+
+impl OpenFixed {
+    /// For a column of `physical` values read as `data_type`: `Some` for INT32, INT64, FLOAT
+    /// and DOUBLE read as a type they convert to.
+    pub fn new(
+        physical: PhysicalType,
+        data_type: &DataType,
+        batch_size: usize,
+    ) -> Option<OpenFixed> {
+        if !converts(physical, data_type) {
+            return None;
+        }
+        let batch_size = batch_size.max(1);
+        let batch = match (physical, data_type) {
+            (PhysicalType::Int32 | PhysicalType::Int64, DataType::Decimal128(_, _)) => {
+                Typed::Decimal128(Batch::new(batch_size))
+            }
+            (PhysicalType::Int32, _) => Typed::Int32(Batch::new(batch_size)),
+            (PhysicalType::Int64, _) => Typed::Int64(Batch::new(batch_size)),
+            (PhysicalType::Float, _) => Typed::Float(Batch::new(batch_size)),
+            (PhysicalType::Double, _) => Typed::Double(Batch::new(batch_size)),
+            _ => return None,
+        };
+        Some(OpenFixed {
+            batch,
+            physical,
+            data_type: data_type.clone(),
+        })
+    }
+
+    /// Rows in the batch being filled.
+    pub fn len(&self) -> usize {
+        match &self.batch {
+            Typed::Int32(b) => b.values.len(),
+            Typed::Int64(b) => b.values.len(),
+            Typed::Float(b) => b.values.len(),
+            Typed::Double(b) => b.values.len(),
+            Typed::Decimal128(b) => b.values.len(),
+        }
+    }
+
+    /// Appends the selected rows (`selected`; `None`: all) of a page of `rows` rows whose rows
+    /// with a value (`validity`; `None`: all) hold `dense`, in order. `queued` rows of the
+    /// column were queued before the batch being filled; returns the batches filled, cut where
+    /// the reader's batches end.
+    pub fn feed(
+        &mut self,
+        dense: Dense<'_>,
+        validity: Option<&BooleanBuffer>,
+        rows: usize,
+        selected: Option<&BooleanBuffer>,
+        queued: usize,
+    ) -> Result<Vec<ArrayRef>, ArrowError> {
+        if validity.is_some_and(|v| v.len() != rows) || selected.is_some_and(|s| s.len() != rows) {
+            return Err(error(format!(
+                "a page of {rows} rows with validity or a selection of another length"
+            )));
+        }
+        let present = validity.map_or(rows, |v| v.count_set_bits());
+        let data_type = &self.data_type;
+        macro_rules! feed {
+            ($batch:expr, $physical:ty, $make:expr) => {{
+                let source: Source<'_, $physical> = source(dense, present)?;
+                let filled = $batch.feed(source, validity, rows, selected, queued);
+                filled
+                    .into_iter()
+                    .map(|(values, nulls)| $make(values, nulls, data_type))
+                    .collect()
+            }};
+        }
+        match (&mut self.batch, self.physical) {
+            (Typed::Int32(batch), _) => feed!(batch, i32, int32_array),
+            (Typed::Int64(batch), _) => feed!(batch, i64, int64_array),
+            (Typed::Float(batch), _) => feed!(batch, f32, float_array),
+            (Typed::Double(batch), _) => feed!(batch, f64, double_array),
+            (Typed::Decimal128(batch), PhysicalType::Int32) => {
+                feed!(batch, i32, decimal128_array)
+            }
+            (Typed::Decimal128(batch), _) => feed!(batch, i64, decimal128_array),
+        }
+    }
+
+    /// The batch's rows as an array of the column's type; the batch is empty after.
+    pub fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        let data_type = &self.data_type;
+        match &mut self.batch {
+            Typed::Int32(batch) => finish(batch, data_type, int32_array),
+            Typed::Int64(batch) => finish(batch, data_type, int64_array),
+            Typed::Float(batch) => finish(batch, data_type, float_array),
+            Typed::Double(batch) => finish(batch, data_type, double_array),
+            Typed::Decimal128(batch) => finish(batch, data_type, decimal128_array),
+        }
+    }
+}
+
+/// An array's maker: its values, validity and the column's type.
+type Make<N> = fn(ScalarBuffer<N>, Option<NullBuffer>, &DataType) -> Result<ArrayRef, ArrowError>;
+
+fn finish<N: ArrowNativeType + Default>(
+    batch: &mut Batch<N>,
+    data_type: &DataType,
+    make: Make<N>,
+) -> Result<ArrayRef, ArrowError> {
+    let (values, nulls) = batch.finish();
+    make(values, nulls, data_type)
+}
+
+/// The page's values of physical type `P` as a source, checked to hold `present` values
+/// (dictionary indices checked to be in the dictionary).
+fn source<P: Physical>(dense: Dense<'_>, present: usize) -> Result<Source<'_, P>, ArrowError> {
+    let (source, len) = match dense {
+        Dense::Decoded(values) => {
+            let values = P::slice_of(values)
+                .ok_or_else(|| error("a page decoded to values of another type"))?;
+            (Source::Values(values), values.len())
+        }
+        Dense::Plain(bytes) => {
+            if bytes.len() % P::SIZE != 0 {
+                return Err(error(format!(
+                    "{} bytes of PLAIN values of {} bytes each",
+                    bytes.len(),
+                    P::SIZE
+                )));
+            }
+            (Source::Plain(bytes), bytes.len() / P::SIZE)
+        }
+        Dense::Dictionary(indices, dictionary) => {
+            let entries = match dictionary {
+                Some(values) => P::slice_of(values)
+                    .ok_or_else(|| error("the chunk's dictionary holds values of another type"))?,
+                None if indices.is_empty() => &[],
+                None => {
+                    return Err(error(
+                        "a dictionary-encoded data page, but the chunk had no dictionary page \
+                         before it",
+                    ))
+                }
+            };
+            let max = indices.iter().fold(0, |m, &i| m.max(i));
+            if !indices.is_empty() && max as usize >= entries.len() {
+                let at = indices.iter().position(|&i| i == max).unwrap_or_default();
+                return Err(error(format!(
+                    "dictionary index {max} at value {at} is past the dictionary's {} entries",
+                    entries.len()
+                )));
+            }
+            (Source::Dictionary(indices, entries), indices.len())
+        }
+    };
+    if len != present {
+        return Err(error(format!(
+            "{len} values for {present} rows with a value"
+        )));
+    }
+    Ok(source)
+}
+
+fn int32_array(
+    values: ScalarBuffer<i32>,
+    nulls: Option<NullBuffer>,
+    data_type: &DataType,
+) -> Result<ArrayRef, ArrowError> {
+    coerce_i32(PrimitiveArray::<Int32Type>::new(values, nulls), data_type)
+}
+
+fn int64_array(
+    values: ScalarBuffer<i64>,
+    nulls: Option<NullBuffer>,
+    data_type: &DataType,
+) -> Result<ArrayRef, ArrowError> {
+    coerce_i64(PrimitiveArray::<Int64Type>::new(values, nulls), data_type)
+}
+
+fn float_array(
+    values: ScalarBuffer<f32>,
+    nulls: Option<NullBuffer>,
+    _: &DataType,
+) -> Result<ArrayRef, ArrowError> {
+    Ok(Arc::new(PrimitiveArray::<Float32Type>::new(values, nulls)))
+}
+
+fn double_array(
+    values: ScalarBuffer<f64>,
+    nulls: Option<NullBuffer>,
+    _: &DataType,
+) -> Result<ArrayRef, ArrowError> {
+    Ok(Arc::new(PrimitiveArray::<Float64Type>::new(values, nulls)))
+}
+
+fn decimal128_array(
+    values: ScalarBuffer<i128>,
+    nulls: Option<NullBuffer>,
+    data_type: &DataType,
+) -> Result<ArrayRef, ArrowError> {
+    let DataType::Decimal128(precision, scale) = data_type else {
+        return Err(error(format!("Decimal128 values read as {data_type}")));
+    };
+    Ok(Arc::new(
+        PrimitiveArray::<Decimal128Type>::new(values, nulls)
+            .with_precision_and_scale(*precision, *scale)?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Array, Decimal128Array};
+
+    /// A page: its rows' values (`None`: null) and which rows are selected.
+    struct Page {
+        rows: Vec<Option<i64>>,
+        selected: Vec<bool>,
+    }
+
+    fn pages() -> Vec<Page> {
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        // Pages longer and shorter than a batch, with runs of nulls and of valid rows past 64
+        // (whole words), a page with every row selected and one with none.
+        [150usize, 5, 200, 64, 3]
+            .iter()
+            .enumerate()
+            .map(|(p, &n)| Page {
+                rows: (0..n)
+                    .map(|i| {
+                        let null = if i % 100 < 70 { next() % 4 == 0 } else { false };
+                        (!null).then(|| (next() % 9) as i64 - 4)
+                    })
+                    .collect(),
+                selected: (0..n)
+                    .map(|_| match p {
+                        1 => true,
+                        3 => false,
+                        _ => next() % 3 != 0,
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Each page fed as the source `make` gives (from its non-null values), with validity and
+    /// selection, as Decimal128(18, 2) in batches of 7: the selected rows, in order.
+    fn read(make: impl Fn(&[i64]) -> (Option<Values>, Vec<u8>, Vec<u32>, u8)) -> Vec<Option<i128>> {
+        let data_type = DataType::Decimal128(18, 2);
+        let mut open = OpenFixed::new(PhysicalType::Int64, &data_type, 7).unwrap();
+        let mut arrays = Vec::new();
+        let mut queued = 0;
+        let dictionary = Values::Int64((-4..5).collect());
+        for page in pages() {
+            let present: Vec<i64> = page.rows.iter().flatten().copied().collect();
+            let validity = BooleanBuffer::from_iter(page.rows.iter().map(Option::is_some));
+            let selected = BooleanBuffer::from_iter(page.selected.iter().copied());
+            let (decoded, plain, indices, kind) = make(&present);
+            let dense = match kind {
+                0 => Dense::Decoded(decoded.as_ref().unwrap()),
+                1 => Dense::Plain(&plain),
+                _ => Dense::Dictionary(&indices, Some(&dictionary)),
+            };
+            let rows = page.rows.len();
+            let filled = open
+                .feed(dense, Some(&validity), rows, Some(&selected), queued)
+                .unwrap();
+            for array in filled {
+                assert_eq!(array.len(), 7, "full batches are whole");
+                queued += array.len();
+                arrays.push(array);
+            }
+        }
+        arrays.push(open.finish().unwrap());
+        arrays
+            .iter()
+            .flat_map(|a| {
+                let a = a.as_any().downcast_ref::<Decimal128Array>().unwrap();
+                assert_eq!(a.data_type(), &data_type);
+                a.iter().collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pages_fill_batches_with_the_selected_rows_from_every_source() {
+        let expected: Vec<Option<i128>> = pages()
+            .iter()
+            .flat_map(|p| {
+                p.rows
+                    .iter()
+                    .zip(&p.selected)
+                    .filter(|(_, &s)| s)
+                    .map(|(v, _)| v.map(i128::from))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(expected.iter().any(Option::is_none) && expected.len() > 200);
+        let decoded = read(|v| (Some(Values::Int64(v.to_vec())), vec![], vec![], 0));
+        let plain = read(|v| {
+            (
+                None,
+                v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                vec![],
+                1,
+            )
+        });
+        let dictionary = read(|v| (None, vec![], v.iter().map(|&x| (x + 4) as u32).collect(), 2));
+        assert_eq!(decoded, expected);
+        assert_eq!(plain, expected);
+        assert_eq!(dictionary, expected);
+    }
+
+    #[test]
+    fn an_index_past_the_dictionary_or_a_short_page_is_an_error() {
+        let mut open = OpenFixed::new(PhysicalType::Int32, &DataType::Int32, 4).unwrap();
+        let dictionary = Values::Int32(vec![10, 20]);
+        let error = open
+            .feed(
+                Dense::Dictionary(&[0, 1, 2], Some(&dictionary)),
+                None,
+                3,
+                None,
+                0,
+            )
+            .unwrap_err();
+        assert!(error.to_string().contains("index 2"), "{error}");
+        let error = open
+            .feed(Dense::Dictionary(&[0], None), None, 1, None, 0)
+            .unwrap_err();
+        assert!(error.to_string().contains("no dictionary page"), "{error}");
+        let error = open
+            .feed(Dense::Plain(&[1, 0, 0, 0]), None, 2, None, 0)
+            .unwrap_err();
+        assert!(error.to_string().contains("1 values for 2 rows"), "{error}");
+        let error = open
+            .feed(Dense::Plain(&[1, 0, 0]), None, 1, None, 0)
+            .unwrap_err();
+        assert!(error.to_string().contains("PLAIN"), "{error}");
+        assert_eq!(open.len(), 0, "nothing of a refused page is kept");
+    }
+}
