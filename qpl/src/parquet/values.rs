@@ -258,10 +258,13 @@ fn decode_dictionary_indices(
     // over-wide index that lands inside the dictionary would be read silently on a job path.
     // The codec refuses it (Corrupt); walking the run headers first (bit-packed runs are not
     // unpacked) gives every path the codec's verdict, at the cost of one pass over the headers.
-    let well_formed = HybridDecoder::with_width_byte(data, n)
-        .and_then(|mut indices| indices.skip(n))
-        .is_ok();
-    if decoder.use_jobs && well_formed {
+    // (Walked only where a job would run: on the CPU path the codec itself decides.)
+    let well_formed = || {
+        HybridDecoder::with_width_byte(data, n)
+            .and_then(|mut indices| indices.skip(n))
+            .is_ok()
+    };
+    if decoder.use_jobs && well_formed() {
         match decode_job::<u32>(&decoder.executor, &Stream::parquet_rle(data), n as u32) {
             Ok((indices, output)) => {
                 if let Values::Bytes(entries) = dict {
@@ -643,10 +646,13 @@ impl ChunkDecoder {
         }
         // As in `decode_dictionary_indices`: the run headers are walked first, so that an
         // over-wide RLE value (which QPL's parser keeps) is the codec's error on every path.
-        let well_formed = HybridDecoder::with_width_byte(section, n)
-            .and_then(|mut indices| indices.skip(n))
-            .is_ok();
-        if self.use_jobs && well_formed {
+        // (Walked only where a job would run: on the CPU path the codec itself decides.)
+        let well_formed = || {
+            HybridDecoder::with_width_byte(section, n)
+                .and_then(|mut indices| indices.skip(n))
+                .is_ok()
+        };
+        if self.use_jobs && well_formed() {
             match decode_job::<u32>(&self.executor, &Stream::parquet_rle(section), n as u32) {
                 Ok((indices, output)) => {
                     *out = indices;
