@@ -12,7 +12,7 @@ use arrow_schema::{ArrowError, DataType};
 use parquet::column::page::PageReader;
 use parquet::file::metadata::ParquetMetaData;
 
-use super::chunk_bytes::{ChunkSource, DynSource};
+use super::chunk_bytes::{ChunkSource, ChunkWindow, DynSource};
 use super::convert::{
     boolean_array, gather_bytes, is_offset_bytes, plain_array, take_array, take_values,
 };
@@ -283,9 +283,10 @@ impl FlatColumn {
                     }
                     return self.flush_open();
                 };
-                // Page by page: the memory of a page, not of the chunk, where the input is a
-                // file (a `Bytes` input is sliced either way).
-                let source = Arc::new(DynSource(Arc::clone(&self.input)));
+                // Page by page: the memory of a window or a page, not of the chunk, where
+                // the input is a file (a `Bytes` input is sliced either way).
+                let window = ChunkWindow::new(Arc::clone(&self.input));
+                let source = Arc::new(DynSource(Arc::new(window)));
                 let reader = chunk_page_reader_shared(source, &self.metadata, row_group, self.leaf)
                     .map_err(|e| self.error(e))?;
                 self.pages = Some(reader);
