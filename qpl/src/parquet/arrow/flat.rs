@@ -19,7 +19,7 @@ use super::convert::{
 use super::list::{take_list, take_list_selected, ListShape};
 use super::open_bytes::OpenBytes;
 use super::open_fixed::{Dense, OpenFixed};
-use super::selection::{Cursor, Take};
+use super::selection::{fragmented, selected_positions, Cursor, Take};
 use super::view::{self, CopyViews, OpenViews, PlainViews, ViewDictionary};
 use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
 use crate::parquet::{ArrowPage, Bits, ChunkDecoder, Column, ColumnData, ValuesAt};
@@ -784,12 +784,34 @@ impl FlatColumn {
                     )
                     .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
                 match &views.dictionary {
-                    Some(dictionary) => {
-                        let mut dense = dictionary.gather(&views.indices);
-                        views
-                            .open
-                            .feed(&mut dense, validity, rows, selected, data_type)
-                    }
+                    Some(dictionary) => match selected.filter(|s| fragmented(s)) {
+                        // Runs of a few rows: the selected rows' indices gathered first, then
+                        // their views made as one page's (as `open_fixed` does).
+                        Some(selected) => {
+                            let (positions, valid) = selected_positions(validity, selected);
+                            let indices: Vec<u32> = positions
+                                .iter()
+                                .map(|&p| views.indices.get(p as usize).copied())
+                                .collect::<Option<_>>()
+                                .ok_or_else(|| {
+                                    ArrowError::ParquetError(format!(
+                                        "{} dictionary indices for {present} rows with a value",
+                                        views.indices.len()
+                                    ))
+                                })?;
+                            let mut dense = dictionary.gather(&indices);
+                            let n = selected.count_set_bits();
+                            views
+                                .open
+                                .feed(&mut dense, valid.as_ref(), n, None, data_type)
+                        }
+                        None => {
+                            let mut dense = dictionary.gather(&views.indices);
+                            views
+                                .open
+                                .feed(&mut dense, validity, rows, selected, data_type)
+                        }
+                    },
                     None if present == 0 => {
                         let mut dense = CopyViews::none();
                         views

@@ -19,6 +19,7 @@ use arrow_schema::{ArrowError, DataType};
 use qpl_fallback::parquet::FixedWidth;
 
 use super::convert::{coerce_i32, coerce_i64, converts};
+use super::selection::{fragmented, selected_positions};
 use super::view::append_validity;
 use crate::parquet::{PhysicalType, Values};
 
@@ -150,6 +151,37 @@ impl<P: FixedWidth> Source<'_, P> {
     }
 }
 
+/// A page's selected values, gathered ([`Source::compact`]).
+enum Compacted<'a, P> {
+    Values(Vec<P>),
+    Dictionary(Vec<u32>, &'a [P]),
+}
+
+impl<P: FixedWidth> Compacted<'_, P> {
+    fn source(&self) -> Source<'_, P> {
+        match self {
+            Compacted::Values(values) => Source::Values(values),
+            Compacted::Dictionary(indices, dictionary) => Source::Dictionary(indices, dictionary),
+        }
+    }
+}
+
+impl<'a, P: FixedWidth> Source<'a, P> {
+    /// The values at `positions` (each below the source's length).
+    fn compact(&self, positions: &[u32]) -> Compacted<'a, P> {
+        match *self {
+            Source::Dictionary(indices, dictionary) => Compacted::Dictionary(
+                positions
+                    .iter()
+                    .map(|&p| indices.get(p as usize).copied().unwrap_or_default())
+                    .collect(),
+                dictionary,
+            ),
+            _ => Compacted::Values(positions.iter().map(|&p| self.get(p as usize)).collect()),
+        }
+    }
+}
+
 /// Appends `valid.len()` rows to `out`: the rows `valid` sets take the values of `source`
 /// from `from` on, in order, the others the type's default. 64 rows a step: a word of valid
 /// rows is one copy, of null rows one fill, and a mixed word a row at a time without a
@@ -231,6 +263,15 @@ impl<N: ArrowNativeType + Default> Batch<N> {
         };
         match selected {
             None => self.fill(source, validity, 0..rows, &mut at, &mut full),
+            Some(selected) if fragmented(selected) => {
+                // Runs of a few rows: the selected rows' values (or indices) gathered first,
+                // then appended as one page (a run at a time, the per-run work outweighed the
+                // copy: a DataFusion join's filter left runs of one or two rows).
+                let (positions, valid) = selected_positions(validity, selected);
+                let compacted = source.compact(&positions);
+                let n = selected.count_set_bits();
+                self.fill(compacted.source(), valid.as_ref(), 0..n, &mut at, &mut full);
+            }
             Some(selected) => {
                 let mut passed = 0;
                 for (from, to) in selected.set_slices() {
@@ -557,8 +598,11 @@ mod tests {
                     })
                     .collect(),
                 selected: (0..n)
-                    .map(|_| match p {
+                    .map(|i| match p {
                         1 => true,
+                        // Long runs (appended a run at a time), the others short ones
+                        // (gathered first).
+                        2 => i / 50 % 2 == 0,
                         3 => false,
                         _ => next() % 3 != 0,
                     })

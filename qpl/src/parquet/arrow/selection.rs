@@ -193,9 +193,78 @@ impl Cursor {
     }
 }
 
+/// Whether `selected`'s runs are short: fewer than 16 rows each on average.
+pub(crate) fn fragmented(selected: &BooleanBuffer) -> bool {
+    let mut runs = 0;
+    let mut previous = 0u64;
+    for word in selected.bit_chunks().iter_padded() {
+        // A run starts at a set bit whose lower neighbour (the last word's top bit below
+        // bit 0) is clear.
+        runs += (word & !(word << 1 | previous >> 63)).count_ones() as usize;
+        previous = word;
+    }
+    runs * 16 > selected.count_set_bits()
+}
+
+/// For the rows `selected` sets: the positions among the page's values of those with a value
+/// (`validity`; `None`: every row), and their validity (`None`: every selected row has one).
+pub(crate) fn selected_positions(
+    validity: Option<&BooleanBuffer>,
+    selected: &BooleanBuffer,
+) -> (Vec<u32>, Option<BooleanBuffer>) {
+    let mut positions = Vec::with_capacity(selected.count_set_bits());
+    let mut base = 0u32;
+    let Some(validity) = validity else {
+        for (w, mut bits) in selected.bit_chunks().iter_padded().enumerate() {
+            while bits != 0 {
+                positions.push(64 * w as u32 + bits.trailing_zeros());
+                bits &= bits - 1;
+            }
+        }
+        return (positions, None);
+    };
+    let mut valid = BooleanBufferBuilder::new(positions.capacity());
+    let words = selected.bit_chunks().iter_padded();
+    for (mut bits, present) in words.zip(validity.bit_chunks().iter_padded()) {
+        while bits != 0 {
+            let i = bits.trailing_zeros();
+            let below = present & ((1u64 << i) - 1);
+            let set = present >> i & 1 == 1;
+            if set {
+                positions.push(base + below.count_ones());
+            }
+            valid.append(set);
+            bits &= bits - 1;
+        }
+        base += present.count_ones();
+    }
+    let valid = valid.finish();
+    let all = valid.count_set_bits() == valid.len();
+    (positions, (!all).then_some(valid))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_runs_are_fragmented_long_ones_not() {
+        let short = BooleanBuffer::from_iter((0..640).map(|i| i % 3 == 0));
+        let long = BooleanBuffer::from_iter((0..640).map(|i| i % 128 < 100));
+        assert!(fragmented(&short));
+        assert!(!fragmented(&long));
+        let (positions, valid) = selected_positions(
+            Some(&BooleanBuffer::from_iter((0..70).map(|i| i % 2 == 0))),
+            &BooleanBuffer::from_iter((0..70).map(|i| i >= 64 || i < 3)),
+        );
+        // Rows 0, 2, 64, 66, 68 have values 0, 1, 32, 33, 34; rows 1, 65, 67, 69 are null.
+        assert_eq!(positions, [0, 1, 32, 33, 34]);
+        let valid: Vec<bool> = valid.unwrap().iter().collect();
+        assert_eq!(
+            valid,
+            [true, false, true, true, false, true, false, true, false]
+        );
+    }
 
     fn selected(plan: &Plan, total: usize) -> Vec<usize> {
         let mut cursor = plan.cursor();
