@@ -1,7 +1,9 @@
 //! A column of one leaf read by this project (a top-level leaf, not repeated, or a list of
-//! one: [`super::list`]): its chunks' pages decoded by [`ChunkDecoder`] one at a time, each
-//! page's rows made an Arrow array, cut into the reader's batches (slices where a page covers
-//! a batch, a concatenation across pages).
+//! one: [`super::list`]): its chunks' pages decoded by [`ChunkDecoder`] one at a time. A
+//! top-level fixed-width, Utf8/Binary (dictionary pages) or view column writes each page's
+//! selected rows straight into the batch being filled ([`OpenFixed`], [`OpenBytes`],
+//! [`OpenViews`]); the others' pages become Arrow arrays, cut into the reader's batches
+//! (slices where a page covers a batch, a concatenation across pages).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
