@@ -665,10 +665,8 @@ impl FlatColumn {
         report: crate::parquet::PageReport,
         take: Take,
     ) -> Result<Vec<ArrayRef>, ArrowError> {
-        let selected = match take {
-            Take::None => return Ok(Vec::new()),
-            Take::All => None,
-            Take::Some(mask) => Some(mask),
+        let Some(selected) = take.selected() else {
+            return Ok(Vec::new());
         };
         let validity = self.take_page_validity();
         let dense = match values_at {
@@ -707,10 +705,8 @@ impl FlatColumn {
         report: crate::parquet::PageReport,
         take: Take,
     ) -> Result<Vec<ArrayRef>, ArrowError> {
-        let selected = match take {
-            Take::None => return Ok(Vec::new()),
-            Take::All => None,
-            Take::Some(mask) => Some(mask),
+        let Some(selected) = take.selected() else {
+            return Ok(Vec::new());
         };
         let validity = self.take_page_validity();
         let bytes = self.bytes.as_mut().expect("a Utf8 or Binary column");
@@ -766,10 +762,8 @@ impl FlatColumn {
             let empty = crate::parquet::Values::new(self.column.physical_type);
             decoded = Some(std::mem::replace(&mut self.arrow_page.values, empty));
         }
-        let selected = match take {
-            Take::None => return Ok(Vec::new()),
-            Take::All => None,
-            Take::Some(mask) => Some(mask),
+        let Some(selected) = take.selected() else {
+            return Ok(Vec::new());
         };
         let utf8 = self.data_type == DataType::Utf8View;
         let data_type = &self.data_type;

@@ -117,6 +117,17 @@ pub(crate) enum Take {
     Some(BooleanBuffer),
 }
 
+impl Take {
+    /// `None` for no row; else the mask of the rows selected (`None`: every row).
+    pub fn selected(self) -> Option<Option<BooleanBuffer>> {
+        match self {
+            Take::None => None,
+            Take::All => Some(None),
+            Take::Some(mask) => Some(Some(mask)),
+        }
+    }
+}
+
 /// Walks a [`Plan`] along the rows.
 #[derive(Clone, Debug)]
 pub(crate) struct Cursor {
@@ -255,7 +266,7 @@ mod tests {
         assert!(!fragmented(&long));
         let (positions, valid) = selected_positions(
             Some(&BooleanBuffer::from_iter((0..70).map(|i| i % 2 == 0))),
-            &BooleanBuffer::from_iter((0..70).map(|i| i >= 64 || i < 3)),
+            &BooleanBuffer::from_iter((0..70).map(|i| !(3..64).contains(&i))),
         );
         // Rows 0, 2, 64, 66, 68 have values 0, 1, 32, 33, 34; rows 1, 65, 67, 69 are null.
         assert_eq!(positions, [0, 1, 32, 33, 34]);
