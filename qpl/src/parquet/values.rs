@@ -234,6 +234,14 @@ fn drain_split<T: FixedWidth>(data: &[u8], n: usize, out: &mut Vec<T>) -> Result
     )
 }
 
+/// Whether the `n` dictionary indices of `section` (its bit-width byte, then the hybrid
+/// runs) are well formed: their run headers walked, bit-packed runs not unpacked.
+fn indices_well_formed(section: &[u8], n: usize) -> bool {
+    HybridDecoder::with_width_byte(section, n)
+        .and_then(|mut indices| indices.skip(n))
+        .is_ok()
+}
+
 /// Dictionary-encoded values: indices (a width byte, then the hybrid runs) through the
 /// chunk's dictionary. On a job path the indices come from a `parquet_rle` extract and are
 /// gathered here; on the CPU the codec decodes and gathers in one pass.
@@ -259,12 +267,7 @@ fn decode_dictionary_indices(
     // The codec refuses it (Corrupt); walking the run headers first (bit-packed runs are not
     // unpacked) gives every path the codec's verdict, at the cost of one pass over the headers.
     // (Walked only where a job would run: on the CPU path the codec itself decides.)
-    let well_formed = || {
-        HybridDecoder::with_width_byte(data, n)
-            .and_then(|mut indices| indices.skip(n))
-            .is_ok()
-    };
-    if decoder.use_jobs && well_formed() {
+    if decoder.use_jobs && indices_well_formed(data, n) {
         match decode_job::<u32>(&decoder.executor, &Stream::parquet_rle(data), n as u32) {
             Ok((indices, output)) => {
                 if let Values::Bytes(entries) = dict {
@@ -647,12 +650,7 @@ impl ChunkDecoder {
         // As in `decode_dictionary_indices`: the run headers are walked first, so that an
         // over-wide RLE value (which QPL's parser keeps) is the codec's error on every path.
         // (Walked only where a job would run: on the CPU path the codec itself decides.)
-        let well_formed = || {
-            HybridDecoder::with_width_byte(section, n)
-                .and_then(|mut indices| indices.skip(n))
-                .is_ok()
-        };
-        if self.use_jobs && well_formed() {
+        if self.use_jobs && indices_well_formed(section, n) {
             match decode_job::<u32>(&self.executor, &Stream::parquet_rle(section), n as u32) {
                 Ok((indices, output)) => {
                     *out = indices;

@@ -280,38 +280,56 @@ fn spread_buffer<T: Copy + Default + arrow_buffer::ArrowNativeType>(
 }
 
 /// The non-null `values` placed in the rows `validity` sets (a null row holds the default),
-/// 64 rows at a time: a word of valid rows is one copy, of null rows one fill, and a mixed
-/// word a row at a time without a branch (a column of scattered nulls has runs of a few
-/// rows: a copy a run took a sixth of its read).
+/// by [`spread_words`].
 fn spread_slice<T: Copy + Default + arrow_buffer::ArrowNativeType>(
     values: &[T],
     validity: &BooleanBuffer,
 ) -> ScalarBuffer<T> {
-    let mut out = vec![T::default(); validity.len()];
-    let Some(last) = values.len().checked_sub(1) else {
-        return ScalarBuffer::from(out);
+    let mut out = Vec::with_capacity(validity.len());
+    let value = |at: usize| values.get(at).copied().unwrap_or_default();
+    let copy = |out: &mut Vec<T>, at: usize| match values.get(at..at + 64) {
+        Some(word) => out.extend_from_slice(word),
+        None => out.extend((at..at + 64).map(value)),
     };
-    let mut at = 0;
-    let mut spread_word = |out: &mut [T], word: u64| {
-        if out.len() == 64 && word == u64::MAX && at + 64 <= values.len() {
-            out.copy_from_slice(&values[at..at + 64]);
+    spread_words(&mut out, validity, 0, copy, value);
+    ScalarBuffer::from(out)
+}
+
+/// Appends `valid.len()` rows to `out`: the rows `valid` sets take the values `value(at)` for
+/// `at` from `from` on, in order, the others the type's default. 64 rows at a time: a word of
+/// valid rows is one `copy(out, at)` of 64 values, a word of null rows one fill, and a mixed
+/// word a row at a time without a branch (a column of scattered nulls has runs of a few rows:
+/// a copy a run took a sixth of its read).
+pub(crate) fn spread_words<T: Copy + Default>(
+    out: &mut Vec<T>,
+    valid: &BooleanBuffer,
+    from: usize,
+    mut copy: impl FnMut(&mut Vec<T>, usize),
+    value: impl Fn(usize) -> T,
+) {
+    let mut at = from;
+    let chunks = valid.bit_chunks();
+    let mut step = |word: u64, rows: usize| {
+        if rows == 64 && word == u64::MAX {
+            copy(out, at);
             at += 64;
-        } else if word != 0 {
-            for (i, row) in out.iter_mut().enumerate() {
-                let valid = word >> i & 1 == 1;
-                let value = values[at.min(last)];
-                *row = if valid { value } else { T::default() };
-                at += usize::from(valid);
+        } else if word == 0 {
+            out.resize(out.len() + rows, T::default());
+        } else {
+            for i in 0..rows {
+                let set = word >> i & 1 == 1;
+                let value = value(at);
+                out.push(if set { value } else { T::default() });
+                at += usize::from(set);
             }
         }
     };
-    let chunks = validity.bit_chunks();
-    let mut rows = out.chunks_exact_mut(64);
-    for (word, out) in chunks.iter().zip(&mut rows) {
-        spread_word(out, word);
+    for word in chunks.iter() {
+        step(word, 64);
     }
-    spread_word(rows.into_remainder(), chunks.remainder_bits());
-    ScalarBuffer::from(out)
+    if chunks.remainder_len() > 0 {
+        step(chunks.remainder_bits(), chunks.remainder_len());
+    }
 }
 
 /// PLAIN values of a fixed-width type left in their page (`bytes`, little-endian, exactly the

@@ -160,8 +160,7 @@ impl FlatColumn {
             .is_none()
             .then(|| OpenFixed::new(column.physical_type, &data_type, batch_size))
             .flatten();
-        arrow_page.dictionary_sections = dictionary.is_some() || bytes.is_some() || fixed.is_some();
-        Ok(FlatColumn {
+        let mut flat = FlatColumn {
             input,
             metadata,
             leaf,
@@ -186,7 +185,15 @@ impl FlatColumn {
             dictionary,
             bytes,
             fixed,
-        })
+        };
+        flat.arrow_page.dictionary_sections = flat.keeps_dictionary_sections();
+        Ok(flat)
+    }
+
+    /// Whether a page's dictionary indices are left undecoded for this column's own gather
+    /// (a dictionary array, Utf8/Binary or fixed-width batches being filled).
+    fn keeps_dictionary_sections(&self) -> bool {
+        self.dictionary.is_some() || self.bytes.is_some() || self.fixed.is_some()
     }
 
     /// Makes this leaf a field of a struct: arrays of the struct (with this one field).
@@ -404,8 +411,7 @@ impl FlatColumn {
                 let decoded = self
                     .decoder
                     .decode_page_for_arrow(&view, &mut self.arrow_page);
-                self.arrow_page.dictionary_sections =
-                    self.dictionary.is_some() || self.bytes.is_some() || self.fixed.is_some();
+                self.arrow_page.dictionary_sections = self.keeps_dictionary_sections();
                 decoded
             } else if keep_indices {
                 let indices = &mut self.sparse_indices;
@@ -655,8 +661,8 @@ impl FlatColumn {
     }
 
     /// A fixed-width column's data page (its values where `values_at` says, its validity in
-    /// `self.arrow_page`): its selected rows (`take` of `rows`) added to the batch being
-    /// filled; returns the batches filled.
+    /// `self.arrow_page`): its selected rows (`take` of the page's `report.levels`) added to
+    /// the batch being filled; returns the batches filled.
     fn fixed_page(
         &mut self,
         page: &bytes::Bytes,

@@ -18,7 +18,7 @@ use arrow_buffer::{
 use arrow_schema::{ArrowError, DataType};
 use qpl_fallback::parquet::FixedWidth;
 
-use super::convert::{coerce_i32, coerce_i64, converts};
+use super::convert::{coerce_i32, coerce_i64, converts, spread_words};
 use super::selection::{fragmented, selected_positions};
 use super::view::append_validity;
 use crate::parquet::{PhysicalType, Values};
@@ -183,38 +183,15 @@ impl<'a, P: FixedWidth> Source<'a, P> {
 }
 
 /// Appends `valid.len()` rows to `out`: the rows `valid` sets take the values of `source`
-/// from `from` on, in order, the others the type's default. 64 rows a step: a word of valid
-/// rows is one copy, of null rows one fill, and a mixed word a row at a time without a
-/// branch.
+/// from `from` on, in order, the others the type's default ([`spread_words`]).
 fn spread_into<P: FixedWidth, N: Widen<P>>(
     out: &mut Vec<N>,
     source: Source<'_, P>,
     from: usize,
     valid: &BooleanBuffer,
 ) {
-    let mut at = from;
-    let chunks = valid.bit_chunks();
-    let mut step = |word: u64, rows: usize| {
-        if rows == 64 && word == u64::MAX {
-            source.copy_to(out, at, 64);
-            at += 64;
-        } else if word == 0 {
-            out.resize(out.len() + rows, N::default());
-        } else {
-            for i in 0..rows {
-                let set = word >> i & 1 == 1;
-                let value = N::widen(source.get(at));
-                out.push(if set { value } else { N::default() });
-                at += usize::from(set);
-            }
-        }
-    };
-    for word in chunks.iter() {
-        step(word, 64);
-    }
-    if chunks.remainder_len() > 0 {
-        step(chunks.remainder_bits(), chunks.remainder_len());
-    }
+    let copy = |out: &mut Vec<N>, at: usize| source.copy_to(out, at, 64);
+    spread_words(out, valid, from, copy, |at| N::widen(source.get(at)));
 }
 
 /// Where a page's feeding is: the column's rows queued before the batch being filled, and
