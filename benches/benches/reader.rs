@@ -8,6 +8,7 @@
 //! Groups:
 //! - `reader/<file>`: every column of each file;
 //! - `reader_column/<column>`: the events file, one top-level column projected at a time;
+//!   `reader_column/lineitem_<column>`: the same for uncompressed lineitem's columns;
 //! - `reader_filter/events_category_1pct`: the events file, every column, rows whose dictionary
 //!   column `category` equals `event_0` (~1%): ours with its `RowFilter` of `Predicate::Eq`,
 //!   arrow-rs with its `RowFilter` of one `ArrowPredicateFn` (`category == "event_0"`);
@@ -26,148 +27,22 @@
 //! they differ stops the suite.
 
 mod common;
+mod reader_files;
 
 use std::hint::black_box;
-use std::path::PathBuf;
-use std::sync::Arc;
 
-use arrow_array::builder::{ListBuilder, StringBuilder};
-use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
-    TimestampMicrosecondArray,
-};
+use arrow_array::{BooleanArray, RecordBatch, StringArray};
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use parquet::arrow::arrow_reader::{
     ArrowPredicateFn, ParquetRecordBatchReaderBuilder as ArrowRsBuilder,
     RowFilter as ArrowRsRowFilter,
 };
-use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::arrow::ProjectionMask;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
-use qpl_benches::Rng;
 use qpl_rs::parquet::arrow::{ParquetRecordBatchReaderBuilder, RowFilter};
 use qpl_rs::parquet::query::{Predicate, Scalar};
-use tpchgen::generators::LineItemGenerator;
-use tpchgen_arrow::LineItemArrow;
-
-/// Rows per batch, both readers.
-const BATCH: usize = 8192;
-/// Rows of the events file.
-const EVENTS_ROWS: usize = 1 << 20;
-/// The filter case's value of `category`.
-const FILTER_VALUE: &str = "event_0";
-
-/// The directory the files are cached in.
-fn dir() -> PathBuf {
-    let dir = std::env::temp_dir().join("qpl-rs-reader-bench");
-    std::fs::create_dir_all(&dir).expect("the cache directory");
-    dir
-}
-
-/// The file called `name`, written by `write` the first time (under a name of this process,
-/// then renamed: a concurrent run never reads half a file).
-fn cached(name: &str, write: impl FnOnce() -> Vec<u8>) -> Bytes {
-    let path = dir().join(name);
-    if let Ok(bytes) = std::fs::read(&path) {
-        return Bytes::from(bytes);
-    }
-    let bytes = write();
-    let partial = dir().join(format!("{name}.{}.partial", std::process::id()));
-    std::fs::write(&partial, &bytes).expect("write the file");
-    std::fs::rename(&partial, &path).expect("rename the file");
-    Bytes::from(bytes)
-}
-
-fn write_batches(batches: impl Iterator<Item = RecordBatch>, compression: Compression) -> Vec<u8> {
-    let mut batches = batches.peekable();
-    let schema = batches.peek().expect("a batch").schema();
-    let props = WriterProperties::builder()
-        .set_compression(compression)
-        .build();
-    let mut file = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut file, schema, Some(props)).expect("a writer");
-    for batch in batches {
-        writer.write(&batch).expect("write a batch");
-    }
-    writer.close().expect("close the writer");
-    file
-}
-
-/// TPC-H lineitem, scale factor 0.1.
-fn lineitem(compression: Compression) -> Vec<u8> {
-    let generator = LineItemGenerator::new(0.1, 1, 1);
-    let batches = LineItemArrow::new(generator)
-        .with_batch_size(BATCH)
-        .map(|b| b.expect("a lineitem batch"));
-    write_batches(batches, compression)
-}
-
-/// The events file (see the module docs), in batches of 64k rows.
-fn events() -> Vec<u8> {
-    let mut rng = Rng::new(42);
-    let keys: Vec<i32> = (0..100_000).map(|_| rng.next_u64() as i32).collect();
-    let words = [
-        "red",
-        "green",
-        "blue",
-        "new",
-        "sale",
-        "returning",
-        "mobile",
-        "web",
-    ];
-    let step = 1 << 16;
-    let batches = (0..EVENTS_ROWS).step_by(step).map(move |start| {
-        let rows = start..start + step;
-        let id = Int64Array::from_iter_values(rows.clone().map(|i| 1_000_000 + 3 * i as i64));
-        let key = Int32Array::from_iter_values(
-            rows.clone()
-                .map(|_| keys[(rng.next_u64() % keys.len() as u64) as usize]),
-        );
-        let category = StringArray::from_iter_values(rows.clone().map(|_| {
-            if rng.next_u64().is_multiple_of(100) {
-                FILTER_VALUE.to_string()
-            } else {
-                format!("event_{}", 1 + rng.next_u64() % 199)
-            }
-        }));
-        let value = Float64Array::from_iter_values(
-            rows.clone()
-                .map(|_| (rng.next_u64() % 1_000_000) as f64 / 100.0),
-        );
-        let maybe = Int32Array::from_iter(rows.clone().map(|_| {
-            let x = rng.next_u64();
-            (!x.is_multiple_of(10)).then_some((x >> 32) as i32 % 1000)
-        }));
-        let ts = TimestampMicrosecondArray::from_iter_values(
-            rows.clone()
-                .map(|i| 1_700_000_000_000_000 + i as i64 * 1000 + (rng.next_u64() % 1000) as i64),
-        )
-        .with_timezone("UTC");
-        let mut tags = ListBuilder::new(StringBuilder::new());
-        for _ in rows.clone() {
-            for _ in 0..rng.next_u64() % 4 {
-                tags.values()
-                    .append_value(words[(rng.next_u64() % words.len() as u64) as usize]);
-            }
-            tags.append(true);
-        }
-        let flag = BooleanArray::from_iter(rows.map(|_| Some(rng.next_u64().is_multiple_of(3))));
-        RecordBatch::try_from_iter([
-            ("id", Arc::new(id) as ArrayRef),
-            ("key", Arc::new(key)),
-            ("category", Arc::new(category)),
-            ("value", Arc::new(value)),
-            ("maybe", Arc::new(maybe)),
-            ("ts", Arc::new(ts)),
-            ("tags", Arc::new(tags.finish())),
-            ("flag", Arc::new(flag)),
-        ])
-        .expect("an events batch")
-    });
-    write_batches(batches, Compression::SNAPPY)
-}
+use reader_files::{cached, events, lineitem, BATCH, FILTER_VALUE};
 
 /// What one case reads.
 #[derive(Clone)]
@@ -343,7 +218,18 @@ fn reader(c: &mut Criterion) {
 
 fn reader_column(c: &mut Criterion) {
     let events = cached("events_1m.parquet", events);
-    let builder = ArrowRsBuilder::try_new(events.clone()).expect("a footer");
+    each_column(c, &events, "");
+    // lineitem's columns one at a time, as an engine that projects them reads them.
+    let lineitem = cached("lineitem_sf0.1_uncompressed.parquet", || {
+        lineitem(Compression::UNCOMPRESSED)
+    });
+    each_column(c, &lineitem, "lineitem_");
+}
+
+/// A `reader_column` case per top-level column of `file`, its id the column's name after
+/// `prefix`.
+fn each_column(c: &mut Criterion, file: &Bytes, prefix: &str) {
+    let builder = ArrowRsBuilder::try_new(file.clone()).expect("a footer");
     let names: Vec<String> = builder
         .schema()
         .fields()
@@ -352,11 +238,11 @@ fn reader_column(c: &mut Criterion) {
         .collect();
     for (i, name) in names.iter().enumerate() {
         let case = Case {
-            file: events.clone(),
+            file: file.clone(),
             roots: Some(vec![i]),
             filter: Filter::None,
         };
-        bench_case(c, "reader_column", name, &case);
+        bench_case(c, "reader_column", &format!("{prefix}{name}"), &case);
     }
 }
 
