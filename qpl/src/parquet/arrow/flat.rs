@@ -98,6 +98,73 @@ pub(crate) struct FlatColumn {
     bytes: Option<OpenBytes>,
     /// A top-level INT32, INT64, FLOAT or DOUBLE column: its pages copied into batches here.
     fixed: Option<OpenFixed>,
+    /// The data page being fed into `fixed`, `bytes` or `views`, a batch at a time.
+    feed: Option<PageFeed>,
+}
+
+/// A data page fed into the batch being filled a batch at a time: a column holds the batch
+/// being filled and the page, never a page's worth of finished batches (arrow-rs's reader
+/// reads a batch's rows at a time too; fed whole, the pages of lineitem's 16 columns held
+/// twice arrow-rs's peak heap).
+struct PageFeed {
+    values: FeedValues,
+    /// The page's rows with a value (`None`: all) and the ones selected (`None`: all).
+    validity: Option<BooleanBuffer>,
+    selected: Option<BooleanBuffer>,
+    rows: usize,
+    /// Rows with a value.
+    present: usize,
+    /// The next row to feed, and the values of the rows before it.
+    row: usize,
+    value: usize,
+}
+
+/// Where a page being fed keeps its values.
+enum FeedValues {
+    /// PLAIN fixed-width values: these bytes of the page.
+    FixedPlain(bytes::Bytes, std::ops::Range<usize>),
+    /// Dictionary indices in `sparse_indices`, into the decoder's dictionary.
+    FixedDictionary,
+    /// Decoded values in `arrow_page.values`.
+    FixedDecoded,
+    /// Dictionary indices in `OpenBytes::indices`, into the decoder's dictionary.
+    BytesDictionary,
+    /// Dictionary indices in `Views::indices`, into `Views::dictionary`.
+    ViewDictionary,
+    /// PLAIN byte arrays in `buffer`, the next one's length prefix at `at`, up to `end`.
+    ViewPlain {
+        buffer: Buffer,
+        at: usize,
+        end: usize,
+    },
+    /// Views made of decoded byte arrays held in `buffer`.
+    ViewDecoded { buffer: Buffer, views: Vec<u128> },
+}
+
+/// The bytes of a value of a fixed-width physical type (INT32, INT64, FLOAT, DOUBLE).
+fn fixed_width(physical: crate::parquet::PhysicalType) -> usize {
+    use crate::parquet::PhysicalType;
+    match physical {
+        PhysicalType::Int64 | PhysicalType::Double => 8,
+        _ => 4,
+    }
+}
+
+/// The row of a page of `rows` rows after which, from row `from` on, `room` selected rows
+/// (`selected`; `None`: all) were passed: where a piece that fills a batch's `room` ends (the
+/// page's end where fewer are left).
+fn piece_end(selected: Option<&BooleanBuffer>, from: usize, rows: usize, room: usize) -> usize {
+    let Some(selected) = selected else {
+        return rows.min(from + room);
+    };
+    let mut left = room;
+    for (start, end) in selected.slice(from, rows - from).set_slices() {
+        if end - start >= left {
+            return from + start + left;
+        }
+        left -= end - start;
+    }
+    rows
 }
 
 /// A flat dictionary column's state: the chunk's dictionary as the array's values.
@@ -185,6 +252,7 @@ impl FlatColumn {
             dictionary,
             bytes,
             fixed,
+            feed: None,
         };
         flat.arrow_page.dictionary_sections = flat.keeps_dictionary_sections();
         Ok(flat)
@@ -217,7 +285,7 @@ impl FlatColumn {
     /// Decodes pages until `rows` selected rows are pending or the column ends.
     pub fn fill(&mut self, rows: usize) -> Result<(), ArrowError> {
         while self.pending_rows < rows {
-            if !self.read_page()? {
+            if !self.advance()? {
                 break;
             }
         }
@@ -227,7 +295,7 @@ impl FlatColumn {
     /// The next `n` selected rows as one array.
     pub fn next_batch(&mut self, n: usize) -> Result<ArrayRef, ArrowError> {
         while self.pending_rows < n {
-            if !self.read_page()? {
+            if !self.advance()? {
                 return Err(self.error(format!(
                     "the column's pages end {} rows before the batch's {n}",
                     n - self.pending_rows
@@ -265,6 +333,15 @@ impl FlatColumn {
         }
         let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
         arrow_select::concat::concat(&refs)
+    }
+
+    /// Feeds the page being fed, or reads the next page; `false` at the end of the last chunk.
+    fn advance(&mut self) -> Result<bool, ArrowError> {
+        if self.feed.is_some() {
+            self.feed_piece()?;
+            return Ok(true);
+        }
+        self.read_page()
     }
 
     fn error(&self, message: impl std::fmt::Display) -> ArrowError {
@@ -437,12 +514,8 @@ impl FlatColumn {
             if let (Some(_), ValuesAt::Section(range)) = (&self.bytes, &values_at) {
                 let rows = report.levels;
                 let take = self.page_take(known_rows, rows, take.take())?;
-                let arrays = self
-                    .bytes_page(&page.buffer()[range.clone()], view.encoding(), report, take)
+                self.bytes_page(&page.buffer()[range.clone()], view.encoding(), report, take)
                     .map_err(|e| self.page_error(e))?;
-                for array in arrays {
-                    self.queue(array);
-                }
                 return Ok(true);
             }
             if let (Some(_), ValuesAt::Values | ValuesAt::Page(_) | ValuesAt::Section(_)) =
@@ -450,12 +523,8 @@ impl FlatColumn {
             {
                 let rows = report.levels;
                 let take = self.page_take(known_rows, rows, take.take())?;
-                let arrays = self
-                    .fixed_page(page.buffer(), view.encoding(), values_at, report, take)
+                self.fixed_page(page.buffer(), view.encoding(), values_at, report, take)
                     .map_err(|e| self.page_error(e))?;
-                for array in arrays {
-                    self.queue(array);
-                }
                 return Ok(true);
             }
             // Any other page's rows go after the batch being filled from dictionary pages.
@@ -468,12 +537,8 @@ impl FlatColumn {
                     _ => ViewValues::Decoded,
                 };
                 let present = report.values;
-                let arrays = self
-                    .view_page(page.buffer(), values, present, rows, take)
+                self.view_page(page.buffer(), values, present, rows, take)
                     .map_err(|e| self.page_error(e))?;
-                for array in arrays {
-                    self.queue(array);
-                }
                 return Ok(true);
             }
             // Whether the array holds the selected rows only (made from them).
@@ -661,8 +726,8 @@ impl FlatColumn {
     }
 
     /// A fixed-width column's data page (its values where `values_at` says, its validity in
-    /// `self.arrow_page`): its selected rows (`take` of the page's `report.levels`) added to
-    /// the batch being filled; returns the batches filled.
+    /// `self.arrow_page`): its selected rows (`take` of the page's `report.levels`) to be fed
+    /// into batches ([`FlatColumn::feed_piece`]).
     fn fixed_page(
         &mut self,
         page: &bytes::Bytes,
@@ -670,13 +735,19 @@ impl FlatColumn {
         values_at: ValuesAt,
         report: crate::parquet::PageReport,
         take: Take,
-    ) -> Result<Vec<ArrayRef>, ArrowError> {
+    ) -> Result<(), ArrowError> {
         let Some(selected) = take.selected() else {
-            return Ok(Vec::new());
+            return Ok(());
         };
         let validity = self.take_page_validity();
-        let dense = match values_at {
-            ValuesAt::Page(range) => Dense::Plain(&page[range]),
+        let present = validity
+            .as_ref()
+            .map_or(report.levels, |v| v.count_set_bits());
+        let (values, held) = match values_at {
+            ValuesAt::Page(range) => {
+                let held = range.len() / fixed_width(self.column.physical_type);
+                (FeedValues::FixedPlain(page.clone(), range), held)
+            }
             ValuesAt::Section(range) => {
                 self.decoder
                     .decode_dictionary_indices_only(
@@ -686,47 +757,191 @@ impl FlatColumn {
                         &mut self.sparse_indices,
                     )
                     .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
-                Dense::Dictionary(&self.sparse_indices, self.decoder.dictionary())
+                (FeedValues::FixedDictionary, self.sparse_indices.len())
             }
-            _ => Dense::Decoded(&self.arrow_page.values),
+            _ => (FeedValues::FixedDecoded, self.arrow_page.values.len()),
         };
-        let rows = report.levels;
-        let fixed = self.fixed.as_mut().expect("a fixed-width column");
-        fixed.feed(
-            dense,
-            validity.as_ref(),
-            rows,
-            selected.as_ref(),
-            self.queued,
-        )
+        if held != present {
+            return Err(ArrowError::ParquetError(format!(
+                "{held} values for {present} rows with a value"
+            )));
+        }
+        self.start_feed(values, validity, selected, report.levels, present);
+        Ok(())
     }
 
     /// A Utf8 or Binary column's dictionary-encoded page (its indices in `section`, its
-    /// validity in `self.arrow_page`): its selected rows (`take`) added to the batch being
-    /// filled; returns the batches filled.
+    /// validity in `self.arrow_page`): its selected rows (`take`) to be fed into batches.
     fn bytes_page(
         &mut self,
         section: &[u8],
         encoding: crate::parquet::Encoding,
         report: crate::parquet::PageReport,
         take: Take,
-    ) -> Result<Vec<ArrayRef>, ArrowError> {
+    ) -> Result<(), ArrowError> {
         let Some(selected) = take.selected() else {
-            return Ok(Vec::new());
+            return Ok(());
         };
         let validity = self.take_page_validity();
+        let present = validity
+            .as_ref()
+            .map_or(report.levels, |v| v.count_set_bits());
         let bytes = self.bytes.as_mut().expect("a Utf8 or Binary column");
         self.decoder
             .decode_dictionary_indices_only(encoding, section, report.values, &mut bytes.indices)
             .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
-        let dictionary = byte_dictionary(&self.decoder, report.values)?;
-        bytes.feed(
-            dictionary,
-            validity.as_ref(),
-            report.levels,
-            selected.as_ref(),
-            self.queued,
-        )
+        if bytes.indices.len() != present {
+            return Err(ArrowError::ParquetError(format!(
+                "{} dictionary indices for {present} rows with a value",
+                bytes.indices.len()
+            )));
+        }
+        byte_dictionary(&self.decoder, present)?;
+        let values = FeedValues::BytesDictionary;
+        self.start_feed(values, validity, selected, report.levels, present);
+        Ok(())
+    }
+
+    /// Makes a data page of `rows` rows (`present` of them with a value: `validity`; the
+    /// selected ones: `selected`, `None` for all) the page being fed.
+    fn start_feed(
+        &mut self,
+        values: FeedValues,
+        validity: Option<BooleanBuffer>,
+        selected: Option<BooleanBuffer>,
+        rows: usize,
+        present: usize,
+    ) {
+        self.feed = (rows > 0).then_some(PageFeed {
+            values,
+            validity,
+            selected,
+            rows,
+            present,
+            row: 0,
+            value: 0,
+        });
+    }
+
+    /// Feeds the page being fed into the batch being filled, up to that batch's end or the
+    /// page's; a batch filled is queued.
+    fn feed_piece(&mut self) -> Result<(), ArrowError> {
+        let mut feed = self.feed.take().expect("a page being fed");
+        self.feed_rows(&mut feed).map_err(|e| self.page_error(e))?;
+        if feed.row < feed.rows {
+            self.feed = Some(feed);
+        }
+        Ok(())
+    }
+
+    fn feed_rows(&mut self, feed: &mut PageFeed) -> Result<(), ArrowError> {
+        let room = match (&self.views, &self.fixed, &self.bytes) {
+            (Some(views), _, _) => views.open.room(),
+            (_, Some(fixed), _) => self.batch_size - (self.queued + fixed.len()) % self.batch_size,
+            (_, _, Some(bytes)) => self.batch_size - (self.queued + bytes.len()) % self.batch_size,
+            _ => unreachable!("a page is fed into a fixed-width, Utf8/Binary or view batch"),
+        };
+        let from = feed.row;
+        let to = piece_end(feed.selected.as_ref(), from, feed.rows, room);
+        let n = to - from;
+        let validity = feed.validity.as_ref().map(|v| v.slice(from, n));
+        let selected = feed.selected.as_ref().map(|s| s.slice(from, n));
+        let (validity, selected) = (validity.as_ref(), selected.as_ref());
+        let present = validity.map_or(n, |v| v.count_set_bits());
+        let first = feed.value;
+        let values = first..first + present;
+        let short = || ArrowError::ParquetError("fewer values than rows with a value".into());
+        let queued = self.queued;
+        let data_type = &self.data_type;
+        let arrays = match &mut feed.values {
+            FeedValues::FixedPlain(page, range) => {
+                let width = fixed_width(self.column.physical_type);
+                let bytes = page
+                    .get(range.start + values.start * width..range.start + values.end * width)
+                    .ok_or_else(short)?;
+                let fixed = self.fixed.as_mut().expect("a fixed-width column");
+                fixed.feed(Dense::Plain(bytes), validity, n, selected, queued)?
+            }
+            FeedValues::FixedDictionary => {
+                let indices = self.sparse_indices.get(values).ok_or_else(short)?;
+                let dense = Dense::Dictionary(indices, self.decoder.dictionary());
+                let fixed = self.fixed.as_mut().expect("a fixed-width column");
+                fixed.feed(dense, validity, n, selected, queued)?
+            }
+            FeedValues::FixedDecoded => {
+                let dense = Dense::Decoded(&self.arrow_page.values, values);
+                let fixed = self.fixed.as_mut().expect("a fixed-width column");
+                fixed.feed(dense, validity, n, selected, queued)?
+            }
+            FeedValues::BytesDictionary => {
+                let dictionary = byte_dictionary(&self.decoder, feed.present)?;
+                let bytes = self.bytes.as_mut().expect("a Utf8 or Binary column");
+                bytes.feed(dictionary, validity, n, selected, queued, first)?
+            }
+            FeedValues::ViewDictionary => {
+                let views = self.views.as_mut().expect("a view column");
+                let indices = views.indices.get(values).ok_or_else(short)?;
+                match &views.dictionary {
+                    Some(dictionary) => match selected.filter(|s| fragmented(s)) {
+                        // Runs of a few rows: the selected rows' indices gathered first, then
+                        // their views made as one page's (as `open_fixed` does).
+                        Some(selected) => {
+                            let (positions, valid) = selected_positions(validity, selected);
+                            let indices: Vec<u32> = positions
+                                .iter()
+                                .map(|&p| indices.get(p as usize).copied())
+                                .collect::<Option<_>>()
+                                .ok_or_else(short)?;
+                            let mut dense = dictionary.gather(&indices);
+                            let n = selected.count_set_bits();
+                            views
+                                .open
+                                .feed(&mut dense, valid.as_ref(), n, None, data_type)?
+                        }
+                        None => {
+                            let mut dense = dictionary.gather(indices);
+                            views
+                                .open
+                                .feed(&mut dense, validity, n, selected, data_type)?
+                        }
+                    },
+                    // A page without values (checked when it was read).
+                    None => {
+                        let mut dense = CopyViews::none();
+                        views
+                            .open
+                            .feed(&mut dense, validity, n, selected, data_type)?
+                    }
+                }
+            }
+            FeedValues::ViewPlain { buffer, at, end } => {
+                let views = self.views.as_mut().expect("a view column");
+                let utf8 = *data_type == DataType::Utf8View;
+                let left = feed.present - first;
+                let mut dense = PlainViews::new(buffer, *at..*end, left, utf8)?;
+                let full = views
+                    .open
+                    .feed(&mut dense, validity, n, selected, data_type)?;
+                *at = dense.position();
+                full
+            }
+            FeedValues::ViewDecoded {
+                buffer,
+                views: made,
+            } => {
+                let views = self.views.as_mut().expect("a view column");
+                let mut dense = CopyViews::of(buffer, made.get(values).ok_or_else(short)?);
+                views
+                    .open
+                    .feed(&mut dense, validity, n, selected, data_type)?
+            }
+        };
+        feed.row = to;
+        feed.value += present;
+        for array in arrays {
+            self.queue(array);
+        }
+        Ok(())
     }
 
     /// Puts `array` (selected rows) after the pending ones.
@@ -743,8 +958,7 @@ impl FlatColumn {
     }
 
     /// A view column's data page (`values`: where its `present` values are; its validity is
-    /// in `self.arrow_page`): its selected rows (`take` of `rows`) added to the batch being
-    /// filled; returns the batches filled.
+    /// in `self.arrow_page`): its selected rows (`take` of `rows`) to be fed into batches.
     fn view_page(
         &mut self,
         page: &bytes::Bytes,
@@ -752,7 +966,7 @@ impl FlatColumn {
         present: usize,
         rows: usize,
         take: Take,
-    ) -> Result<Vec<ArrayRef>, ArrowError> {
+    ) -> Result<(), ArrowError> {
         let limit = self.decoder.executor().config().max_output_bytes as u64;
         let bytes = (rows as u64).saturating_mul(16);
         if bytes > limit {
@@ -769,13 +983,17 @@ impl FlatColumn {
             decoded = Some(std::mem::replace(&mut self.arrow_page.values, empty));
         }
         let Some(selected) = take.selected() else {
-            return Ok(Vec::new());
+            return Ok(());
         };
         let utf8 = self.data_type == DataType::Utf8View;
-        let data_type = &self.data_type;
         let views = self.views.as_mut().expect("a view column");
-        let (validity, selected) = (validity.as_ref(), selected.as_ref());
-        match values {
+        let with_values = validity.as_ref().map_or(rows, |v| v.count_set_bits());
+        if with_values != present {
+            return Err(ArrowError::ParquetError(format!(
+                "{present} values for {with_values} rows with a value"
+            )));
+        }
+        let values = match values {
             ViewValues::Section(range, encoding) if encoding.is_dictionary() => {
                 self.decoder
                     .decode_dictionary_indices_only(
@@ -785,54 +1003,24 @@ impl FlatColumn {
                         &mut views.indices,
                     )
                     .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
-                match &views.dictionary {
-                    Some(dictionary) => match selected.filter(|s| fragmented(s)) {
-                        // Runs of a few rows: the selected rows' indices gathered first, then
-                        // their views made as one page's (as `open_fixed` does).
-                        Some(selected) => {
-                            let (positions, valid) = selected_positions(validity, selected);
-                            let indices: Vec<u32> = positions
-                                .iter()
-                                .map(|&p| views.indices.get(p as usize).copied())
-                                .collect::<Option<_>>()
-                                .ok_or_else(|| {
-                                    ArrowError::ParquetError(format!(
-                                        "{} dictionary indices for {present} rows with a value",
-                                        views.indices.len()
-                                    ))
-                                })?;
-                            let mut dense = dictionary.gather(&indices);
-                            let n = selected.count_set_bits();
-                            views
-                                .open
-                                .feed(&mut dense, valid.as_ref(), n, None, data_type)
-                        }
-                        None => {
-                            let mut dense = dictionary.gather(&views.indices);
-                            views
-                                .open
-                                .feed(&mut dense, validity, rows, selected, data_type)
-                        }
-                    },
-                    None if present == 0 => {
-                        let mut dense = CopyViews::none();
-                        views
-                            .open
-                            .feed(&mut dense, validity, rows, selected, data_type)
-                    }
-                    None => Err(ArrowError::ParquetError(
+                if views.dictionary.is_none() && present > 0 {
+                    return Err(ArrowError::ParquetError(
                         "a dictionary-encoded data page, but the chunk had no dictionary page \
                          before it"
                             .into(),
-                    )),
+                    ));
                 }
+                FeedValues::ViewDictionary
             }
             ViewValues::Section(range, _) => {
                 let buffer = Buffer::from(page.clone());
-                let mut dense = PlainViews::new(&buffer, range, present, utf8)?;
-                views
-                    .open
-                    .feed(&mut dense, validity, rows, selected, data_type)
+                // The section and its count checked now, as a page's are when it is read.
+                PlainViews::new(&buffer, range.clone(), present, utf8)?;
+                FeedValues::ViewPlain {
+                    buffer,
+                    at: range.start,
+                    end: range.end,
+                }
             }
             ViewValues::Decoded => {
                 let Some(crate::parquet::Values::Bytes(arrays)) = decoded else {
@@ -846,13 +1034,12 @@ impl FlatColumn {
                         arrays.len()
                     )));
                 }
-                let (buffer, dense_views) = view::dense_views(arrays, utf8)?;
-                let mut dense = CopyViews::of(&buffer, &dense_views);
-                views
-                    .open
-                    .feed(&mut dense, validity, rows, selected, data_type)
+                let (buffer, views) = view::dense_views(arrays, utf8)?;
+                FeedValues::ViewDecoded { buffer, views }
             }
-        }
+        };
+        self.start_feed(values, validity, selected, rows, present);
+        Ok(())
     }
 }
 
@@ -1025,4 +1212,38 @@ fn holds_views(data_type: &DataType) -> bool {
 /// Bits as arrow-rs's buffer, without a copy.
 fn into_buffer(bits: Bits) -> BooleanBuffer {
     BooleanBuffer::new(Buffer::from_vec(bits.bytes), 0, bits.len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `piece_end` against counting the selected rows one at a time.
+    #[test]
+    fn a_piece_ends_after_the_rows_that_fill_the_batch() {
+        let bits: Vec<bool> = (0..300).map(|i| (i * 7 + i / 13) % 5 < 2).collect();
+        let selected = BooleanBuffer::from_iter(bits.iter().copied());
+        let rows = bits.len();
+        for from in [0, 1, 63, 64, 130, 299, 300] {
+            for room in [1, 2, 5, 64, 100, 1000] {
+                let mut left = room;
+                let mut expected = rows;
+                for (i, &bit) in bits.iter().enumerate().skip(from) {
+                    if bit {
+                        left -= 1;
+                        if left == 0 {
+                            expected = i + 1;
+                            break;
+                        }
+                    }
+                }
+                assert_eq!(
+                    piece_end(Some(&selected), from, rows, room),
+                    expected,
+                    "from {from}, room {room}"
+                );
+                assert_eq!(piece_end(None, from, rows, room), rows.min(from + room));
+            }
+        }
+    }
 }

@@ -83,10 +83,11 @@ impl OpenBytes {
         self.out.len()
     }
 
-    /// Appends the selected rows (`selected`; `None`: all) of a page of `rows` rows whose rows
-    /// with a value (`validity`; `None`: all) hold `dictionary[self.indices[i]]`, in order.
-    /// `queued` rows of the column were queued before the batch being filled; returns the
-    /// batches filled, cut where the reader's batches end.
+    /// Appends the selected rows (`selected`; `None`: all) of `rows` rows of a page whose rows
+    /// with a value (`validity`; `None`: all) hold `dictionary[self.indices[i]]` from
+    /// `i = first` on, in order (`first`: the values of the page's rows fed before). `queued`
+    /// rows of the column were queued before the batch being filled; returns the batches
+    /// filled, cut where the reader's batches end.
     pub fn feed(
         &mut self,
         dictionary: Option<&ByteArrays>,
@@ -94,11 +95,12 @@ impl OpenBytes {
         rows: usize,
         selected: Option<&BooleanBuffer>,
         queued: usize,
+        first: usize,
     ) -> Result<Vec<ArrayRef>, ArrowError> {
         let present = validity.map_or(rows, |v| v.count_set_bits());
-        if validity.is_some_and(|v| v.len() != rows) || self.indices.len() != present {
+        if validity.is_some_and(|v| v.len() != rows) || self.indices.len() < first + present {
             return Err(error(format!(
-                "{} dictionary indices for {present} rows with a value",
+                "{} dictionary indices for {present} rows with a value after {first}",
                 self.indices.len()
             )));
         }
@@ -119,7 +121,7 @@ impl OpenBytes {
         let mut full = Vec::new();
         let mut at = Cut {
             position: queued,
-            next: 0,
+            next: first,
         };
         match selected {
             None => self.fill(dictionary, validity, 0..rows, &mut at, &mut full)?,
@@ -155,9 +157,9 @@ impl OpenBytes {
             at.next = self.append(dictionary, valid.as_ref(), n, at.next)?;
             row += n;
             if (at.position + self.len()).is_multiple_of(self.batch_size) {
+                // The next batch's room is taken when its first rows come (see
+                // `open_fixed`'s `fill`).
                 let array = self.finish();
-                // The next batch's room while this one is held (see `open_fixed`'s `fill`).
-                self.reserve();
                 at.position += array.len();
                 full.push(array);
             }

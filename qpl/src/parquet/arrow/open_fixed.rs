@@ -28,10 +28,11 @@ fn error(message: impl std::fmt::Display) -> ArrowError {
 }
 
 /// A page's non-null values, as the page decoder left them.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) enum Dense<'a> {
-    /// Decoded values (DELTA, BYTE_STREAM_SPLIT), of the column's physical type.
-    Decoded(&'a Values),
+    /// Decoded values (DELTA, BYTE_STREAM_SPLIT), of the column's physical type: those in
+    /// the range (a page fed a batch at a time).
+    Decoded(&'a Values, std::ops::Range<usize>),
     /// PLAIN bytes: exactly the non-null values, little-endian.
     Plain(&'a [u8]),
     /// Dictionary indices (decoded, not checked) into the chunk's dictionary.
@@ -300,13 +301,13 @@ impl<N: ArrowNativeType + Default> Batch<N> {
             );
             row += n;
             if (at.position + self.values.len()).is_multiple_of(self.batch_size) {
+                // The next batch's room is taken when its first rows come, not now: held
+                // beside every column's finished batch, it added a batch of each column to
+                // the read's peak heap. (It was taken early for glibc, which handed a freed
+                // batch at the heap's top back to the system; fed a batch at a time, pages
+                // no longer leave finished batches behind, and the `reader/` times did not
+                // move either way.)
                 let filled = self.finish();
-                // The next batch's room is taken while this one is still held, so that this
-                // one, freed by the caller, is not the top of the heap: glibc's allocator
-                // keeps it for the batch after next instead of handing it back to the system
-                // and faulting it in again (40 reads of a Decimal128 column: 1207 `brk`
-                // calls, 163 after; arrow-rs's 83).
-                self.values.reserve(self.batch_size);
                 at.position += filled.0.len();
                 full.push(filled);
             }
@@ -451,9 +452,12 @@ fn finish<N: ArrowNativeType + Default>(
 /// (dictionary indices checked to be in the dictionary).
 fn source<P: Physical>(dense: Dense<'_>, present: usize) -> Result<Source<'_, P>, ArrowError> {
     let (source, len) = match dense {
-        Dense::Decoded(values) => {
+        Dense::Decoded(values, range) => {
             let values = P::slice_of(values)
                 .ok_or_else(|| error("a page decoded to values of another type"))?;
+            let values = values
+                .get(range)
+                .ok_or_else(|| error("fewer decoded values than rows with a value"))?;
             (Source::Values(values), values.len())
         }
         Dense::Plain(bytes) => {
@@ -602,7 +606,10 @@ mod tests {
             let selected = BooleanBuffer::from_iter(page.selected.iter().copied());
             let (decoded, plain, indices, kind) = make(&present);
             let dense = match kind {
-                0 => Dense::Decoded(decoded.as_ref().unwrap()),
+                0 => {
+                    let decoded = decoded.as_ref().unwrap();
+                    Dense::Decoded(decoded, 0..decoded.len())
+                }
                 1 => Dense::Plain(&plain),
                 _ => Dense::Dictionary(&indices, Some(&dictionary)),
             };

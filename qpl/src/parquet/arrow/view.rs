@@ -167,6 +167,12 @@ impl<'a> PlainViews<'a> {
         })
     }
 
+    /// The byte where the next value's length prefix is (a page fed a batch at a time
+    /// resumes there).
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
     /// Checks `buffer[checked_to..to]` to be UTF-8 (when asked to), then `checked_to = next`.
     #[cold]
     #[inline(never)]
@@ -512,10 +518,9 @@ impl OpenViews {
             self.append(dense, valid.as_ref(), n)?;
             row += n;
             if self.room() == 0 {
+                // The next batch's room is taken when its first rows come (see
+                // `open_fixed`'s `fill`).
                 full.push(self.finish(data_type)?);
-                // The next batch's room while this one is held (see `open_fixed`'s `fill`:
-                // the freed batch is then not the heap's top, handed back to the system).
-                self.views.reserve(self.batch_size);
             }
         }
         Ok(())
