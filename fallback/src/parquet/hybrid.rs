@@ -56,6 +56,34 @@ enum Run<'a> {
     },
 }
 
+/// A [`HybridDecoder`]'s place in its stream, without the stream ([`HybridDecoder::place`],
+/// [`HybridDecoder::resume`]).
+#[derive(Clone, Debug)]
+pub struct HybridPlace {
+    pos: usize,
+    bit_width: u32,
+    num_values: usize,
+    remaining: usize,
+    data_len: usize,
+    run: PlacedRun,
+}
+
+/// [`Run`] with its bytes named by their place in the stream.
+#[derive(Clone, Copy, Debug)]
+enum PlacedRun {
+    None,
+    Rle {
+        value: u32,
+        left: usize,
+    },
+    Packed {
+        start: usize,
+        len: usize,
+        offset: usize,
+        left: usize,
+    },
+}
+
 /// Receives the values of [`HybridDecoder::drive`], positions counted from the batch's start.
 pub(crate) trait Sink {
     /// Values `at..at + count` all equal `value`.
@@ -215,6 +243,73 @@ impl<'a> HybridDecoder<'a> {
     /// Values decoded or skipped so far (the page position of the next value).
     pub fn position(&self) -> usize {
         self.num_values - self.remaining
+    }
+
+    /// Where this decoder is in its stream, without the stream: a caller that holds the
+    /// stream elsewhere (a page kept across calls) stops here and goes on later with
+    /// [`HybridDecoder::resume`] on the same stream.
+    pub fn place(&self) -> HybridPlace {
+        let run = match self.run {
+            Run::None => PlacedRun::None,
+            Run::Rle { value, left } => PlacedRun::Rle { value, left },
+            Run::Packed { src, offset, left } => PlacedRun::Packed {
+                // `src` is a piece of `data` (`open_run`): its start's distance from `data`'s.
+                start: src.as_ptr() as usize - self.data.as_ptr() as usize,
+                len: src.len(),
+                offset,
+                left,
+            },
+        };
+        HybridPlace {
+            pos: self.pos,
+            bit_width: self.bit_width,
+            num_values: self.num_values,
+            remaining: self.remaining,
+            data_len: self.data.len(),
+            run,
+        }
+    }
+
+    /// The decoder of `data` at `place`, which [`HybridDecoder::place`] gave for a decoder of
+    /// this very stream (`data` as given to the constructor: after the length prefix or the
+    /// width byte).
+    ///
+    /// # Errors
+    /// [`ErrorKind::InvalidArgument`] when `data` is not as long as that decoder's stream.
+    pub fn resume(data: &'a [u8], place: &HybridPlace) -> Result<Self, ParquetError> {
+        if data.len() != place.data_len {
+            return Err(ParquetError::invalid_argument(
+                ENCODING,
+                format!(
+                    "a decoder placed in a stream of {} bytes resumed on {} bytes",
+                    place.data_len,
+                    data.len()
+                ),
+            ));
+        }
+        let run = match place.run {
+            PlacedRun::None => Run::None,
+            PlacedRun::Rle { value, left } => Run::Rle { value, left },
+            PlacedRun::Packed {
+                start,
+                len,
+                offset,
+                left,
+            } => Run::Packed {
+                // In bounds: `data` is as long as the stream `src` was a piece of.
+                src: &data[start..start + len],
+                offset,
+                left,
+            },
+        };
+        Ok(HybridDecoder {
+            data,
+            pos: place.pos,
+            bit_width: place.bit_width,
+            num_values: place.num_values,
+            remaining: place.remaining,
+            run,
+        })
     }
 
     /// Opens the next run that holds wanted values (`remaining > 0`).
@@ -771,6 +866,37 @@ fn check_encodable(values: &[u32], bit_width: u32) -> Result<(), ParquetError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stream decoded in pieces, the decoder placed and resumed between them (mid-run,
+    /// mid-group, in RLE and bit-packed runs), gives the values decoded in one go; a resume
+    /// on a stream of another length is an error.
+    #[test]
+    fn a_decoder_placed_and_resumed_goes_on_where_it_was() {
+        let values: Vec<u32> = (0..3000u32)
+            .map(|i| if (i / 700) % 2 == 0 { i % 13 } else { 5 })
+            .collect();
+        let mut stream = Vec::new();
+        encode(&values, 4, &mut stream).unwrap();
+        for piece in [1, 3, 8, 100, 1024] {
+            let mut place = HybridDecoder::new(&stream, 4, values.len())
+                .unwrap()
+                .place();
+            let mut got = Vec::new();
+            while got.len() < values.len() {
+                let mut decoder = HybridDecoder::resume(&stream, &place).unwrap();
+                let mut out = vec![0; piece.min(values.len() - got.len())];
+                assert_eq!(decoder.next_batch(&mut out).unwrap(), out.len());
+                got.extend_from_slice(&out);
+                place = decoder.place();
+            }
+            assert_eq!(got, values, "pieces of {piece}");
+        }
+        let place = HybridDecoder::new(&stream, 4, values.len())
+            .unwrap()
+            .place();
+        let err = HybridDecoder::resume(&stream[1..], &place).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidArgument);
+    }
 
     #[test]
     fn seed_example_inside_a_bit_packed_run() {
