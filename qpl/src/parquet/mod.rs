@@ -79,6 +79,7 @@ mod values;
 pub use qpl_fallback::parquet as codecs;
 pub use qpl_fallback::parquet::{ByteArrays, ErrorKind, Int96, ParquetError, PhysicalType};
 pub use validity::{ArrowPage, Bits, ValuesAt};
+pub use values::IndexStream;
 
 /// Parquet's encodings, with the numbers of Parquet's Thrift `Encoding` enum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -8,7 +8,7 @@ use qpl_fallback::parquet::{
     delta_byte_array::DeltaByteArrayDecoder,
     delta_length_byte_array::DeltaLengthByteArrayDecoder,
     dictionary::{self, DictionaryByteArrayDecoder, DictionaryDecoder},
-    hybrid::{BooleanHybridDecoder, HybridDecoder},
+    hybrid::{BooleanHybridDecoder, HybridDecoder, HybridPlace},
     plain::{self, PlainByteArrayDecoder, PlainFixedLenDecoder},
     ByteArrayDecoder, ByteArrays, FixedWidth, ParquetError, PhysicalType, ValueDecoder,
 };
@@ -685,5 +685,82 @@ impl ChunkDecoder {
             )));
         }
         Ok(Path::Fallback)
+    }
+}
+
+/// A dictionary-encoded page's indices decoded a batch at a time on the CPU path
+/// ([`ChunkDecoder::dictionary_index_stream`]): the caller keeps the page and hands its values
+/// section to each [`IndexStream::next`], so that only a batch's indices are held at once.
+#[derive(Clone, Debug)]
+pub struct IndexStream {
+    place: HybridPlace,
+    encoding: Encoding,
+}
+
+impl ChunkDecoder {
+    /// The `n` indices of a dictionary-encoded data page's values section (its bit-width
+    /// byte, then the hybrid runs), to be decoded a batch at a time where this decoder decodes
+    /// on the CPU; `None` where a QPL job decodes them (a job takes a whole page: use
+    /// [`ChunkDecoder::decode_dictionary_indices_only`]). The width byte is checked now; the
+    /// runs as they are decoded.
+    pub fn dictionary_index_stream(
+        &self,
+        encoding: Encoding,
+        section: &[u8],
+        n: usize,
+    ) -> Result<Option<IndexStream>, PageError> {
+        if self.use_jobs {
+            return Ok(None);
+        }
+        let part = PagePart::Values;
+        if !encoding.is_dictionary() {
+            return Err(PageError::unsupported(
+                part,
+                encoding,
+                "dictionary indices are PLAIN_DICTIONARY or RLE_DICTIONARY",
+            ));
+        }
+        let decoder = HybridDecoder::with_width_byte(section, n)
+            .map_err(|e| PageError::codec(part, encoding, e))?;
+        Ok(Some(IndexStream {
+            place: decoder.place(),
+            encoding,
+        }))
+    }
+}
+
+impl IndexStream {
+    /// Decodes the next `count` indices of the page whose values section is `section` (the
+    /// one the stream was made for) into `out`, replacing what it held (empty after an
+    /// error).
+    pub fn next(
+        &mut self,
+        section: &[u8],
+        count: usize,
+        out: &mut Vec<u32>,
+    ) -> Result<(), PageError> {
+        let encoding = self.encoding;
+        let codec = |e| PageError::codec(PagePart::Values, encoding, e);
+        out.clear();
+        // The runs follow the width byte (checked when the stream was made).
+        let runs = section.get(1..).unwrap_or(&[]);
+        let mut indices = HybridDecoder::resume(runs, &self.place).map_err(codec)?;
+        out.resize(count, 0);
+        let got = indices.next_batch(out).map_err(|e| {
+            out.clear();
+            codec(e)
+        })?;
+        if got < count {
+            out.clear();
+            return Err(codec(ParquetError::truncated(
+                "RLE_DICTIONARY",
+                format!(
+                    "the values section ends after {} of the page's indices, {count} more wanted",
+                    indices.position()
+                ),
+            )));
+        }
+        self.place = indices.place();
+        Ok(())
     }
 }

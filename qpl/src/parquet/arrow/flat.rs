@@ -24,8 +24,14 @@ use super::open_fixed::{Dense, OpenFixed};
 use super::selection::{fragmented, selected_positions, Cursor, Take};
 use super::view::{self, CopyViews, OpenViews, PlainViews, ViewDictionary};
 use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
-use crate::parquet::{ArrowPage, Bits, ChunkDecoder, Column, ColumnData, ValuesAt};
+use crate::parquet::{
+    ArrowPage, Bits, ChunkDecoder, Column, ColumnData, Encoding, IndexStream, ValuesAt,
+};
 use crate::Executor;
+
+/// The selected rows of a piece of a page whose dictionary indices are decoded a piece at a
+/// time ([`PageIndices`]).
+const INDEX_PIECE: usize = 1024;
 
 /// A page of which fewer than one row in `SPARSE` is selected has only those rows' byte
 /// arrays gathered from the dictionary (a 1 % row filter spent most of its read gathering
@@ -119,18 +125,29 @@ struct PageFeed {
     value: usize,
 }
 
+/// Which of a column's buffers holds a page's dictionary indices decoded whole.
+#[derive(Clone, Copy)]
+enum Kept {
+    Fixed,
+    Bytes,
+    Views,
+}
+
 /// Where a page being fed keeps its values.
 enum FeedValues {
     /// PLAIN fixed-width values: these bytes of the page.
     FixedPlain(bytes::Bytes, std::ops::Range<usize>),
-    /// Dictionary indices in `sparse_indices`, into the decoder's dictionary.
-    FixedDictionary,
+    /// Dictionary indices (in `sparse_indices`, or decoded a batch at a time into it), into
+    /// the decoder's dictionary.
+    FixedDictionary(Option<PageIndices>),
     /// Decoded values in `arrow_page.values`.
     FixedDecoded,
-    /// Dictionary indices in `OpenBytes::indices`, into the decoder's dictionary.
-    BytesDictionary,
-    /// Dictionary indices in `Views::indices`, into `Views::dictionary`.
-    ViewDictionary,
+    /// Dictionary indices (in `OpenBytes::indices`, or decoded a batch at a time into it),
+    /// into the decoder's dictionary.
+    BytesDictionary(Option<PageIndices>),
+    /// Dictionary indices (in `Views::indices`, or decoded a batch at a time into it), into
+    /// `Views::dictionary`.
+    ViewDictionary(Option<PageIndices>),
     /// PLAIN byte arrays in `buffer`, the next one's length prefix at `at`, up to `end`.
     ViewPlain {
         buffer: Buffer,
@@ -139,6 +156,38 @@ enum FeedValues {
     },
     /// Views made of decoded byte arrays held in `buffer`.
     ViewDecoded { buffer: Buffer, views: Vec<u128> },
+}
+
+/// A page's dictionary indices decoded a batch at a time (the CPU path; a QPL job decodes a
+/// page's at once): the page, its values section, and where the decoding is. A column then
+/// holds a batch's indices, not a page's (20k rows a page from arrow-rs's writer: 80 KB a
+/// column).
+struct PageIndices {
+    page: bytes::Bytes,
+    section: std::ops::Range<usize>,
+    stream: IndexStream,
+}
+
+/// The dictionary indices of a piece's `values` (the page's values `values`): decoded now
+/// into `kept` from `stream`, or where the page's were decoded whole, in `kept`.
+fn piece_indices<'k>(
+    stream: &mut Option<PageIndices>,
+    kept: &'k mut Vec<u32>,
+    values: std::ops::Range<usize>,
+) -> Result<&'k [u32], ArrowError> {
+    match stream {
+        Some(indices) => {
+            let section = &indices.page[indices.section.clone()];
+            indices
+                .stream
+                .next(section, values.len(), kept)
+                .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
+            Ok(kept)
+        }
+        None => kept.get(values).ok_or_else(|| {
+            ArrowError::ParquetError("fewer dictionary indices than rows with a value".into())
+        }),
+    }
 }
 
 /// The bytes of a value of a fixed-width physical type (INT32, INT64, FLOAT, DOUBLE).
@@ -514,7 +563,7 @@ impl FlatColumn {
             if let (Some(_), ValuesAt::Section(range)) = (&self.bytes, &values_at) {
                 let rows = report.levels;
                 let take = self.page_take(known_rows, rows, take.take())?;
-                self.bytes_page(&page.buffer()[range.clone()], view.encoding(), report, take)
+                self.bytes_page(page.buffer(), range.clone(), view.encoding(), report, take)
                     .map_err(|e| self.page_error(e))?;
                 return Ok(true);
             }
@@ -749,15 +798,13 @@ impl FlatColumn {
                 (FeedValues::FixedPlain(page.clone(), range), held)
             }
             ValuesAt::Section(range) => {
-                self.decoder
-                    .decode_dictionary_indices_only(
-                        encoding,
-                        &page[range],
-                        report.values,
-                        &mut self.sparse_indices,
-                    )
-                    .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
-                (FeedValues::FixedDictionary, self.sparse_indices.len())
+                let indices =
+                    self.page_indices(encoding, page, range, report.values, Kept::Fixed)?;
+                let held = match &indices {
+                    Some(_) => report.values,
+                    None => self.sparse_indices.len(),
+                };
+                (FeedValues::FixedDictionary(indices), held)
             }
             _ => (FeedValues::FixedDecoded, self.arrow_page.values.len()),
         };
@@ -774,8 +821,9 @@ impl FlatColumn {
     /// validity in `self.arrow_page`): its selected rows (`take`) to be fed into batches.
     fn bytes_page(
         &mut self,
-        section: &[u8],
-        encoding: crate::parquet::Encoding,
+        page: &bytes::Bytes,
+        section: std::ops::Range<usize>,
+        encoding: Encoding,
         report: crate::parquet::PageReport,
         take: Take,
     ) -> Result<(), ArrowError> {
@@ -786,20 +834,61 @@ impl FlatColumn {
         let present = validity
             .as_ref()
             .map_or(report.levels, |v| v.count_set_bits());
-        let bytes = self.bytes.as_mut().expect("a Utf8 or Binary column");
-        self.decoder
-            .decode_dictionary_indices_only(encoding, section, report.values, &mut bytes.indices)
-            .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
-        if bytes.indices.len() != present {
+        let indices = self.page_indices(encoding, page, section, report.values, Kept::Bytes)?;
+        let held = match &indices {
+            Some(_) => report.values,
+            None => self.bytes.as_ref().map_or(0, |b| b.indices.len()),
+        };
+        if held != present {
             return Err(ArrowError::ParquetError(format!(
-                "{} dictionary indices for {present} rows with a value",
-                bytes.indices.len()
+                "{held} dictionary indices for {present} rows with a value"
             )));
         }
         byte_dictionary(&self.decoder, present)?;
-        let values = FeedValues::BytesDictionary;
+        let values = FeedValues::BytesDictionary(indices);
         self.start_feed(values, validity, selected, report.levels, present);
         Ok(())
+    }
+
+    /// A dictionary-encoded page's `n` indices (its values section `section` of `page`): a
+    /// stream to decode them a batch at a time where the decoder runs on the CPU; elsewhere
+    /// decoded whole now into the buffer `kept` names (`None` returned).
+    fn page_indices(
+        &mut self,
+        encoding: Encoding,
+        page: &bytes::Bytes,
+        section: std::ops::Range<usize>,
+        n: usize,
+        kept: Kept,
+    ) -> Result<Option<PageIndices>, ArrowError> {
+        let to_arrow = |e: crate::parquet::PageError| ArrowError::ParquetError(e.to_string());
+        let values = &page[section.clone()];
+        if let Some(stream) = self
+            .decoder
+            .dictionary_index_stream(encoding, values, n)
+            .map_err(to_arrow)?
+        {
+            return Ok(Some(PageIndices {
+                page: page.clone(),
+                section,
+                stream,
+            }));
+        }
+        let out = match kept {
+            Kept::Fixed => &mut self.sparse_indices,
+            Kept::Bytes => {
+                &mut self
+                    .bytes
+                    .as_mut()
+                    .expect("a Utf8 or Binary column")
+                    .indices
+            }
+            Kept::Views => &mut self.views.as_mut().expect("a view column").indices,
+        };
+        self.decoder
+            .decode_dictionary_indices_only(encoding, values, n, out)
+            .map_err(to_arrow)?;
+        Ok(None)
     }
 
     /// Makes a data page of `rows` rows (`present` of them with a value: `validity`; the
@@ -842,6 +931,14 @@ impl FlatColumn {
             _ => unreachable!("a page is fed into a fixed-width, Utf8/Binary or view batch"),
         };
         let from = feed.row;
+        // Dictionary indices decoded a piece at a time: pieces of `INDEX_PIECE` selected rows
+        // at most, so that the indices held stay small (as arrow-rs decodes 1024 at a time).
+        let room = match &feed.values {
+            FeedValues::FixedDictionary(Some(_))
+            | FeedValues::BytesDictionary(Some(_))
+            | FeedValues::ViewDictionary(Some(_)) => room.min(INDEX_PIECE),
+            _ => room,
+        };
         let to = piece_end(feed.selected.as_ref(), from, feed.rows, room);
         let n = to - from;
         let validity = feed.validity.as_ref().map(|v| v.slice(from, n));
@@ -862,8 +959,8 @@ impl FlatColumn {
                 let fixed = self.fixed.as_mut().expect("a fixed-width column");
                 fixed.feed(Dense::Plain(bytes), validity, n, selected, queued)?
             }
-            FeedValues::FixedDictionary => {
-                let indices = self.sparse_indices.get(values).ok_or_else(short)?;
+            FeedValues::FixedDictionary(stream) => {
+                let indices = piece_indices(stream, &mut self.sparse_indices, values)?;
                 let dense = Dense::Dictionary(indices, self.decoder.dictionary());
                 let fixed = self.fixed.as_mut().expect("a fixed-width column");
                 fixed.feed(dense, validity, n, selected, queued)?
@@ -873,14 +970,17 @@ impl FlatColumn {
                 let fixed = self.fixed.as_mut().expect("a fixed-width column");
                 fixed.feed(dense, validity, n, selected, queued)?
             }
-            FeedValues::BytesDictionary => {
+            FeedValues::BytesDictionary(stream) => {
                 let dictionary = byte_dictionary(&self.decoder, feed.present)?;
                 let bytes = self.bytes.as_mut().expect("a Utf8 or Binary column");
+                // Decoded now: the piece's indices are the buffer's from 0.
+                let first = if stream.is_some() { 0 } else { first };
+                piece_indices(stream, &mut bytes.indices, values)?;
                 bytes.feed(dictionary, validity, n, selected, queued, first)?
             }
-            FeedValues::ViewDictionary => {
+            FeedValues::ViewDictionary(stream) => {
                 let views = self.views.as_mut().expect("a view column");
-                let indices = views.indices.get(values).ok_or_else(short)?;
+                let indices = piece_indices(stream, &mut views.indices, values)?;
                 match &views.dictionary {
                     Some(dictionary) => match selected.filter(|s| fragmented(s)) {
                         // Runs of a few rows: the selected rows' indices gathered first, then
@@ -995,14 +1095,6 @@ impl FlatColumn {
         }
         let values = match values {
             ViewValues::Section(range, encoding) if encoding.is_dictionary() => {
-                self.decoder
-                    .decode_dictionary_indices_only(
-                        encoding,
-                        &page[range],
-                        present,
-                        &mut views.indices,
-                    )
-                    .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
                 if views.dictionary.is_none() && present > 0 {
                     return Err(ArrowError::ParquetError(
                         "a dictionary-encoded data page, but the chunk had no dictionary page \
@@ -1010,7 +1102,8 @@ impl FlatColumn {
                             .into(),
                     ));
                 }
-                FeedValues::ViewDictionary
+                let indices = self.page_indices(encoding, page, range, present, Kept::Views)?;
+                FeedValues::ViewDictionary(indices)
             }
             ViewValues::Section(range, _) => {
                 let buffer = Buffer::from(page.clone());
