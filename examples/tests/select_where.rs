@@ -80,7 +80,13 @@ fn files() -> Vec<(PathBuf, Vec<u8>)> {
     .map(|(name, version)| {
         let bytes = spec(version).write().unwrap();
         let path = dir.join(format!("select_where_{name}.parquet"));
-        std::fs::write(&path, &bytes).unwrap();
+        // Written aside, then renamed over the file: both tests write it while the other
+        // may be running the example on it (a read of a half-written file failed with
+        // "failed to fill whole buffer").
+        let thread = std::thread::current().id();
+        let partial = dir.join(format!("select_where_{name}.parquet.{thread:?}.partial"));
+        std::fs::write(&partial, &bytes).unwrap();
+        std::fs::rename(&partial, &path).unwrap();
         (path, bytes)
     })
     .collect()
