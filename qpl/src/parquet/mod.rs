@@ -72,7 +72,7 @@ pub mod query;
 mod tests;
 #[cfg(feature = "parquet")]
 mod thrift;
-mod validity;
+pub(crate) mod validity;
 mod values;
 
 /// The project's Parquet codecs (`qpl_fallback::parquet`): one module per encoding.

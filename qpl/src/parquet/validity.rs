@@ -385,11 +385,7 @@ impl ChunkDecoder {
             values_path,
             inflate: None,
         };
-        let width = match self.column.physical_type {
-            PhysicalType::Int32 | PhysicalType::Float => 4,
-            PhysicalType::Int64 | PhysicalType::Double => 8,
-            _ => 0,
-        };
+        let width = plain_width(self.column.physical_type).unwrap_or(0);
         if encoding == Encoding::Plain
             && width > 0
             && cfg!(target_endian = "little")
@@ -453,5 +449,15 @@ impl ChunkDecoder {
             },
             ValuesAt::Values,
         ))
+    }
+}
+
+/// The bytes of a PLAIN value of a fixed-width type a page's values can be left in place for
+/// ([`ValuesAt::Page`]): INT32, FLOAT, INT64, DOUBLE; `None` for the others.
+pub(crate) fn plain_width(physical_type: PhysicalType) -> Option<usize> {
+    match physical_type {
+        PhysicalType::Int32 | PhysicalType::Float => Some(4),
+        PhysicalType::Int64 | PhysicalType::Double => Some(8),
+        _ => None,
     }
 }

@@ -668,24 +668,43 @@ impl ChunkDecoder {
             out.clear();
             codec(e)
         })?;
-        // Every index is written: the buffer of the last page is reused, not zeroed first.
-        if out.len() < n {
-            out.resize(n, 0);
-        }
-        out.truncate(n);
-        let got = indices.next_batch(out).map_err(|e| {
-            out.clear();
-            codec(e)
-        })?;
-        if got < n {
-            out.clear();
-            return Err(codec(ParquetError::truncated(
-                "RLE_DICTIONARY",
-                format!("the values section ends after {got} of the page's {n} indices"),
-            )));
-        }
+        next_indices(&mut indices, encoding, n, out)?;
         Ok(Path::Fallback)
     }
+}
+
+/// Decodes the next `count` dictionary indices of `indices` into `out`, replacing what it held
+/// (empty after an error, and where the stream holds fewer).
+fn next_indices(
+    indices: &mut HybridDecoder,
+    encoding: Encoding,
+    count: usize,
+    out: &mut Vec<u32>,
+) -> Result<(), PageError> {
+    let codec = |e| PageError::codec(PagePart::Values, encoding, e);
+    let start = indices.position();
+    // Every index is written: the buffer of the last page or piece is reused, not zeroed
+    // first.
+    if out.len() < count {
+        out.resize(count, 0);
+    }
+    out.truncate(count);
+    let got = indices.next_batch(out).map_err(|e| {
+        out.clear();
+        codec(e)
+    })?;
+    if got < count {
+        out.clear();
+        return Err(codec(ParquetError::truncated(
+            "RLE_DICTIONARY",
+            format!(
+                "the values section ends after {} of the page's {} indices",
+                start + got,
+                start + count
+            ),
+        )));
+    }
+    Ok(())
 }
 
 /// A dictionary-encoded page's indices decoded a batch at a time on the CPU path
@@ -739,27 +758,13 @@ impl IndexStream {
         count: usize,
         out: &mut Vec<u32>,
     ) -> Result<(), PageError> {
-        let encoding = self.encoding;
-        let codec = |e| PageError::codec(PagePart::Values, encoding, e);
-        out.clear();
         // The runs follow the width byte (checked when the stream was made).
         let runs = section.get(1..).unwrap_or(&[]);
-        let mut indices = HybridDecoder::resume(runs, &self.place).map_err(codec)?;
-        out.resize(count, 0);
-        let got = indices.next_batch(out).map_err(|e| {
+        let mut indices = HybridDecoder::resume(runs, &self.place).map_err(|e| {
             out.clear();
-            codec(e)
+            PageError::codec(PagePart::Values, self.encoding, e)
         })?;
-        if got < count {
-            out.clear();
-            return Err(codec(ParquetError::truncated(
-                "RLE_DICTIONARY",
-                format!(
-                    "the values section ends after {} of the page's indices, {count} more wanted",
-                    indices.position()
-                ),
-            )));
-        }
+        next_indices(&mut indices, self.encoding, count, out)?;
         self.place = indices.place();
         Ok(())
     }

@@ -24,6 +24,7 @@ use super::open_fixed::{Dense, OpenFixed};
 use super::selection::{fragmented, selected_positions, Cursor, Take};
 use super::view::{self, CopyViews, OpenViews, PlainViews, ViewDictionary};
 use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
+use crate::parquet::validity::plain_width;
 use crate::parquet::{
     ArrowPage, Bits, ChunkDecoder, Column, ColumnData, Encoding, IndexStream, ValuesAt,
 };
@@ -135,8 +136,12 @@ enum Kept {
 
 /// Where a page being fed keeps its values.
 enum FeedValues {
-    /// PLAIN fixed-width values: these bytes of the page.
-    FixedPlain(bytes::Bytes, std::ops::Range<usize>),
+    /// PLAIN fixed-width values of `width` bytes each: these bytes of the page.
+    FixedPlain {
+        page: bytes::Bytes,
+        range: std::ops::Range<usize>,
+        width: usize,
+    },
     /// Dictionary indices (in `sparse_indices`, or decoded a batch at a time into it), into
     /// the decoder's dictionary.
     FixedDictionary(Option<PageIndices>),
@@ -187,15 +192,6 @@ fn piece_indices<'k>(
         None => kept.get(values).ok_or_else(|| {
             ArrowError::ParquetError("fewer dictionary indices than rows with a value".into())
         }),
-    }
-}
-
-/// The bytes of a value of a fixed-width physical type (INT32, INT64, FLOAT, DOUBLE).
-fn fixed_width(physical: crate::parquet::PhysicalType) -> usize {
-    use crate::parquet::PhysicalType;
-    match physical {
-        PhysicalType::Int64 | PhysicalType::Double => 8,
-        _ => 4,
     }
 }
 
@@ -794,8 +790,14 @@ impl FlatColumn {
             .map_or(report.levels, |v| v.count_set_bits());
         let (values, held) = match values_at {
             ValuesAt::Page(range) => {
-                let held = range.len() / fixed_width(self.column.physical_type);
-                (FeedValues::FixedPlain(page.clone(), range), held)
+                let width = plain_width(self.column.physical_type).ok_or_else(|| {
+                    ArrowError::ParquetError(
+                        "PLAIN values left in a page of a type without a fixed width".into(),
+                    )
+                })?;
+                let held = range.len() / width;
+                let page = page.clone();
+                (FeedValues::FixedPlain { page, range, width }, held)
             }
             ValuesAt::Section(range) => {
                 let indices =
@@ -924,12 +926,15 @@ impl FlatColumn {
     }
 
     fn feed_rows(&mut self, feed: &mut PageFeed) -> Result<(), ArrowError> {
-        let room = match (&self.views, &self.fixed, &self.bytes) {
-            (Some(views), _, _) => views.open.room(),
-            (_, Some(fixed), _) => self.batch_size - (self.queued + fixed.len()) % self.batch_size,
-            (_, _, Some(bytes)) => self.batch_size - (self.queued + bytes.len()) % self.batch_size,
+        // Fixed-width and Utf8/Binary batches end where the column's queued rows and the
+        // batch being filled reach a multiple of the batch size; a view batch when full.
+        let open = match (&self.views, &self.fixed, &self.bytes) {
+            (Some(views), _, _) => views.open.len(),
+            (_, Some(fixed), _) => self.queued + fixed.len(),
+            (_, _, Some(bytes)) => self.queued + bytes.len(),
             _ => unreachable!("a page is fed into a fixed-width, Utf8/Binary or view batch"),
         };
+        let room = self.batch_size - open % self.batch_size;
         let from = feed.row;
         // Dictionary indices decoded a piece at a time: pieces of `INDEX_PIECE` selected rows
         // at most, so that the indices held stay small (as arrow-rs decodes 1024 at a time).
@@ -951,8 +956,8 @@ impl FlatColumn {
         let queued = self.queued;
         let data_type = &self.data_type;
         let arrays = match &mut feed.values {
-            FeedValues::FixedPlain(page, range) => {
-                let width = fixed_width(self.column.physical_type);
+            FeedValues::FixedPlain { page, range, width } => {
+                let width = *width;
                 let bytes = page
                     .get(range.start + values.start * width..range.start + values.end * width)
                     .ok_or_else(short)?;
