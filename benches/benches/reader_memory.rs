@@ -134,8 +134,11 @@ fn main() {
     }
     let events = cached("events_1m.parquet", events);
     cases.push(("events_1m".to_string(), events.clone(), None));
-    // Two columns alone: Utf8 from a dictionary, and a list of strings.
-    for (name, root) in [("category", 2), ("tags", 6)] {
+    // Each column alone.
+    let columns = [
+        "id", "key", "category", "value", "maybe", "ts", "tags", "flag",
+    ];
+    for (root, name) in columns.into_iter().enumerate() {
         cases.push((
             format!("events_1m/{name}"),
             events.clone(),

@@ -18,7 +18,10 @@ use super::chunk_bytes::{ChunkSource, ChunkWindow, DynSource};
 use super::convert::{
     boolean_array, gather_bytes, is_offset_bytes, plain_array, take_array, take_values,
 };
-use super::list::{take_list, take_list_selected, ListShape};
+use super::list::{
+    check_list_page, check_list_page_end, list_piece, take_list, take_list_selected, ListPlace,
+    ListShape,
+};
 use super::open_bytes::OpenBytes;
 use super::open_fixed::{Dense, OpenFixed};
 use super::selection::{fragmented, selected_positions, Cursor, Take};
@@ -107,6 +110,9 @@ pub(crate) struct FlatColumn {
     fixed: Option<OpenFixed>,
     /// The data page being fed into `fixed`, `bytes` or `views`, a batch at a time.
     feed: Option<PageFeed>,
+    /// A list page of dictionary-encoded byte arrays being fed a batch at a time (its levels
+    /// in `data`, its indices in `sparse_indices`), with its encoding and rows.
+    list_feed: Option<(ListPlace, crate::parquet::Encoding, usize)>,
 }
 
 /// A data page fed into the batch being filled a batch at a time: a column holds the batch
@@ -298,6 +304,7 @@ impl FlatColumn {
             bytes,
             fixed,
             feed: None,
+            list_feed: None,
         };
         flat.arrow_page.dictionary_sections = flat.keeps_dictionary_sections();
         Ok(flat)
@@ -384,6 +391,10 @@ impl FlatColumn {
     fn advance(&mut self) -> Result<bool, ArrowError> {
         if self.feed.is_some() {
             self.feed_piece()?;
+            return Ok(true);
+        }
+        if self.list_feed.is_some() {
+            self.feed_list_piece()?;
             return Ok(true);
         }
         self.read_page()
@@ -516,13 +527,13 @@ impl FlatColumn {
                 }
                 _ => None,
             };
-            // A list of byte arrays under a selection: a dictionary-encoded page's indices
-            // are kept, and only the selected rows' elements gathered (`list_page_indexed`).
-            let keep_indices = !self.cursor.selects_all()
-                && self
-                    .list
-                    .as_ref()
-                    .is_some_and(|shape| shape.holds_offset_bytes());
+            // A list of byte arrays: a dictionary-encoded page's indices are kept, and its
+            // elements gathered a batch at a time (`feed_list_piece`) or, under a selection,
+            // only the selected rows' ones (`list_page_indexed`).
+            let keep_indices = self
+                .list
+                .as_ref()
+                .is_some_and(|shape| shape.holds_offset_bytes());
             let mut kept = false;
             let (report, values_at) = if plain_flat {
                 self.arrow_page.validity.clear();
@@ -658,9 +669,16 @@ impl FlatColumn {
                     };
                     (array, rows)
                 }
-                Some(_) if kept => {
-                    let rows = self.data.rep_levels.iter().filter(|&&r| r == 0).count();
+                Some(shape) if kept => {
+                    let rows = check_list_page(&self.data.def_levels, &self.data.rep_levels)
+                        .map_err(|e| self.page_error(e))?;
                     let page_take = self.page_take(known_rows, rows, take.take())?;
+                    if matches!(page_take, Take::All) {
+                        // Fed a batch at a time: the page's elements are never gathered whole.
+                        self.list_feed = Some((ListPlace::default(), view.encoding(), rows));
+                        self.feed_list_piece()?;
+                        return Ok(true);
+                    }
                     let Some(array) = self
                         .list_page_indexed(&page_take, view.encoding())
                         .map_err(|e| self.page_error(e))?
@@ -744,6 +762,32 @@ impl FlatColumn {
                 take_list(&mut self.data, shape).map(|(array, _)| Some(array))
             }
         }
+    }
+
+    /// Feeds the list page being fed into batches: its rows up to the end of the batch being
+    /// filled, their elements gathered now.
+    fn feed_list_piece(&mut self) -> Result<(), ArrowError> {
+        let (mut place, encoding, rows) = self.list_feed.take().expect("a list page being fed");
+        let room = self.batch_size - self.queued % self.batch_size;
+        let shape = self.list.as_ref().expect("a list column");
+        let limit = self.decoder.executor().config().max_output_bytes as u64;
+        let empty = crate::parquet::ByteArrays::new();
+        let dictionary = byte_dictionary(&self.decoder, self.sparse_indices.len())?;
+        let dictionary = dictionary.unwrap_or(&empty);
+        let gather = |ids: &[u32]| gather_bytes(ids, dictionary, limit, encoding);
+        let (def, rep) = (&self.data.def_levels, &self.data.rep_levels);
+        let indices = &self.sparse_indices;
+        let array = list_piece(def, rep, indices, &mut place, room, gather, shape)
+            .map_err(|e| self.page_error(e))?;
+        self.queue(array);
+        if place.row < rows {
+            self.list_feed = Some((place, encoding, rows));
+        } else {
+            self.data.clear();
+            check_list_page_end(&place, self.sparse_indices.len())
+                .map_err(|e| self.page_error(e))?;
+        }
+        Ok(())
     }
 
     /// The decoded page's validity (taken from `arrow_page`), `None` where every row has a

@@ -115,6 +115,19 @@ pub(crate) fn take_list(
     let rep = std::mem::take(&mut data.rep_levels);
     check_levels(&def, &rep)?;
     let rows = rep.iter().filter(|&&r| r == 0).count();
+    let array = list_of_levels(&def, &rep, rows, &mut data.values, shape)?;
+    Ok((array, rows))
+}
+
+/// The `rows` rows whose levels are `def` and `rep` (starting a row) as a list array over
+/// `values` (the elements present, taken).
+fn list_of_levels(
+    def: &[i16],
+    rep: &[i16],
+    rows: usize,
+    values: &mut Values,
+    shape: &ListShape,
+) -> Result<ArrayRef, ArrowError> {
     let element_nullable = shape.max > shape.element;
     // Without a branch a level: each level writes the next row's start (overwritten until
     // that row starts) and, for a nullable element, the next element's validity (overwritten
@@ -122,7 +135,7 @@ pub(crate) fn take_list(
     let mut offsets = vec![0usize; rows + 1];
     let mut element_levels = vec![0i16; if element_nullable { def.len() + 1 } else { 0 }];
     let (mut row, mut elements) = (0, 0);
-    for (&d, &r) in def.iter().zip(&rep) {
+    for (&d, &r) in def.iter().zip(rep) {
         offsets[row] = elements;
         row += usize::from(r == 0);
         if element_nullable {
@@ -133,7 +146,7 @@ pub(crate) fn take_list(
     offsets[rows] = elements;
     element_levels.truncate(elements);
     let nulls = (shape.list_defined > 0).then(|| {
-        let mut starts = def.iter().zip(&rep).filter(|(_, &r)| r == 0);
+        let mut starts = def.iter().zip(rep).filter(|(_, &r)| r == 0);
         NullBuffer::new(BooleanBuffer::collect_bool(rows, |_| {
             starts.next().is_some_and(|(&d, _)| d >= shape.list_defined)
         }))
@@ -142,7 +155,7 @@ pub(crate) fn take_list(
     let mut elements_data = ColumnData {
         def_levels: element_levels,
         rep_levels: Vec::new(),
-        values: std::mem::replace(&mut data.values, crate::parquet::Values::Int32(Vec::new())),
+        values: std::mem::replace(values, Values::Int32(Vec::new())),
     };
     let child = take_array(
         &mut elements_data,
@@ -150,8 +163,88 @@ pub(crate) fn take_list(
         elements,
         shape.child.data_type(),
     )?;
-    data.values = elements_data.values;
-    Ok((list_of(shape, offsets, child, nulls)?, rows))
+    *values = elements_data.values;
+    list_of(shape, offsets, child, nulls)
+}
+
+/// A list page of dictionary-encoded byte arrays fed a piece at a time: where the next piece
+/// starts in its levels and in its dictionary indices (one per element present).
+#[derive(Debug, Default)]
+pub(crate) struct ListPlace {
+    /// The next row, its first level, and the elements present before it.
+    pub row: usize,
+    pub level: usize,
+    pub value: usize,
+}
+
+/// The next piece of a list page of dictionary-encoded byte arrays: up to `rows` rows from
+/// `place` on, of the page's levels `def` and `rep` (checked with [`check_list_page`]) and
+/// `indices` (an index per element present); `gather` gives the byte arrays of the ids it is
+/// given. Returns the piece's array; `place` moves past it.
+pub(crate) fn list_piece(
+    def: &[i16],
+    rep: &[i16],
+    indices: &[u32],
+    place: &mut ListPlace,
+    rows: usize,
+    gather: impl FnOnce(&[u32]) -> Result<ByteArrays, ArrowError>,
+    shape: &ListShape,
+) -> Result<ArrayRef, ArrowError> {
+    let (def, rep) = (&def[place.level..], &rep[place.level..]);
+    // The piece ends where its `rows + 1`-th row starts (the page's end if none does): 64
+    // levels at a time, their row starts and values present as bits.
+    let (mut end, mut taken, mut present) = (rep.len(), 0, 0);
+    for (block, (r, d)) in rep.chunks(64).zip(def.chunks(64)).enumerate() {
+        let (starts, values) = block_bits(r, d, shape.max);
+        let started = starts.count_ones() as usize;
+        if taken + started <= rows {
+            taken += started;
+            present += values.count_ones() as usize;
+            continue;
+        }
+        // The (rows - taken)-th start of the block (from 0) starts the next piece.
+        let mut later = starts;
+        for _ in 0..rows - taken {
+            later &= later - 1;
+        }
+        let at = later.trailing_zeros() as usize;
+        present += (values & ((1u64 << at) - 1)).count_ones() as usize;
+        (end, taken) = (64 * block + at, rows);
+        break;
+    }
+    let (def, rep) = (&def[..end], &rep[..end]);
+    let ids = indices
+        .get(place.value..place.value + present)
+        .ok_or_else(|| {
+            ArrowError::ParquetError(format!(
+                "{} dictionary indices for more values present",
+                indices.len()
+            ))
+        })?;
+    let mut values = Values::Bytes(gather(ids)?);
+    let array = list_of_levels(def, rep, taken, &mut values, shape)?;
+    place.row += taken;
+    place.level += end;
+    place.value += present;
+    Ok(array)
+}
+
+/// A list page's levels, before it is fed a piece at a time: as many repetition as definition
+/// levels, a row starting on the page. Returns the page's rows.
+pub(crate) fn check_list_page(def: &[i16], rep: &[i16]) -> Result<usize, ArrowError> {
+    check_levels(def, rep)?;
+    Ok(rep.iter().filter(|&&r| r == 0).count())
+}
+
+/// A list page fed whole: its elements present (`place.value`) took all of its `indices`.
+pub(crate) fn check_list_page_end(place: &ListPlace, indices: usize) -> Result<(), ArrowError> {
+    if place.value != indices {
+        return Err(ArrowError::ParquetError(format!(
+            "{indices} dictionary indices for {} values present",
+            place.value
+        )));
+    }
+    Ok(())
 }
 
 /// The list array of `shape` over `child`, with `offsets` (non-decreasing, the last one the
@@ -400,5 +493,96 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_page_fed_in_pieces_equals_the_page_taken_whole() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        // optional group l (LIST) { repeated group list { optional binary element (UTF8) } }
+        let shape = ListShape {
+            list_defined: 1,
+            element: 2,
+            max: 3,
+            child: Arc::new(arrow_schema::Field::new("element", DataType::Utf8, true)),
+            large: false,
+        };
+        let dictionary: ByteArrays = ["a", "bb", "", "dddd", "eeeeeeeeeeeeeeeeeeeee"]
+            .iter()
+            .map(|w| w.as_bytes())
+            .collect();
+        let gather = |ids: &[u32]| {
+            let mut out = ByteArrays::new();
+            qpl_fallback::parquet::dictionary::gather_byte_arrays(ids, &dictionary, &mut out)
+                .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
+            Ok(out)
+        };
+        // Rows of a null list, an empty one, or up to 70 elements (null or present): pieces
+        // end inside and across 64-level blocks.
+        let (mut def, mut rep, mut indices) = (Vec::new(), Vec::new(), Vec::new());
+        let rows = 500;
+        for _ in 0..rows {
+            match next() % 5 {
+                0 => (def.push(0), rep.push(0)),
+                1 => (def.push(1), rep.push(0)),
+                _ => {
+                    let n = 1 + next() % if next() % 8 == 0 { 70 } else { 3 };
+                    for i in 0..n {
+                        let present = next() % 4 != 0;
+                        def.push(if present { 3 } else { 2 });
+                        rep.push(i16::from(i > 0));
+                        if present {
+                            indices.push((next() % 5) as u32);
+                        }
+                    }
+                    ((), ())
+                }
+            };
+        }
+        let mut whole = ColumnData {
+            def_levels: def.clone(),
+            rep_levels: rep.clone(),
+            values: Values::Bytes(gather(&indices).unwrap()),
+        };
+        let (expected, taken) = take_list(&mut whole, &shape).unwrap();
+        assert_eq!(taken, rows);
+        assert_eq!(check_list_page(&def, &rep).unwrap(), rows);
+        for piece in [1, 2, 5, 63, 64, 65, 200, 499, 500, 8192] {
+            let mut place = ListPlace::default();
+            let mut pieces = Vec::new();
+            while place.row < rows {
+                let before = place.row;
+                let array = list_piece(&def, &rep, &indices, &mut place, piece, gather, &shape);
+                let array = array.unwrap();
+                assert_eq!(array.len(), piece.min(rows - before), "piece {piece}");
+                assert_eq!(place.row, before + array.len());
+                pieces.push(array);
+            }
+            check_list_page_end(&place, indices.len()).unwrap();
+            let refs: Vec<&dyn arrow_array::Array> = pieces.iter().map(|a| a.as_ref()).collect();
+            let fed = arrow_select::concat::concat(&refs).unwrap();
+            assert_eq!(fed.as_ref(), expected.as_ref(), "pieces of {piece} rows");
+        }
+        // Indices that lie: too few fail the piece that needs the missing ones, too many the
+        // page's end.
+        let mut place = ListPlace::default();
+        let short = &indices[..indices.len() - 1];
+        let mut result = Ok(());
+        while place.row < rows && result.is_ok() {
+            result = list_piece(&def, &rep, short, &mut place, 100, gather, &shape).map(drop);
+        }
+        assert!(result.is_err());
+        let mut place = ListPlace::default();
+        let mut long = indices.clone();
+        long.push(0);
+        while place.row < rows {
+            list_piece(&def, &rep, &long, &mut place, 100, gather, &shape).unwrap();
+        }
+        assert!(check_list_page_end(&place, long.len()).is_err());
     }
 }
