@@ -188,6 +188,17 @@ fn batch(seed: u64) -> RecordBatch {
         map.append(i % 11 != 0).unwrap();
     }
     let map = map.finish();
+    // Lists of lists: read by arrow-rs's reader.
+    let mut nested = ListBuilder::new(ListBuilder::new(Int32Builder::new()));
+    for i in 0..n {
+        for j in 0..i % 3 {
+            for k in 0..(i + j) % 4 {
+                nested.values().values().append_value((i * k) as i32);
+            }
+            nested.values().append(j != 1 || i % 5 != 0);
+        }
+        nested.append(i % 7 != 0);
+    }
     let columns: Vec<(&str, ArrayRef)> = vec![
         ("id", Arc::new(Int64Array::from(i64s))),
         ("key", Arc::new(Int32Array::from(keys))),
@@ -225,6 +236,7 @@ fn batch(seed: u64) -> RecordBatch {
         ("point", Arc::new(structs)),
         ("pair", Arc::new(pair)),
         ("map", Arc::new(map)),
+        ("nested", Arc::new(nested.finish())),
     ];
     RecordBatch::try_from_iter(columns).unwrap()
 }
@@ -480,20 +492,20 @@ fn batches_of_one_row() {
 }
 
 #[test]
-fn flat_columns_are_read_here_and_nested_ones_by_arrow_rs() {
+fn flat_columns_lists_structs_and_maps_are_read_here_and_lists_of_lists_by_arrow_rs() {
     let (_, file) = &files()[0];
     let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
         .unwrap()
         .build()
         .unwrap();
-    assert_eq!(reader.columns_read_by_arrow_rs(), ["map"]);
+    assert_eq!(reader.columns_read_by_arrow_rs(), ["nested"]);
 }
 
 #[test]
 fn a_page_handed_to_arrow_rs_above_the_executors_limit_is_refused() {
     let (_, file) = &files()[0];
-    let map_only = |builder: ParquetRecordBatchReaderBuilder<Bytes>| {
-        let mask = ProjectionMask::columns(builder.parquet_schema(), ["map"]);
+    let nested_only = |builder: ParquetRecordBatchReaderBuilder<Bytes>| {
+        let mask = ProjectionMask::columns(builder.parquet_schema(), ["nested"]);
         builder.with_projection(mask)
     };
     // arrow-rs's reader would trust the pages' claimed sizes: they are checked before.
@@ -503,29 +515,32 @@ fn a_page_handed_to_arrow_rs_above_the_executors_limit_is_refused() {
         ..qpl_rs::Config::default()
     });
     let builder = ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap();
-    let e = map_only(builder)
+    let e = nested_only(builder)
         .with_executor(small)
         .build()
         .err()
-        .expect("a map page above 64 bytes")
+        .expect("a page of lists of lists above 64 bytes")
         .to_string();
-    assert!(e.contains("map") && e.contains("max_output_bytes"), "{e}");
+    assert!(
+        e.contains("nested") && e.contains("max_output_bytes"),
+        "{e}"
+    );
     // Within the default limit the same column reads as arrow-rs reads it.
     let ours: Vec<RecordBatch> =
-        map_only(ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap())
+        nested_only(ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap())
             .build()
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
     let theirs = ArrowRsBuilder::try_new(file.clone()).unwrap();
-    let mask = ProjectionMask::columns(theirs.parquet_schema(), ["map"]);
+    let mask = ProjectionMask::columns(theirs.parquet_schema(), ["nested"]);
     let theirs: Vec<RecordBatch> = theirs
         .with_projection(mask)
         .build()
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_same("map", &ours, &theirs);
+    assert_same("nested", &ours, &theirs);
 }
 
 #[test]
@@ -1635,4 +1650,63 @@ fn dictionary_indices_only_on_every_path() {
             .decode_dictionary_indices_only(Encoding::Plain, &section, 1000, &mut out)
             .is_err());
     }
+}
+
+/// A map whose keys and values disagree (a hand-made file: a row's keys and values differ
+/// in number) is an error, not a map of misplaced entries or a panic.
+#[test]
+fn a_map_whose_keys_and_values_disagree_is_refused() {
+    use parquet::data_type::{ByteArray, ByteArrayType, Int32Type as ParquetInt32};
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    let schema = parse_message_type(
+        "message schema {
+            optional group m (MAP) {
+                repeated group key_value {
+                    required binary key (UTF8);
+                    optional int32 value;
+                }
+            }
+        }",
+    )
+    .unwrap();
+    let write = |value_rep: &[i16]| {
+        let mut out = Vec::new();
+        let properties = Arc::new(WriterProperties::builder().build());
+        let mut writer =
+            SerializedFileWriter::new(&mut out, Arc::new(schema.clone()), properties).unwrap();
+        let mut group = writer.next_row_group().unwrap();
+        // Keys: {a, b}, {} (an empty map).
+        let mut column = group.next_column().unwrap().unwrap();
+        let keys = [ByteArray::from("a"), ByteArray::from("b")];
+        column
+            .typed::<ByteArrayType>()
+            .write_batch(&keys, Some(&[2, 2, 1]), Some(&[0, 1, 0]))
+            .unwrap();
+        column.close().unwrap();
+        let mut column = group.next_column().unwrap().unwrap();
+        let def = vec![3; value_rep.len()];
+        let values: Vec<i32> = (0..value_rep.len() as i32).collect();
+        column
+            .typed::<ParquetInt32>()
+            .write_batch(&values, Some(&def), Some(value_rep))
+            .unwrap();
+        column.close().unwrap();
+        group.close().unwrap();
+        writer.close().unwrap();
+        Bytes::from(out)
+    };
+    let read = |file: Bytes| -> Result<Vec<RecordBatch>, String> {
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
+        let reader = reader.build().map_err(|e| e.to_string())?;
+        assert!(reader.columns_read_by_arrow_rs().is_empty());
+        reader.collect::<Result<_, _>>().map_err(|e| e.to_string())
+    };
+    // Values {0}, {1, 2}: two entries in the first row and one, then three, in the other.
+    let e = read(write(&[0, 0, 1])).expect_err("keys and values disagree");
+    assert!(e.contains("keys and values"), "{e}");
+    // Values {0, 1}, {2} where the second map is empty: the same offsets, but an entry in
+    // an empty map.
+    let e = read(write(&[0, 1, 0])).expect_err("a value in an empty map");
+    assert!(e.contains("keys and values"), "{e}");
 }

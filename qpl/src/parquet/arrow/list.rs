@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, GenericListArray, OffsetSizeTrait};
+use arrow_array::{Array, ArrayRef, GenericListArray, OffsetSizeTrait};
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, FieldRef};
 use parquet::basic::Repetition;
@@ -35,6 +35,11 @@ impl ListShape {
     pub fn holds_offset_bytes(&self) -> bool {
         is_offset_bytes(self.child.data_type())
     }
+
+    /// The element field of the Arrow type.
+    pub fn child(&self) -> &FieldRef {
+        &self.child
+    }
 }
 
 /// The list shape of leaf `leaf` read as `data_type`, when it is one converted here.
@@ -56,20 +61,7 @@ pub(crate) fn list_shape(
     if !converts(physical, child.data_type()) {
         return None;
     }
-    // The nodes from the top-level field down to the leaf.
-    let mut nodes: Vec<&Type> = Vec::new();
-    let mut fields = schema.root_schema().get_fields();
-    for part in descr.path().parts() {
-        let node = fields.iter().find(|f| f.name() == part)?;
-        nodes.push(node.as_ref());
-        fields = if node.is_group() {
-            node.get_fields()
-        } else {
-            &[]
-        };
-    }
-    let repetition = |t: &Type| t.get_basic_info().repetition();
-    let optional = |t: &Type| i16::from(repetition(t) == Repetition::OPTIONAL);
+    let nodes = nodes_to(schema, leaf)?;
     let (list_defined, element_nullable) = match nodes[..] {
         // repeated T l
         [leaf] if repetition(leaf) == Repetition::REPEATED => (0, false),
@@ -91,9 +83,27 @@ pub(crate) fn list_shape(
         }
         _ => return None,
     };
+    shape_of(
+        list_defined,
+        element_nullable,
+        descr.max_def_level(),
+        child,
+        large,
+    )
+}
+
+/// The shape of a list non-null from level `list_defined` on, of elements of field `child`
+/// (`element_nullable` in the file), when the leaf's highest level `max_def_level` agrees.
+fn shape_of(
+    list_defined: i16,
+    element_nullable: bool,
+    max_def_level: i16,
+    child: &FieldRef,
+    large: bool,
+) -> Option<ListShape> {
     let element = list_defined + 1;
     let max = element + i16::from(element_nullable);
-    if descr.max_def_level() != max || (element_nullable && !child.is_nullable()) {
+    if max_def_level != max || (element_nullable && !child.is_nullable()) {
         return None;
     }
     Some(ListShape {
@@ -103,6 +113,126 @@ pub(crate) fn list_shape(
         child: Arc::clone(child),
         large,
     })
+}
+
+fn repetition(t: &Type) -> Repetition {
+    t.get_basic_info().repetition()
+}
+
+fn optional(t: &Type) -> i16 {
+    i16::from(repetition(t) == Repetition::OPTIONAL)
+}
+
+/// The schema's nodes from leaf `leaf`'s top-level field down to the leaf.
+fn nodes_to(schema: &SchemaDescriptor, leaf: usize) -> Option<Vec<&Type>> {
+    let descr = schema.column(leaf);
+    let mut nodes: Vec<&Type> = Vec::new();
+    let mut fields = schema.root_schema().get_fields();
+    for part in descr.path().parts() {
+        let node = fields.iter().find(|f| f.name() == part)?;
+        nodes.push(node.as_ref());
+        fields = if node.is_group() {
+            node.get_fields()
+        } else {
+            &[]
+        };
+    }
+    Some(nodes)
+}
+
+/// A map read as `data_type` (a `Map` of a key and a value field) from its two leaves
+/// `leaves` (`optional group m (MAP) { repeated group key_value { required K key; V value } }`):
+/// the keys and the values each read as a list (the same offsets and nulls, which
+/// [`join_map`] checks), when both are of types converted here.
+pub(crate) fn map_shapes(
+    schema: &SchemaDescriptor,
+    leaves: &[usize],
+    data_type: &DataType,
+) -> Option<[ListShape; 2]> {
+    let DataType::Map(entries, _) = data_type else {
+        return None;
+    };
+    let DataType::Struct(fields) = entries.data_type() else {
+        return None;
+    };
+    let ([key, value], [key_leaf, value_leaf]) = (&fields[..], leaves) else {
+        return None;
+    };
+    let shape = |leaf: usize, field: &FieldRef, position: usize| {
+        let descr = schema.column(leaf);
+        let physical = column_of(&descr).ok()?.physical_type;
+        if descr.max_rep_level() != 1 || !converts(physical, field.data_type()) {
+            return None;
+        }
+        let nodes = nodes_to(schema, leaf)?;
+        let [map, key_value, entry] = nodes[..] else {
+            return None;
+        };
+        let parts = key_value.get_fields();
+        let shaped = repetition(map) != Repetition::REPEATED
+            && repetition(key_value) == Repetition::REPEATED
+            && parts.len() == 2
+            && std::ptr::eq(parts[position].as_ref(), entry)
+            && repetition(entry) != Repetition::REPEATED;
+        let element_nullable = repetition(entry) == Repetition::OPTIONAL;
+        let max_def_level = descr.max_def_level();
+        shaped
+            .then(|| shape_of(optional(map), element_nullable, max_def_level, field, false))
+            .flatten()
+    };
+    // Arrow's map keys are never null.
+    let keys = shape(*key_leaf, key, 0).filter(|s| s.max == s.element)?;
+    let values = shape(*value_leaf, value, 1)?;
+    Some([keys, values])
+}
+
+/// A batch of a map column of `data_type` from its keys' and values' lists (as
+/// [`map_shapes`] reads them): the keys' offsets and nulls, entries of the two lists' values.
+pub(crate) fn join_map(
+    data_type: &DataType,
+    keys: &ArrayRef,
+    values: &ArrayRef,
+) -> Result<ArrayRef, ArrowError> {
+    let error = |m: &str| ArrowError::ParquetError(m.into());
+    let DataType::Map(entries, sorted) = data_type else {
+        return Err(error("a map column of another type"));
+    };
+    let DataType::Struct(fields) = entries.data_type() else {
+        return Err(error("a map's entries are no struct"));
+    };
+    let list = |array: &ArrayRef| {
+        array
+            .as_any()
+            .downcast_ref::<GenericListArray<i32>>()
+            .cloned()
+            .ok_or_else(|| error("a map's part is no list"))
+    };
+    let (keys, values) = (list(keys)?, list(values)?);
+    // Each part's offsets from 0, its values cut to them (a batch may be a slice of a page's).
+    let rebased = |list: &GenericListArray<i32>| {
+        let offsets = list.value_offsets();
+        let (first, last) = (offsets[0], offsets[offsets.len() - 1]);
+        let values = list.values().slice(first as usize, (last - first) as usize);
+        let offsets: Vec<i32> = offsets.iter().map(|&o| o - first).collect();
+        (offsets, values)
+    };
+    let (key_offsets, key_values) = rebased(&keys);
+    let (value_offsets, value_values) = rebased(&values);
+    // The same nulls, whether or not a part keeps a buffer without nulls.
+    let nulls = |list: &GenericListArray<i32>| list.nulls().filter(|n| n.null_count() > 0).cloned();
+    let map_nulls = nulls(&keys);
+    if key_offsets != value_offsets || map_nulls != nulls(&values) {
+        return Err(error("a map's keys and values differ in lengths or nulls"));
+    }
+    let entries_array =
+        arrow_array::StructArray::try_new(fields.clone(), vec![key_values, value_values], None)?;
+    Ok(Arc::new(arrow_array::MapArray::try_new(
+        Arc::clone(entries),
+        OffsetBuffer::new(ScalarBuffer::from(key_offsets)),
+        entries_array,
+        map_nulls,
+        *sorted,
+    )?))
 }
 
 /// Takes the rows of `data` (one page's levels and values, emptied) as a list array, and the

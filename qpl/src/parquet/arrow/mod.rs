@@ -50,7 +50,7 @@ use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader};
 use arrow_buffer::BooleanBuffer;
-use arrow_schema::{ArrowError, SchemaRef};
+use arrow_schema::{ArrowError, DataType, SchemaRef};
 use parquet::arrow::arrow_reader::{
     ArrowPredicate, ArrowReaderMetadata, ArrowReaderOptions,
     ParquetRecordBatchReader as ArrowRsReader, ParquetRecordBatchReaderBuilder as ArrowRsBuilder,
@@ -382,7 +382,27 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                 _ => None,
             };
             let parts = struct_parts(parquet_schema, leaves, field.data_type());
-            if let Some(parts) = parts.filter(|_| ours.is_none()) {
+            let map = list::map_shapes(parquet_schema, leaves, field.data_type());
+            if let Some(shapes) = map {
+                // A map: its keys and its values each read as a list, joined per batch.
+                let mut indices = [0; 2];
+                for (i, (leaf, shape)) in leaves.iter().zip(shapes).enumerate() {
+                    indices[i] = columns.len();
+                    let data_type = DataType::List(Arc::clone(shape.child()));
+                    columns.push(FlatColumn::new(
+                        self.input.source(),
+                        Arc::clone(&metadata),
+                        *leaf,
+                        data_type,
+                        Some(shape),
+                        &row_groups,
+                        plan.cursor(),
+                        self.executor.clone(),
+                        self.batch_size,
+                    )?);
+                }
+                sources.push(Source::Map(indices[0], indices[1]));
+            } else if let Some(parts) = parts.filter(|_| ours.is_none()) {
                 let mut indices = Vec::with_capacity(parts.len());
                 for (leaf, parent) in leaves.iter().zip(parts) {
                     indices.push(columns.len());
@@ -675,6 +695,8 @@ enum Source {
     /// A struct of flat fields, each read here: `columns[i]` for each `i`, each giving a
     /// struct of its one field.
     Struct(Vec<usize>),
+    /// A map read here: its keys' and its values' lists, `columns[k]` and `columns[v]`.
+    Map(usize, usize),
     /// arrow-rs's reader (nested columns, and types not converted here yet): its batches'
     /// column `i`.
     ArrowRs(usize),
@@ -744,8 +766,10 @@ impl ParquetRecordBatchReader {
         let arrays = self
             .sources
             .iter()
-            .map(|source| match *source {
+            .zip(self.schema.fields())
+            .map(|(source, field)| match *source {
                 Source::Ours(i) => Ok(Arc::clone(&ours[i])),
+                Source::Map(k, v) => list::join_map(field.data_type(), &ours[k], &ours[v]),
                 Source::Struct(ref parts) => join_struct(parts.iter().map(|&i| &ours[i])),
                 Source::ArrowRs(i) => Ok(Arc::clone(
                     theirs.as_ref().expect("arrow-rs reads").column(i),
@@ -794,8 +818,8 @@ impl RecordBatchReader for ParquetRecordBatchReader {
 
 impl ParquetRecordBatchReader {
     /// The top-level fields whose columns this reader hands to arrow-rs's reader (nested
-    /// columns other than lists of one leaf and structs of flat fields: maps, lists of
-    /// structs, structs holding lists; MonthDayNano intervals, which arrow-rs refuses too;
+    /// columns other than lists of one leaf, maps of two and structs of flat fields: lists of
+    /// structs or lists, structs holding lists, maps with nullable keys; MonthDayNano intervals, which arrow-rs refuses too;
     /// dictionaries other than Int32 keys over byte arrays), in schema order.
     pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {
         self.sources
