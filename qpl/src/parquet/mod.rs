@@ -79,7 +79,7 @@ mod values;
 pub use qpl_fallback::parquet as codecs;
 pub use qpl_fallback::parquet::{ByteArrays, ErrorKind, Int96, ParquetError, PhysicalType};
 pub use validity::{ArrowPage, Bits, ValuesAt};
-pub use values::IndexStream;
+pub use values::{IndexStream, LevelStream};
 
 /// Parquet's encodings, with the numbers of Parquet's Thrift `Encoding` enum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -773,6 +773,103 @@ impl ChunkDecoder {
         }
     }
 
+    /// A list page's parts (a column of one repetition level) to be decoded a piece at a time
+    /// where this decoder decodes on the CPU: `None` where a QPL job decodes, for a dictionary
+    /// page, and for a data page whose values are not dictionary-encoded or whose levels are
+    /// BIT_PACKED (decode those with [`ChunkDecoder::decode_page`]). The sections' bounds and
+    /// widths are checked now; the levels and indices as they are decoded.
+    pub fn list_page_streams(&self, page: &Page<'_>) -> Result<Option<ListPageStreams>, PageError> {
+        let column = self.column;
+        if self.use_jobs || column.max_rep_level != 1 || column.max_def_level < 1 {
+            return Ok(None);
+        }
+        let (buf, num_values, encoding, num_nulls, rep, def) = match *page {
+            Page::Dictionary { .. } => return Ok(None),
+            Page::V1 {
+                buf,
+                num_values,
+                encoding,
+                def_level_encoding,
+                rep_level_encoding,
+            } => {
+                if (rep_level_encoding, def_level_encoding) != (Encoding::Rle, Encoding::Rle) {
+                    return Ok(None);
+                }
+                let mut rest = buf;
+                let mut section = |part, max_level| {
+                    let levels = self.split_v1_levels(
+                        &mut rest,
+                        part,
+                        max_level,
+                        Encoding::Rle,
+                        num_values,
+                    )?;
+                    let len = levels.map_or(0, |(_, bytes)| bytes.len());
+                    let end = buf.len() - rest.len();
+                    Ok::<_, PageError>(end - len..end)
+                };
+                let rep = section(PagePart::RepLevels, column.max_rep_level)?;
+                let def = section(PagePart::DefLevels, column.max_def_level)?;
+                (buf, num_values, encoding, None, rep, def)
+            }
+            Page::V2 {
+                buf,
+                num_values,
+                num_nulls,
+                encoding,
+                def_levels_byte_len,
+                rep_levels_byte_len,
+            } => {
+                let rep_len = rep_levels_byte_len as usize;
+                let def_end = rep_len.saturating_add(def_levels_byte_len as usize);
+                if def_end > buf.len() {
+                    return Err(PageError::invalid(
+                        PagePart::Page,
+                        None,
+                        format!(
+                            "rep_levels_byte_len {rep_len} + def_levels_byte_len \
+                             {def_levels_byte_len} pass the page's {} bytes",
+                            buf.len()
+                        ),
+                    ));
+                }
+                let (rep, def) = (0..rep_len, rep_len..def_end);
+                (buf, num_values, encoding, Some(num_nulls), rep, def)
+            }
+        };
+        if !encoding.is_dictionary() {
+            return Ok(None);
+        }
+        let n = num_values as usize;
+        let values = def.end..buf.len();
+        let rep_levels = LevelStream::new(
+            PagePart::RepLevels,
+            &buf[rep.clone()],
+            column.max_rep_level,
+            n,
+        )?;
+        let def_levels = LevelStream::new(
+            PagePart::DefLevels,
+            &buf[def.clone()],
+            column.max_def_level,
+            n,
+        )?;
+        // The values present are not known before the levels are decoded: the page's levels
+        // bound them. A page without values may have no values section at all.
+        let indices = match values.is_empty() {
+            true => None,
+            false => self.dictionary_index_stream(encoding, &buf[values.clone()], n)?,
+        };
+        Ok(Some(ListPageStreams {
+            rep: (rep_levels, rep),
+            def: (def_levels, def),
+            indices: indices.map(|stream| (stream, values)),
+            levels: n,
+            num_nulls,
+            encoding,
+        }))
+    }
+
     /// A v2 page: its levels, then its values section, uncompressed (`gzip` `None`) or a
     /// gzip stream (`Some(expected inflated size)`).
     #[allow(clippy::too_many_arguments)]
@@ -1142,6 +1239,35 @@ fn codec_decides(error: &Error) -> bool {
         error.status.kind(),
         StatusKind::InvalidInput | StatusKind::OutputOverflow
     )
+}
+
+/// A list page's repetition and definition levels and dictionary indices, each decoded a
+/// piece at a time from its bytes, which are the page buffer's at the range beside it
+/// ([`ChunkDecoder::list_page_streams`]).
+#[derive(Debug)]
+pub struct ListPageStreams {
+    /// The repetition levels.
+    pub rep: (LevelStream, std::ops::Range<usize>),
+    /// The definition levels.
+    pub def: (LevelStream, std::ops::Range<usize>),
+    /// The dictionary indices (`None`: the page has no values section, so no value may be
+    /// present).
+    pub indices: Option<(IndexStream, std::ops::Range<usize>)>,
+    /// The page's levels.
+    pub levels: usize,
+    /// A v2 header's null count.
+    pub num_nulls: Option<u32>,
+    /// The values' encoding.
+    pub encoding: Encoding,
+}
+
+impl ListPageStreams {
+    /// The checks once every level is decoded: the values present (`present`) agree with a
+    /// v2 header's null count.
+    pub fn check_end(&self, present: usize) -> Result<(), PageError> {
+        // The page's levels came from a u32.
+        validity::check_num_nulls(self.levels as u32, self.num_nulls, present)
+    }
 }
 
 /// Bits a level of at most `max_level` (≥ 0) takes: 0 for 0, 1 for 1, 2 for 2..=3...

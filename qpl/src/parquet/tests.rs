@@ -1075,3 +1075,157 @@ mod properties {
         }
     }
 }
+
+/// A list page's levels and indices decoded a piece at a time (`list_page_streams`) equal the
+/// page decoded whole, v1 and v2, in steps of any size; the pages it does not take are
+/// `None`, and lying sections are errors.
+#[test]
+fn list_page_streams_decode_what_decode_page_decodes() {
+    let col = column(PhysicalType::ByteArray, 3, 1);
+    let words: [&[u8]; 5] = [b"", b"alpha", b"beta", b"gamma", b"delta"];
+    let mut dict_page = Vec::new();
+    plain::encode_byte_arrays(words.iter().copied(), &mut dict_page).unwrap();
+    let dictionary_page = Page::Dictionary {
+        buf: &dict_page,
+        num_values: 5,
+        encoding: Encoding::PlainDictionary,
+    };
+    // 3000 levels: rows of 0 to 9 levels, runs and noise, so both run kinds occur.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut reps, mut defs, mut ids) = (Vec::new(), Vec::new(), Vec::new());
+    while reps.len() < 3000 {
+        let n = 1 + next() % 9;
+        for i in 0..n {
+            reps.push(u32::from(i > 0));
+            let def = if n == 1 {
+                (next() % 4) as u32
+            } else {
+                2 + (next() % 5 != 0) as u32
+            };
+            defs.push(def);
+            if def == 3 {
+                ids.push((next() % 5) as u32);
+            }
+        }
+    }
+    let mut values = Vec::new();
+    dictionary::encode_indices(&ids, words.len(), &mut values).unwrap();
+    let rep_bytes = hybrid_levels(&reps, 1, false);
+    let def_bytes = hybrid_levels(&defs, 2, false);
+    let mut v2 = rep_bytes.clone();
+    v2.extend(&def_bytes);
+    v2.extend(&values);
+    let mut v1 = hybrid_levels(&reps, 1, true);
+    v1.extend(hybrid_levels(&defs, 2, true));
+    v1.extend(&values);
+    let n = reps.len() as u32;
+    let nulls = n - ids.len() as u32;
+    let v2_page = |buf, rep_len: usize, num_nulls| Page::V2 {
+        buf,
+        num_values: n,
+        num_nulls,
+        encoding: Encoding::RleDictionary,
+        def_levels_byte_len: def_bytes.len() as u32,
+        rep_levels_byte_len: rep_len as u32,
+    };
+    let v1_page = |buf, rep_level_encoding| Page::V1 {
+        buf,
+        num_values: n,
+        encoding: Encoding::RleDictionary,
+        def_level_encoding: Encoding::Rle,
+        rep_level_encoding,
+    };
+    let expect_rep: Vec<i16> = reps.iter().map(|&l| l as i16).collect();
+    let expect_def: Vec<i16> = defs.iter().map(|&l| l as i16).collect();
+    for page in [
+        v1_page(&v1[..], Encoding::Rle),
+        v2_page(&v2[..], rep_bytes.len(), nulls),
+    ] {
+        let buf = match page {
+            Page::V1 { buf, .. } | Page::V2 { buf, .. } => buf,
+            Page::Dictionary { .. } => unreachable!(),
+        };
+        for step in [1, 7, 64, 2048, 5000] {
+            let mut decoder = ChunkDecoder::new(col, Path::Fallback);
+            let mut data = ColumnData::new(&col);
+            decoder.decode_page(&dictionary_page, &mut data).unwrap();
+            let mut streams = decoder.list_page_streams(&page).unwrap().expect("streams");
+            assert_eq!(streams.levels, reps.len());
+            let (mut rep, mut def, mut scratch) = (vec![], vec![], vec![]);
+            let mut got_ids: Vec<u32> = Vec::new();
+            while streams.rep.0.remaining() > 0 {
+                let (stream, range) = &mut streams.rep;
+                let a = stream.next(&buf[range.clone()], step, &mut scratch, &mut rep);
+                let (stream, range) = &mut streams.def;
+                let b = stream.next(&buf[range.clone()], step, &mut scratch, &mut def);
+                assert_eq!(a.unwrap(), b.unwrap());
+            }
+            assert_eq!((&rep, &def), (&expect_rep, &expect_def), "step {step}");
+            let (stream, range) = streams.indices.as_mut().expect("a values section");
+            let mut piece = Vec::new();
+            while got_ids.len() < ids.len() {
+                let count = step.min(ids.len() - got_ids.len());
+                stream.next(&buf[range.clone()], count, &mut piece).unwrap();
+                got_ids.extend(&piece);
+            }
+            assert_eq!(got_ids, ids, "step {step}");
+            streams.check_end(ids.len()).unwrap();
+        }
+    }
+    // Pages left to decode_page: a dictionary page, BIT_PACKED levels, PLAIN values, and
+    // every page where QPL jobs decode.
+    let decoder = ChunkDecoder::new(col, Path::Fallback);
+    assert!(decoder
+        .list_page_streams(&dictionary_page)
+        .unwrap()
+        .is_none());
+    let bit_packed = v1_page(&v1[..], Encoding::BitPacked);
+    assert!(decoder.list_page_streams(&bit_packed).unwrap().is_none());
+    let plain = Page::V1 {
+        buf: &v1,
+        num_values: n,
+        encoding: Encoding::Plain,
+        def_level_encoding: Encoding::Rle,
+        rep_level_encoding: Encoding::Rle,
+    };
+    assert!(decoder.list_page_streams(&plain).unwrap().is_none());
+    let jobs = ChunkDecoder::new(col, Path::Fallback).force_jobs();
+    assert!(jobs
+        .list_page_streams(&v1_page(&v1[..], Encoding::Rle))
+        .unwrap()
+        .is_none());
+    // Lying pages: level sections past the page, a v2 null count the levels deny, a level
+    // above the column's maximum, levels cut short.
+    let e = decoder
+        .list_page_streams(&v2_page(&v2[..], v2.len(), nulls))
+        .unwrap_err();
+    assert!(e.to_string().contains("pass the page's"), "{e}");
+    let streams = decoder.list_page_streams(&v2_page(&v2[..], rep_bytes.len(), nulls + 1));
+    let e = streams.unwrap().unwrap().check_end(ids.len()).unwrap_err();
+    assert!(e.to_string().contains("num_nulls"), "{e}");
+    let shallow = column(PhysicalType::ByteArray, 2, 1);
+    let mut decoder = ChunkDecoder::new(shallow, Path::Fallback);
+    decoder
+        .decode_page(&dictionary_page, &mut ColumnData::new(&shallow))
+        .unwrap();
+    let mut streams = decoder
+        .list_page_streams(&v2_page(&v2[..], rep_bytes.len(), nulls))
+        .unwrap()
+        .unwrap();
+    let (stream, range) = &mut streams.def;
+    let (mut out, mut scratch) = (vec![], vec![]);
+    let e = stream
+        .next(&v2[range.clone()], 5000, &mut scratch, &mut out)
+        .unwrap_err();
+    assert!(e.to_string().contains("above the column's maximum"), "{e}");
+    let mut cut = LevelStream::new(PagePart::DefLevels, &def_bytes[..1], 3, n as usize).unwrap();
+    let mut out = vec![];
+    let e = cut.next(&def_bytes[..1], 5000, &mut scratch, &mut out);
+    assert!(e.is_err(), "{out:?}");
+}

@@ -769,3 +769,73 @@ impl IndexStream {
         Ok(())
     }
 }
+
+/// A data page's repetition or definition levels (RLE) decoded a piece at a time on the CPU
+/// path ([`ChunkDecoder::list_page_streams`]): the caller keeps the page and hands the levels'
+/// bytes to each [`LevelStream::next`], so that only a piece's levels are held at once.
+#[derive(Clone, Debug)]
+pub struct LevelStream {
+    place: HybridPlace,
+    part: PagePart,
+    max_level: i16,
+    /// Levels decoded so far, and the page's.
+    decoded: usize,
+    levels: usize,
+}
+
+impl LevelStream {
+    /// The `n` levels of at most `max_level` in `bytes` (RLE, without a length prefix).
+    pub(super) fn new(
+        part: PagePart,
+        bytes: &[u8],
+        max_level: i16,
+        n: usize,
+    ) -> Result<LevelStream, PageError> {
+        let decoder = HybridDecoder::new(bytes, level_width(max_level), n)
+            .map_err(|e| PageError::codec(part, Encoding::Rle, e))?;
+        Ok(LevelStream {
+            place: decoder.place(),
+            part,
+            max_level,
+            decoded: 0,
+            levels: n,
+        })
+    }
+
+    /// Levels not decoded yet.
+    pub fn remaining(&self) -> usize {
+        self.levels - self.decoded
+    }
+
+    /// Appends the next `count` levels (fewer where fewer are left) of the page whose levels
+    /// are `bytes` (the ones the stream was made for) to `out`, each checked against the
+    /// column's maximum; `scratch` is a buffer to reuse. Returns how many were appended.
+    pub fn next(
+        &mut self,
+        bytes: &[u8],
+        count: usize,
+        scratch: &mut Vec<u32>,
+        out: &mut Vec<i16>,
+    ) -> Result<usize, PageError> {
+        let codec = |e| PageError::codec(self.part, Encoding::Rle, e);
+        let mut levels = HybridDecoder::resume(bytes, &self.place).map_err(codec)?;
+        let count = count.min(self.remaining());
+        scratch.resize(count, 0);
+        let got = levels.next_batch(scratch).map_err(codec)?;
+        if got < count {
+            return Err(codec(ParquetError::truncated(
+                "RLE",
+                format!(
+                    "the levels end after {} of the page's {}",
+                    self.decoded + got,
+                    self.levels
+                ),
+            )));
+        }
+        let (part, first, max) = (self.part, self.decoded, self.max_level);
+        append_levels(part, Encoding::Rle, &scratch[..got], first, max, out)?;
+        self.place = levels.place();
+        self.decoded += got;
+        Ok(got)
+    }
+}

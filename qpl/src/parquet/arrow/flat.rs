@@ -19,8 +19,8 @@ use super::convert::{
     boolean_array, gather_bytes, is_offset_bytes, plain_array, take_array, take_values,
 };
 use super::list::{
-    check_list_page, check_list_page_end, list_piece, take_list, take_list_selected, ListPlace,
-    ListShape,
+    check_list_page, check_list_page_end, list_of_ids, list_piece, piece_cut, take_list,
+    take_list_selected, ListPlace, ListShape,
 };
 use super::open_bytes::OpenBytes;
 use super::open_fixed::{Dense, OpenFixed};
@@ -29,7 +29,8 @@ use super::view::{self, CopyViews, OpenViews, PlainViews, ViewDictionary};
 use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
 use crate::parquet::validity::plain_width;
 use crate::parquet::{
-    ArrowPage, Bits, ChunkDecoder, Column, ColumnData, Encoding, IndexStream, ValuesAt,
+    ArrowPage, Bits, ChunkDecoder, Column, ColumnData, Encoding, IndexStream, ListPageStreams,
+    ValuesAt,
 };
 use crate::Executor;
 
@@ -113,6 +114,24 @@ pub(crate) struct FlatColumn {
     /// A list page of dictionary-encoded byte arrays being fed a batch at a time (its levels
     /// in `data`, its indices in `sparse_indices`), with its encoding and rows.
     list_feed: Option<(ListPlace, crate::parquet::Encoding, usize)>,
+    /// A list page of dictionary-encoded byte arrays being decoded a batch at a time: levels,
+    /// indices and elements of one piece at a time (the levels decoded past the piece wait in
+    /// `data`). Where every row is selected; `list_feed` serves selections.
+    list_stream: Option<ListStreamFeed>,
+    /// A buffer for the levels of `list_stream`.
+    level_scratch: Vec<u32>,
+}
+
+/// Levels a list page's streams decode per step.
+const LIST_LEVEL_STEP: usize = 2048;
+
+/// A list page decoded a piece at a time ([`ChunkDecoder::list_page_streams`]).
+struct ListStreamFeed {
+    page: bytes::Bytes,
+    streams: ListPageStreams,
+    /// Values present in the levels fed so far; whether the page's first level was checked.
+    present: usize,
+    started: bool,
 }
 
 /// A data page fed into the batch being filled a batch at a time: a column holds the batch
@@ -305,6 +324,8 @@ impl FlatColumn {
             fixed,
             feed: None,
             list_feed: None,
+            list_stream: None,
+            level_scratch: Vec::new(),
         };
         flat.arrow_page.dictionary_sections = flat.keeps_dictionary_sections();
         Ok(flat)
@@ -395,6 +416,10 @@ impl FlatColumn {
         }
         if self.list_feed.is_some() {
             self.feed_list_piece()?;
+            return Ok(true);
+        }
+        if self.list_stream.is_some() {
+            self.feed_list_stream()?;
             return Ok(true);
         }
         self.read_page()
@@ -511,6 +536,30 @@ impl FlatColumn {
                 continue;
             }
             let view = page_of(&page).map_err(|m| self.page_error(m))?;
+            // A list of byte arrays read whole: a dictionary-encoded page's levels and indices
+            // are decoded a batch at a time, its elements gathered per batch.
+            let streamed = self.cursor.selects_all()
+                && self
+                    .list
+                    .as_ref()
+                    .is_some_and(|shape| shape.holds_offset_bytes());
+            if streamed {
+                let streams = self
+                    .decoder
+                    .list_page_streams(&view)
+                    .map_err(|e| self.page_error(e))?;
+                if let Some(streams) = streams {
+                    self.page += 1;
+                    self.list_stream = Some(ListStreamFeed {
+                        page: page.buffer().clone(),
+                        streams,
+                        present: 0,
+                        started: false,
+                    });
+                    self.feed_list_stream()?;
+                    return Ok(true);
+                }
+            }
             // A top-level flat column: its levels go straight to validity bits.
             let plain_flat = self.list.is_none() && self.parent.is_none();
             // Strings of a page of which few rows are selected: a dictionary page's indices
@@ -788,6 +837,91 @@ impl FlatColumn {
                 .map_err(|e| self.page_error(e))?;
         }
         Ok(())
+    }
+
+    /// Feeds the list page being decoded a piece at a time into batches: its rows up to the end
+    /// of the batch being filled.
+    fn feed_list_stream(&mut self) -> Result<(), ArrowError> {
+        let mut feed = self.list_stream.take().expect("a list page being decoded");
+        let more = self
+            .list_stream_piece(&mut feed)
+            .map_err(|e| self.page_error(e))?;
+        if more {
+            self.list_stream = Some(feed);
+        }
+        Ok(())
+    }
+
+    /// The next piece of `feed` queued; whether the page has levels left.
+    fn list_stream_piece(&mut self, feed: &mut ListStreamFeed) -> Result<bool, ArrowError> {
+        let error = |e: crate::parquet::PageError| ArrowError::ParquetError(e.to_string());
+        let shape = self.list.as_ref().expect("a list column");
+        let room = self.batch_size - self.queued % self.batch_size;
+        let (page, streams) = (&feed.page, &mut feed.streams);
+        let (def, rep) = (&mut self.data.def_levels, &mut self.data.rep_levels);
+        // Levels until the row after the piece starts, or the page's end: the levels waiting
+        // from the last piece first (they start a row).
+        let mut starts = rep.iter().filter(|&&r| r == 0).count();
+        while starts <= room && streams.rep.0.remaining() > 0 {
+            let from = rep.len();
+            // Exact room: doubling would keep twice a batch's levels for the whole read.
+            let step = LIST_LEVEL_STEP.min(streams.rep.0.remaining());
+            rep.reserve_exact(step);
+            def.reserve_exact(step);
+            let scratch = &mut self.level_scratch;
+            let (stream, range) = &mut streams.rep;
+            stream
+                .next(&page[range.clone()], LIST_LEVEL_STEP, scratch, rep)
+                .map_err(error)?;
+            let (stream, range) = &mut streams.def;
+            stream
+                .next(&page[range.clone()], LIST_LEVEL_STEP, scratch, def)
+                .map_err(error)?;
+            if !feed.started {
+                feed.started = true;
+                if rep.first().is_some_and(|&r| r != 0) {
+                    return Err(ArrowError::NotYetImplemented(
+                        "a page that continues the previous page's row".into(),
+                    ));
+                }
+            }
+            starts += rep[from..].iter().filter(|&&r| r == 0).count();
+        }
+        let cut = piece_cut(def, rep, room, shape);
+        let ids: &[u32] = match (&mut streams.indices, cut.present) {
+            (_, 0) => &[],
+            (None, _) => {
+                return Err(ArrowError::ParquetError(
+                    "values present, but the page has no values section".into(),
+                ))
+            }
+            (Some((stream, range)), present) => {
+                let indices = &mut self.sparse_indices;
+                indices.reserve_exact(present.saturating_sub(indices.len()));
+                stream
+                    .next(&page[range.clone()], present, indices)
+                    .map_err(error)?;
+                indices
+            }
+        };
+        let limit = self.decoder.executor().config().max_output_bytes as u64;
+        let empty = crate::parquet::ByteArrays::new();
+        let dictionary = byte_dictionary(&self.decoder, cut.present)?.unwrap_or(&empty);
+        let encoding = streams.encoding;
+        let gather = |ids: &[u32]| gather_bytes(ids, dictionary, limit, encoding);
+        let (piece_def, piece_rep) = (&def[..cut.levels], &rep[..cut.levels]);
+        let array = list_of_ids(piece_def, piece_rep, cut.rows, ids, gather, shape)?;
+        def.drain(..cut.levels);
+        rep.drain(..cut.levels);
+        feed.present += cut.present;
+        let more = !rep.is_empty() || streams.rep.0.remaining() > 0;
+        if !more {
+            streams.check_end(feed.present).map_err(error)?;
+        }
+        if cut.rows > 0 {
+            self.queue(array);
+        }
+        Ok(more)
     }
 
     /// The decoded page's validity (taken from `arrow_page`), `None` where every row has a

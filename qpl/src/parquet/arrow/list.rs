@@ -258,22 +258,42 @@ fn list_of_levels(
     values: &mut Values,
     shape: &ListShape,
 ) -> Result<ArrayRef, ArrowError> {
+    if shape.large {
+        return list_of_levels_as::<i64>(def, rep, rows, values, shape);
+    }
+    // The elements are at most the levels.
+    if i32::try_from(def.len()).is_err() {
+        return Err(ArrowError::ParquetError(
+            "a page's list offsets pass i32".into(),
+        ));
+    }
+    list_of_levels_as::<i32>(def, rep, rows, values, shape)
+}
+
+/// [`list_of_levels`] with offsets of `O` (which hold as many elements as levels).
+fn list_of_levels_as<O: OffsetSizeTrait>(
+    def: &[i16],
+    rep: &[i16],
+    rows: usize,
+    values: &mut Values,
+    shape: &ListShape,
+) -> Result<ArrayRef, ArrowError> {
     let element_nullable = shape.max > shape.element;
     // Without a branch a level: each level writes the next row's start (overwritten until
     // that row starts) and, for a nullable element, the next element's validity (overwritten
     // until a level defines an element); each slot counts what came before it.
-    let mut offsets = vec![0usize; rows + 1];
+    let mut offsets = vec![O::usize_as(0); rows + 1];
     let mut element_levels = vec![0i16; if element_nullable { def.len() + 1 } else { 0 }];
     let (mut row, mut elements) = (0, 0);
     for (&d, &r) in def.iter().zip(rep) {
-        offsets[row] = elements;
+        offsets[row] = O::usize_as(elements);
         row += usize::from(r == 0);
         if element_nullable {
             element_levels[elements] = i16::from(d == shape.max);
         }
         elements += usize::from(d >= shape.element);
     }
-    offsets[rows] = elements;
+    offsets[rows] = O::usize_as(elements);
     element_levels.truncate(elements);
     let nulls = (shape.list_defined > 0).then(|| {
         let mut starts = def.iter().zip(rep).filter(|(_, &r)| r == 0);
@@ -294,7 +314,7 @@ fn list_of_levels(
         shape.child.data_type(),
     )?;
     *values = elements_data.values;
-    list_of(shape, offsets, child, nulls)
+    list_array::<O>(shape, offsets, child, nulls)
 }
 
 /// A list page of dictionary-encoded byte arrays fed a piece at a time: where the next piece
@@ -321,9 +341,43 @@ pub(crate) fn list_piece(
     shape: &ListShape,
 ) -> Result<ArrayRef, ArrowError> {
     let (def, rep) = (&def[place.level..], &rep[place.level..]);
-    // The piece ends where its `rows + 1`-th row starts (the page's end if none does): 64
-    // levels at a time, their row starts and values present as bits.
-    let (mut end, mut taken, mut present) = (rep.len(), 0, 0);
+    let cut = piece_cut(def, rep, rows, shape);
+    let ids = indices
+        .get(place.value..place.value + cut.present)
+        .ok_or_else(|| {
+            ArrowError::ParquetError(format!(
+                "{} dictionary indices for more values present",
+                indices.len()
+            ))
+        })?;
+    let array = list_of_ids(
+        &def[..cut.levels],
+        &rep[..cut.levels],
+        cut.rows,
+        ids,
+        gather,
+        shape,
+    )?;
+    place.row += cut.rows;
+    place.level += cut.levels;
+    place.value += cut.present;
+    Ok(array)
+}
+
+/// Where a piece of a list page ends.
+#[derive(Debug)]
+pub(crate) struct PieceCut {
+    /// Its levels, rows and values present.
+    pub levels: usize,
+    pub rows: usize,
+    pub present: usize,
+}
+
+/// Where a piece of up to `rows` rows of the levels `def` and `rep` (starting a row) ends:
+/// where its `rows + 1`-th row starts, or the levels' end if none does.
+pub(crate) fn piece_cut(def: &[i16], rep: &[i16], rows: usize, shape: &ListShape) -> PieceCut {
+    // 64 levels at a time, their row starts and values present as bits.
+    let (mut taken, mut present) = (0, 0);
     for (block, (r, d)) in rep.chunks(64).zip(def.chunks(64)).enumerate() {
         let (starts, values) = block_bits(r, d, shape.max);
         let started = starts.count_ones() as usize;
@@ -339,24 +393,31 @@ pub(crate) fn list_piece(
         }
         let at = later.trailing_zeros() as usize;
         present += (values & ((1u64 << at) - 1)).count_ones() as usize;
-        (end, taken) = (64 * block + at, rows);
-        break;
+        return PieceCut {
+            levels: 64 * block + at,
+            rows,
+            present,
+        };
     }
-    let (def, rep) = (&def[..end], &rep[..end]);
-    let ids = indices
-        .get(place.value..place.value + present)
-        .ok_or_else(|| {
-            ArrowError::ParquetError(format!(
-                "{} dictionary indices for more values present",
-                indices.len()
-            ))
-        })?;
+    PieceCut {
+        levels: rep.len(),
+        rows: taken,
+        present,
+    }
+}
+
+/// The `rows` rows of levels `def` and `rep` (starting a row) as a list array, the elements
+/// present being the dictionary entries `ids` (`gather` gives their byte arrays).
+pub(crate) fn list_of_ids(
+    def: &[i16],
+    rep: &[i16],
+    rows: usize,
+    ids: &[u32],
+    gather: impl FnOnce(&[u32]) -> Result<ByteArrays, ArrowError>,
+    shape: &ListShape,
+) -> Result<ArrayRef, ArrowError> {
     let mut values = Values::Bytes(gather(ids)?);
-    let array = list_of_levels(def, rep, taken, &mut values, shape)?;
-    place.row += taken;
-    place.level += end;
-    place.value += present;
-    Ok(array)
+    list_of_levels(def, rep, rows, &mut values, shape)
 }
 
 /// A list page's levels, before it is fed a piece at a time: as many repetition as definition
