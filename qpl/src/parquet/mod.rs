@@ -820,20 +820,8 @@ impl ChunkDecoder {
                 def_levels_byte_len,
                 rep_levels_byte_len,
             } => {
-                let rep_len = rep_levels_byte_len as usize;
-                let def_end = rep_len.saturating_add(def_levels_byte_len as usize);
-                if def_end > buf.len() {
-                    return Err(PageError::invalid(
-                        PagePart::Page,
-                        None,
-                        format!(
-                            "rep_levels_byte_len {rep_len} + def_levels_byte_len \
-                             {def_levels_byte_len} pass the page's {} bytes",
-                            buf.len()
-                        ),
-                    ));
-                }
-                let (rep, def) = (0..rep_len, rep_len..def_end);
+                let (rep, def) =
+                    v2_level_ranges(buf.len(), rep_levels_byte_len, def_levels_byte_len)?;
                 (buf, num_values, encoding, Some(num_nulls), rep, def)
             }
         };
@@ -884,21 +872,9 @@ impl ChunkDecoder {
         out: &mut ColumnData,
         indices: Option<&mut Vec<u32>>,
     ) -> Result<PageReport, PageError> {
-        let rep_len = rep_levels_byte_len as usize;
-        let def_len = def_levels_byte_len as usize;
-        if rep_len.saturating_add(def_len) > buf.len() {
-            return Err(PageError::invalid(
-                PagePart::Page,
-                None,
-                format!(
-                    "rep_levels_byte_len {rep_len} + def_levels_byte_len {def_len} \
-                     pass the page's {} bytes",
-                    buf.len()
-                ),
-            ));
-        }
-        let (rep, rest) = buf.split_at(rep_len);
-        let (def, values) = rest.split_at(def_len);
+        let (rep, def) = v2_level_ranges(buf.len(), rep_levels_byte_len, def_levels_byte_len)?;
+        let values = &buf[def.end..];
+        let (rep, def) = (&buf[rep], &buf[def]);
         let rep = v2_levels(rep, self.column.max_rep_level);
         let def = v2_levels(def, self.column.max_def_level);
         let values = match gzip {
@@ -1239,6 +1215,27 @@ fn codec_decides(error: &Error) -> bool {
         error.status.kind(),
         StatusKind::InvalidInput | StatusKind::OutputOverflow
     )
+}
+
+/// Where a v2 page's repetition and definition levels are in its `len` bytes (its values
+/// section follows them), checked to be within them.
+fn v2_level_ranges(
+    len: usize,
+    rep_levels_byte_len: u32,
+    def_levels_byte_len: u32,
+) -> Result<(std::ops::Range<usize>, std::ops::Range<usize>), PageError> {
+    let (rep_len, def_len) = (rep_levels_byte_len as usize, def_levels_byte_len as usize);
+    if rep_len.saturating_add(def_len) > len {
+        return Err(PageError::invalid(
+            PagePart::Page,
+            None,
+            format!(
+                "rep_levels_byte_len {rep_len} + def_levels_byte_len {def_len} pass the \
+                 page's {len} bytes"
+            ),
+        ));
+    }
+    Ok((0..rep_len, rep_len..rep_len + def_len))
 }
 
 /// A list page's repetition and definition levels and dictionary indices, each decoded a

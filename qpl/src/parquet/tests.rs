@@ -83,6 +83,16 @@ fn errors(column: Column, before: &[Page<'_>], page: Page<'_>) -> Vec<PageError>
         .collect()
 }
 
+/// A xorshift generator for the tests' random data: the same numbers for the same seed.
+pub(crate) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 fn hybrid_levels(levels: &[u32], width: u32, prefix: bool) -> Vec<u8> {
     let mut out = Vec::new();
     if prefix {
@@ -743,13 +753,7 @@ fn huge_counts_are_refused_before_allocating() {
 /// accepts what the codecs accept.
 #[test]
 fn random_pages_never_panic() {
-    let mut state = 0x1234_5678_9abc_def1u64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x1234_5678_9abc_def1);
     let types = [
         PhysicalType::Boolean,
         PhysicalType::Int32,
@@ -1091,13 +1095,7 @@ fn list_page_streams_decode_what_decode_page_decodes() {
         encoding: Encoding::PlainDictionary,
     };
     // 3000 levels: rows of 0 to 9 levels, runs and noise, so both run kinds occur.
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     let (mut reps, mut defs, mut ids) = (Vec::new(), Vec::new(), Vec::new());
     while reps.len() < 3000 {
         let n = 1 + next() % 9;

@@ -289,20 +289,9 @@ impl ChunkDecoder {
                 def_levels_byte_len,
                 rep_levels_byte_len,
             } => {
-                let (rep_len, def_len) =
-                    (rep_levels_byte_len as usize, def_levels_byte_len as usize);
-                if rep_len.saturating_add(def_len) > buf.len() {
-                    return Err(PageError::invalid(
-                        PagePart::Page,
-                        None,
-                        format!(
-                            "rep_levels_byte_len {rep_len} + def_levels_byte_len {def_len} \
-                             pass the page's {} bytes",
-                            buf.len()
-                        ),
-                    ));
-                }
-                let (def, section) = buf[rep_len..].split_at(def_len);
+                let (_, def) =
+                    super::v2_level_ranges(buf.len(), rep_levels_byte_len, def_levels_byte_len)?;
+                let (def, section) = (&buf[def.clone()], &buf[def.end..]);
                 PageParts {
                     buf,
                     def: v2_levels(def, max_def),

@@ -653,16 +653,11 @@ fn list_array<O: OffsetSizeTrait>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parquet::tests::xorshift;
 
     #[test]
     fn block_bits_and_bits_at_match_a_bit_at_a_time() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64);
         for len in [0, 1, 7, 8, 9, 63, 64] {
             for _ in 0..50 {
                 let rep: Vec<i16> = (0..len).map(|_| (next() % 3) as i16).collect();
@@ -688,13 +683,7 @@ mod tests {
 
     #[test]
     fn a_page_fed_in_pieces_equals_the_page_taken_whole() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1Du64);
         // optional group l (LIST) { repeated group list { optional binary element (UTF8) } }
         let shape = ListShape {
             list_defined: 1,
