@@ -773,7 +773,7 @@ fn random_pages_never_panic() {
             (next() % 3) as i16,
         );
         let encoding = Encoding::ALL[(next() % 9) as usize];
-        let level_encoding = if next() % 4 == 0 {
+        let level_encoding = if next().is_multiple_of(4) {
             Encoding::BitPacked
         } else {
             Encoding::Rle
@@ -1104,7 +1104,7 @@ fn list_page_streams_decode_what_decode_page_decodes() {
             let def = if n == 1 {
                 (next() % 4) as u32
             } else {
-                2 + (next() % 5 != 0) as u32
+                2 + !next().is_multiple_of(5) as u32
             };
             defs.push(def);
             if def == 3 {

@@ -711,9 +711,9 @@ mod tests {
                 0 => (def.push(0), rep.push(0)),
                 1 => (def.push(1), rep.push(0)),
                 _ => {
-                    let n = 1 + next() % if next() % 8 == 0 { 70 } else { 3 };
+                    let n = 1 + next() % if next().is_multiple_of(8) { 70 } else { 3 };
                     for i in 0..n {
-                        let present = next() % 4 != 0;
+                        let present = !next().is_multiple_of(4);
                         def.push(if present { 3 } else { 2 });
                         rep.push(i16::from(i > 0));
                         if present {
