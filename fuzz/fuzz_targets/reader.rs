@@ -9,8 +9,9 @@
 //! path with `max_output_bytes` of 1 MiB, so a page that claims more values than that is
 //! refused by the executor rather than trusted.
 //!
-//! Columns the reader hands to arrow-rs's reader (maps, lists of structs) are read by it; a
-//! panic there is caught by the reader and is an error, which this target accepts.
+//! Columns the reader hands to arrow-rs's reader (lists of structs or of lists, structs holding
+//! lists) are read by it; a panic there is caught by the reader and is an error, which this
+//! target accepts.
 #![no_main]
 
 use bytes::Bytes;

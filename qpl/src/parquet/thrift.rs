@@ -190,6 +190,9 @@ const STRUCT: u8 = 12;
 enum Kind {
     /// i16, i32, i64 or an enum: a zigzag varint (declared 4, 5 or 6).
     Int,
+    /// An Int that counts elements of the list it is in (a schema element's `num_children`):
+    /// the crate allocates room for that many, so it may not pass the list's length.
+    Children,
     Byte,
     Bool,
     Double,
@@ -199,7 +202,7 @@ enum Kind {
     Struct(&'static [(i16, Kind)]),
 }
 
-use Kind::{Binary, Bool, Byte, Double, Int, List, Struct};
+use Kind::{Binary, Bool, Byte, Children, Double, Int, List, Struct};
 
 /// The footer's structs as `parquet.thrift` has them (the fields the crate reads).
 const NO_FIELDS: &[(i16, Kind)] = &[];
@@ -221,7 +224,7 @@ const SCHEMA_ELEMENT: &[(i16, Kind)] = &[
     (2, Int),
     (3, Int),
     (4, Binary),
-    (5, Int),
+    (5, Children),
     (6, Int),
     (7, Int),
     (8, Int),
@@ -323,7 +326,7 @@ impl Kind {
     /// The kind, for errors.
     fn name(self) -> &'static str {
         match self {
-            Int => "an integer",
+            Int | Children => "an integer",
             Byte => "a byte",
             Bool => "a boolean",
             Double => "a double",
@@ -336,7 +339,7 @@ impl Kind {
     /// Whether a header's declared compact type is this kind's.
     fn declared_as(self, declared: u8) -> bool {
         match self {
-            Int => matches!(declared, 4..=6),
+            Int | Children => matches!(declared, 4..=6),
             Byte => declared == 3,
             Bool => matches!(declared, BOOL_TRUE | BOOL_FALSE),
             Double => declared == 7,
@@ -359,6 +362,8 @@ struct Walk<'a> {
     /// Whether a known field declared with another type is renumbered (the footer) rather
     /// than an error (a page header).
     renumber: bool,
+    /// The length of the innermost known list being walked (what a `Children` may count).
+    list_len: u64,
 }
 
 impl<'a> Walk<'a> {
@@ -369,6 +374,7 @@ impl<'a> Walk<'a> {
             free_elements: 0,
             renumbered: Vec::new(),
             renumber: true,
+            list_len: 0,
         }
     }
 
@@ -450,8 +456,20 @@ impl<'a> Walk<'a> {
                 }
                 let count = self.count(header)?;
                 self.elements(count, 1)?;
+                let outer = std::mem::replace(&mut self.list_len, count);
                 for _ in 0..count {
                     self.typed(declared, *element, depth + 1)?;
+                }
+                self.list_len = outer;
+                Ok(())
+            }
+            Children => {
+                let children = unzigzag(self.varint()?);
+                if children < 0 || children as u64 > self.list_len {
+                    return Err(format!(
+                        "num_children {children} in a schema of {} elements",
+                        self.list_len
+                    ));
                 }
                 Ok(())
             }
@@ -711,6 +729,27 @@ mod tests {
         deep.extend(vec![0; MAX_DEPTH + 4]);
         let e = repair_footer(&file(&deep)).unwrap_err().to_string();
         assert!(e.contains("nested deeper"), "{e}");
+    }
+
+    #[test]
+    fn a_schema_element_counting_more_children_than_the_schema_has_is_refused() {
+        // Version 1, then a schema of one element whose num_children (field 5, an i32) is
+        // 2^30: the crate would allocate room for 2^30 children (a file found by the
+        // `reader` fuzz target asked for 6.4 GB).
+        let huge = [
+            0x15, 0x02, 0x19, 0x1C, 0x55, 0x80, 0x80, 0x80, 0x80, 0x08, 0x00, 0x00,
+        ];
+        let e = repair_footer(&file(&huge)).unwrap_err().to_string();
+        assert!(
+            e.contains("num_children 1073741824 in a schema of 1"),
+            "{e}"
+        );
+        let negative = [0x15, 0x02, 0x19, 0x1C, 0x55, 0x01, 0x00, 0x00];
+        let e = repair_footer(&file(&negative)).unwrap_err().to_string();
+        assert!(e.contains("num_children -1"), "{e}");
+        // As many children as the schema has elements walks clean (the crate judges the tree).
+        let bounded = [0x15, 0x02, 0x19, 0x1C, 0x55, 0x02, 0x00, 0x00];
+        assert!(repair_footer(&file(&bounded)).unwrap().is_none());
     }
 
     #[test]
