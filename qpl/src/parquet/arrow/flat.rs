@@ -61,6 +61,20 @@ fn byte_dictionary(
     }
 }
 
+/// The byte arrays of the dictionary ids it is given, gathered from the chunk's dictionary
+/// (`None` allowed while no value is `present`) within the executor's output limit.
+fn byte_gather(
+    decoder: &ChunkDecoder,
+    present: usize,
+    encoding: Encoding,
+) -> Result<impl Fn(&[u32]) -> Result<crate::parquet::ByteArrays, ArrowError> + '_, ArrowError> {
+    static EMPTY: std::sync::LazyLock<crate::parquet::ByteArrays> =
+        std::sync::LazyLock::new(crate::parquet::ByteArrays::new);
+    let limit = decoder.executor().config().max_output_bytes as u64;
+    let dictionary = byte_dictionary(decoder, present)?.unwrap_or(&EMPTY);
+    Ok(move |ids: &[u32]| gather_bytes(ids, dictionary, limit, encoding))
+}
+
 /// A flat leaf inside a top-level struct: the struct is non-null from level `defined` on
 /// (0: never null); `child` is the leaf's field in it.
 #[derive(Clone, Debug)]
@@ -791,11 +805,7 @@ impl FlatColumn {
         encoding: crate::parquet::Encoding,
     ) -> Result<Option<ArrayRef>, ArrowError> {
         let shape = self.list.as_ref().expect("a list column");
-        let present = self.sparse_indices.len();
-        let limit = self.decoder.executor().config().max_output_bytes as u64;
-        let empty = crate::parquet::ByteArrays::new();
-        let dictionary = byte_dictionary(&self.decoder, present)?.unwrap_or(&empty);
-        let gather = |ids: &[u32]| gather_bytes(ids, dictionary, limit, encoding);
+        let gather = byte_gather(&self.decoder, self.sparse_indices.len(), encoding)?;
         match take {
             Take::None => {
                 self.data.clear();
@@ -819,11 +829,7 @@ impl FlatColumn {
         let (mut place, encoding, rows) = self.list_feed.take().expect("a list page being fed");
         let room = self.batch_size - self.queued % self.batch_size;
         let shape = self.list.as_ref().expect("a list column");
-        let limit = self.decoder.executor().config().max_output_bytes as u64;
-        let empty = crate::parquet::ByteArrays::new();
-        let dictionary = byte_dictionary(&self.decoder, self.sparse_indices.len())?;
-        let dictionary = dictionary.unwrap_or(&empty);
-        let gather = |ids: &[u32]| gather_bytes(ids, dictionary, limit, encoding);
+        let gather = byte_gather(&self.decoder, self.sparse_indices.len(), encoding)?;
         let (def, rep) = (&self.data.def_levels, &self.data.rep_levels);
         let indices = &self.sparse_indices;
         let array = list_piece(def, rep, indices, &mut place, room, gather, shape)
@@ -904,11 +910,7 @@ impl FlatColumn {
                 indices
             }
         };
-        let limit = self.decoder.executor().config().max_output_bytes as u64;
-        let empty = crate::parquet::ByteArrays::new();
-        let dictionary = byte_dictionary(&self.decoder, cut.present)?.unwrap_or(&empty);
-        let encoding = streams.encoding;
-        let gather = |ids: &[u32]| gather_bytes(ids, dictionary, limit, encoding);
+        let gather = byte_gather(&self.decoder, cut.present, streams.encoding)?;
         let (piece_def, piece_rep) = (&def[..cut.levels], &rep[..cut.levels]);
         let array = list_of_ids(piece_def, piece_rep, cut.rows, ids, gather, shape)?;
         def.drain(..cut.levels);
