@@ -9,9 +9,10 @@
 //! path with `max_output_bytes` of 1 MiB, so a page that claims more values than that is
 //! refused by the executor rather than trusted.
 //!
-//! Columns the reader hands to arrow-rs's reader (lists of structs or of lists, structs holding
-//! lists) are read by it; a panic there is caught by the reader and is an error, which this
-//! target accepts.
+//! Columns the reader hands to arrow-rs's reader (lists of lists, structs holding lists) are
+//! read by it; a panic there, or in the parquet crate's page reader, is caught by
+//! the reader and is an error, which this target accepts. A panic located in this project's
+//! code aborts (a crash), although the reader would have caught it too.
 #![no_main]
 
 use bytes::Bytes;
@@ -20,12 +21,27 @@ use qpl_rs::parquet::arrow::ParquetRecordBatchReaderBuilder;
 use qpl_rs::{Config, Executor, Path};
 
 fuzz_target!(|data: &[u8]| {
-    // The reader catches the panics of arrow-rs's reader (its map reader unwraps on some
-    // damaged files) and returns them as errors; libFuzzer-sys's panic hook would abort on
-    // them before they are caught, so a silent hook replaces it. A panic that leaves the
-    // reader still fails the run: libFuzzer-sys catches it around this closure and aborts.
-    static QUIET: std::sync::Once = std::sync::Once::new();
-    QUIET.call_once(|| std::panic::set_hook(Box::new(|_| {})));
+    // The reader catches panics and returns them as errors: arrow-rs's reader unwraps on some
+    // damaged files (its map reader), the parquet crate's page reader on some malformed
+    // headers. Those are upstream's and accepted. A panic raised in this project's own code
+    // is a bug even though the reader would catch it: the hook aborts on it, so libFuzzer
+    // reports it as a crash. Upstream code comes from cargo's registry (or git checkouts), the standard library
+    // from /rustc/; everything else is this workspace (path dependencies).
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let ours = info.location().is_some_and(|at| {
+                let file = at.file();
+                !(file.contains("/registry/src/")
+                    || file.contains("/git/checkouts/")
+                    || file.starts_with("/rustc/"))
+            });
+            if ours {
+                eprintln!("panic in this project's code: {info}");
+                std::process::abort();
+            }
+        }))
+    });
     let batch_size = [1024, 7, 8192][data.len() % 3];
     let Ok(builder) = ParquetRecordBatchReaderBuilder::try_new(Bytes::copy_from_slice(data)) else {
         return;
