@@ -307,6 +307,28 @@ fn every_corpus_file_reads_as_arrow_rs_reads_it() {
     println!("{} files, {reads} reads compared", corpus.len());
 }
 
+/// pyarrow's nested files: the list of structs (`ls`) and the map (`m`) are read by this
+/// project, the struct holding a list (`s`) and the list of lists (`ll`) by arrow-rs's reader
+/// (the corpus test above compares the batches).
+#[test]
+fn pyarrow_lists_of_structs_and_maps_are_read_here() {
+    let nested: Vec<_> = pyarrow_files()
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("pyarrow_nested"))
+        .collect();
+    if nested.is_empty() {
+        println!("pyarrow not installed: its nested files are skipped");
+        return;
+    }
+    for (name, file) in nested {
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(reader.columns_read_by_arrow_rs(), ["s", "ll"], "{name}");
+    }
+}
+
 /// Dremio's footer, which the parquet crate 59 cannot parse (a `list<struct>` in field 15 of
 /// ColumnMetaData, where parquet-format has `i32 bloom_filter_length`): arrow-rs's builder
 /// fails; ours skips that field as pyarrow does, and reads the file. Its rows equal what

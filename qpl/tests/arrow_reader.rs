@@ -199,6 +199,70 @@ fn batch(seed: u64) -> RecordBatch {
         }
         nested.append(i % 7 != 0);
     }
+    // Lists of structs, read here a field at a time: nulls at the list, the struct and the
+    // field levels; a required field in a nullable struct; a large list of required structs.
+    let mut item_offsets = vec![0i32];
+    let (mut skus, mut labels, mut item_valid) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..n {
+        for j in 0..(i + 1) % 4 {
+            skus.push((j != 2).then_some((i * 10 + j) as i32));
+            labels.push(words[(i + j) % 6]);
+            item_valid.push((i + j) % 5 != 1);
+        }
+        item_offsets.push(skus.len() as i32);
+    }
+    let item_fields: arrow_schema::Fields = vec![
+        Arc::new(Field::new("sku", DataType::Int32, true)),
+        Arc::new(Field::new("label", DataType::Utf8, false)),
+    ]
+    .into();
+    let item_structs = StructArray::try_new(
+        item_fields.clone(),
+        vec![
+            Arc::new(Int32Array::from(skus)),
+            Arc::new(StringArray::from(labels)),
+        ],
+        Some(item_valid.into()),
+    )
+    .unwrap();
+    let items = ListArray::try_new(
+        Arc::new(Field::new("item", DataType::Struct(item_fields), true)),
+        arrow_buffer::OffsetBuffer::new(item_offsets.into()),
+        Arc::new(item_structs),
+        Some((0..n).map(|i| i % 9 != 4).collect::<Vec<_>>().into()),
+    )
+    .unwrap();
+    let point_fields: arrow_schema::Fields = vec![
+        Arc::new(Field::new("x", DataType::Float64, false)),
+        Arc::new(Field::new("y", DataType::Float64, true)),
+    ]
+    .into();
+    let point_count = (0..n).map(|i| i % 3).sum::<usize>();
+    let path = LargeListArray::try_new(
+        Arc::new(Field::new(
+            "item",
+            DataType::Struct(point_fields.clone()),
+            false,
+        )),
+        arrow_buffer::OffsetBuffer::from_lengths((0..n).map(|i| i % 3)),
+        Arc::new(
+            StructArray::try_new(
+                point_fields,
+                vec![
+                    Arc::new(Float64Array::from_iter_values(
+                        (0..point_count).map(|k| k as f64 * 0.5),
+                    )),
+                    Arc::new(Float64Array::from_iter(
+                        (0..point_count).map(|k| (k % 4 != 0).then_some(-(k as f64))),
+                    )),
+                ],
+                None,
+            )
+            .unwrap(),
+        ),
+        None,
+    )
+    .unwrap();
     let columns: Vec<(&str, ArrayRef)> = vec![
         ("id", Arc::new(Int64Array::from(i64s))),
         ("key", Arc::new(Int32Array::from(keys))),
@@ -237,6 +301,8 @@ fn batch(seed: u64) -> RecordBatch {
         ("pair", Arc::new(pair)),
         ("map", Arc::new(map)),
         ("nested", Arc::new(nested.finish())),
+        ("items", Arc::new(items)),
+        ("path", Arc::new(path)),
     ];
     RecordBatch::try_from_iter(columns).unwrap()
 }
@@ -492,7 +558,8 @@ fn batches_of_one_row() {
 }
 
 #[test]
-fn flat_columns_lists_structs_and_maps_are_read_here_and_lists_of_lists_by_arrow_rs() {
+fn flat_columns_lists_structs_maps_and_lists_of_structs_are_read_here_and_lists_of_lists_by_arrow_rs(
+) {
     let (_, file) = &files()[0];
     let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
         .unwrap()
@@ -1709,4 +1776,93 @@ fn a_map_whose_keys_and_values_disagree_is_refused() {
     // an empty map.
     let e = read(write(&[0, 1, 0])).expect_err("a value in an empty map");
     assert!(e.contains("keys and values"), "{e}");
+}
+
+#[test]
+fn lists_of_structs_of_each_parquet_form_equal_arrow_rs_and_disagreeing_fields_are_refused() {
+    use parquet::data_type::{ByteArray, ByteArrayType, Int32Type as ParquetInt32};
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    type Levels<'a> = (&'a [i16], &'a [i16]);
+    // Writes one row group of `schema` whose first leaf is INT32 and second `second_utf8`
+    // or INT32, each with its (definition, repetition) levels; values fill what is present.
+    let write = |schema: &str, max: [i16; 2], levels: [Levels; 2], second_utf8: bool| {
+        let schema = Arc::new(parse_message_type(schema).unwrap());
+        let mut out = Vec::new();
+        let properties = Arc::new(WriterProperties::builder().build());
+        let mut writer = SerializedFileWriter::new(&mut out, schema, properties).unwrap();
+        let mut group = writer.next_row_group().unwrap();
+        for (i, (def, rep)) in levels.into_iter().enumerate() {
+            let present = def.iter().filter(|&&d| d == max[i]).count();
+            let mut column = group.next_column().unwrap().unwrap();
+            if i == 1 && second_utf8 {
+                let values: Vec<ByteArray> = (0..present)
+                    .map(|v| ByteArray::from(format!("s{v}").as_str()))
+                    .collect();
+                column
+                    .typed::<ByteArrayType>()
+                    .write_batch(&values, Some(def), Some(rep))
+                    .unwrap();
+            } else {
+                let values: Vec<i32> = (0..present as i32).map(|v| v * 10 + i as i32).collect();
+                column
+                    .typed::<ParquetInt32>()
+                    .write_batch(&values, Some(def), Some(rep))
+                    .unwrap();
+            }
+            column.close().unwrap();
+        }
+        group.close().unwrap();
+        writer.close().unwrap();
+        Bytes::from(out)
+    };
+    let read = |file: &Bytes| -> Result<Vec<RecordBatch>, String> {
+        let reader =
+            ParquetRecordBatchReaderBuilder::try_new(file.clone()).map_err(|e| e.to_string())?;
+        let reader = reader
+            .with_batch_size(2)
+            .build()
+            .map_err(|e| e.to_string())?;
+        assert!(reader.columns_read_by_arrow_rs().is_empty());
+        reader.collect::<Result<_, _>>().map_err(|e| e.to_string())
+    };
+    let three_level = "message schema {
+        optional group items (LIST) {
+            repeated group list {
+                optional group element { optional int32 a; optional int32 b; }
+            }
+        }
+    }";
+    // Rows: [{a, b}, null, {a, null}], null, [], [{null, b}]. Levels: 1 the list, 2 an
+    // element, 3 its struct, 4 a value.
+    let a: Levels = (&[4, 2, 4, 0, 1, 3], &[0, 1, 1, 0, 0, 0]);
+    let b: Levels = (&[4, 2, 3, 0, 1, 4], &[0, 1, 1, 0, 0, 0]);
+    let file = write(three_level, [4, 4], [a, b], false);
+    let theirs = theirs_all(&file, 2);
+    assert_same("three-level", &read(&file).unwrap(), &theirs);
+    // The same rows with the second row's struct null in one field and present in the other.
+    let b_disagrees: Levels = (&[4, 3, 3, 0, 1, 4], &[0, 1, 1, 0, 0, 0]);
+    let e = read(&write(three_level, [4, 4], [a, b_disagrees], false)).expect_err("nulls differ");
+    assert!(e.contains("differ in lengths or nulls"), "{e}");
+    // One element more in the second field.
+    let b_longer: Levels = (&[4, 2, 3, 4, 0, 1, 4], &[0, 1, 1, 1, 0, 0, 0]);
+    let e = read(&write(three_level, [4, 4], [a, b_longer], false)).expect_err("lengths differ");
+    assert!(e.contains("differ in lengths or nulls"), "{e}");
+    // Two-level (the repeated group is the struct, never null) with a required and an
+    // optional string field; and an unannotated repeated group (the list never null).
+    let two_level = "message schema {
+        optional group items (LIST) {
+            repeated group element { required int32 a; optional binary s (UTF8); }
+        }
+    }";
+    let a: Levels = (&[2, 2, 0, 1, 2], &[0, 1, 0, 0, 0]);
+    let s: Levels = (&[3, 2, 0, 1, 3], &[0, 1, 0, 0, 0]);
+    let file = write(two_level, [2, 3], [a, s], true);
+    assert_same("two-level", &read(&file).unwrap(), &theirs_all(&file, 2));
+    let bare =
+        "message schema { repeated group items { required int32 a; optional binary s (UTF8); } }";
+    let a: Levels = (&[1, 1, 0, 1], &[0, 1, 0, 0]);
+    let s: Levels = (&[2, 1, 0, 2], &[0, 1, 0, 0]);
+    let file = write(bare, [1, 2], [a, s], true);
+    assert_same("unannotated", &read(&file).unwrap(), &theirs_all(&file, 2));
 }

@@ -3,6 +3,10 @@
 //! two-level list (`group l (LIST) { repeated T element }`) and a repeated field without
 //! annotation (`repeated T l`). Offsets and the lists' validity come from the repetition and
 //! definition levels in one pass; the elements are converted as a flat column's values.
+//!
+//! A list of structs of flat fields is read a leaf at a time: each leaf as a list of a struct
+//! of that one field ([`list_struct_shapes`]), the struct's validity from the same levels, and
+//! the leaves' lists joined per batch ([`join_list_struct`]).
 
 use std::sync::Arc;
 
@@ -28,17 +32,36 @@ pub(crate) struct ListShape {
     /// The element field of the Arrow type.
     child: FieldRef,
     large: bool,
+    /// For a leaf of a list of structs: `child` is a struct of this one leaf.
+    member: Option<Member>,
+}
+
+/// A leaf of a list's struct elements.
+#[derive(Clone, Debug)]
+struct Member {
+    /// A level at or above this is a non-null struct (`element` for a struct never null).
+    defined: i16,
+    /// The leaf's field in the struct.
+    field: FieldRef,
 }
 
 impl ListShape {
     /// Whether the elements are byte arrays behind offsets (Utf8, Binary, their large forms).
     pub fn holds_offset_bytes(&self) -> bool {
-        is_offset_bytes(self.child.data_type())
+        self.member.is_none() && is_offset_bytes(self.child.data_type())
     }
 
     /// The element field of the Arrow type.
     pub fn child(&self) -> &FieldRef {
         &self.child
+    }
+
+    /// The list type this shape reads: a `List`, or a `LargeList`.
+    pub fn data_type(&self) -> DataType {
+        match self.large {
+            false => DataType::List(Arc::clone(&self.child)),
+            true => DataType::LargeList(Arc::clone(&self.child)),
+        }
     }
 }
 
@@ -112,7 +135,159 @@ fn shape_of(
         max,
         child: Arc::clone(child),
         large,
+        member: None,
     })
+}
+
+/// A list of structs read as `data_type` (a `List` or `LargeList` of a `Struct`) from the
+/// struct's leaves `leaves`, one list of a struct of one field per leaf, when every field is a
+/// leaf of a type converted here. The list is three-level (`group l (LIST) { repeated group
+/// list { optional group element { fields } } }`), two-level (`group l (LIST) { repeated group
+/// element { fields } }`) or an unannotated repeated group; the struct may be optional, its
+/// fields optional or required.
+pub(crate) fn list_struct_shapes(
+    schema: &SchemaDescriptor,
+    leaves: &[usize],
+    data_type: &DataType,
+) -> Option<Vec<ListShape>> {
+    let (element, large) = match data_type {
+        DataType::List(child) => (child, false),
+        DataType::LargeList(child) => (child, true),
+        _ => return None,
+    };
+    let DataType::Struct(fields) = element.data_type() else {
+        return None;
+    };
+    if fields.is_empty() || fields.len() != leaves.len() {
+        return None;
+    }
+    let mut shapes = Vec::with_capacity(leaves.len());
+    for (&leaf, field) in leaves.iter().zip(fields) {
+        let descr = schema.column(leaf);
+        let physical = column_of(&descr).ok()?.physical_type;
+        if descr.max_rep_level() != 1 || !converts(physical, field.data_type()) {
+            return None;
+        }
+        let nodes = nodes_to(schema, leaf)?;
+        let repeated = nodes
+            .iter()
+            .position(|n| repetition(n) == Repetition::REPEATED)?;
+        let list_defined = match repeated {
+            0 => 0,
+            1 => optional(nodes[0]),
+            _ => return None,
+        };
+        // The struct: the repeated group itself, or its one field.
+        let (structure, struct_optional, leaf_node) = match nodes[repeated..] {
+            [structure, leaf_node] => (structure, 0, leaf_node),
+            [list, structure, leaf_node]
+                if list.get_fields().len() == 1
+                    && repetition(structure) != Repetition::REPEATED =>
+            {
+                (structure, optional(structure), leaf_node)
+            }
+            _ => return None,
+        };
+        let shaped = structure.is_group()
+            && structure.get_fields().len() == fields.len()
+            && !leaf_node.is_group()
+            && repetition(leaf_node) != Repetition::REPEATED
+            && leaf_node.name() == field.name();
+        let element_level = list_defined + 1;
+        let defined = element_level + struct_optional;
+        let max = defined + optional(leaf_node);
+        let nullable_agrees = (struct_optional == 0 || element.is_nullable())
+            && (optional(leaf_node) == 0 || field.is_nullable());
+        if !shaped || !nullable_agrees || descr.max_def_level() != max {
+            return None;
+        }
+        let one_field = DataType::Struct(vec![Arc::clone(field)].into());
+        shapes.push(ListShape {
+            list_defined,
+            element: element_level,
+            max,
+            child: Arc::new(arrow_schema::Field::new(
+                element.name(),
+                one_field,
+                element.is_nullable(),
+            )),
+            large,
+            member: Some(Member {
+                defined,
+                field: Arc::clone(field),
+            }),
+        });
+    }
+    Some(shapes)
+}
+
+/// A batch of a list of structs of `data_type` from its leaves' lists (as
+/// [`list_struct_shapes`] reads them, each of a struct of one field): the first one's offsets,
+/// list nulls and struct nulls, which every other leaf's must equal, over the leaves' values.
+pub(crate) fn join_list_struct(
+    data_type: &DataType,
+    parts: &[&ArrayRef],
+) -> Result<ArrayRef, ArrowError> {
+    match data_type {
+        DataType::List(element) => join_list_struct_as::<i32>(element, parts),
+        DataType::LargeList(element) => join_list_struct_as::<i64>(element, parts),
+        _ => Err(ArrowError::ParquetError(
+            "a list of structs of another type".into(),
+        )),
+    }
+}
+
+fn join_list_struct_as<O: OffsetSizeTrait>(
+    element: &FieldRef,
+    parts: &[&ArrayRef],
+) -> Result<ArrayRef, ArrowError> {
+    let error = |m: &str| ArrowError::ParquetError(m.into());
+    let DataType::Struct(fields) = element.data_type() else {
+        return Err(error("a list of structs whose elements are no structs"));
+    };
+    let nulls = |n: Option<&NullBuffer>| n.filter(|n| n.null_count() > 0).cloned();
+    let mut children = Vec::with_capacity(parts.len());
+    let mut first: Option<(Vec<O>, Option<NullBuffer>, Option<NullBuffer>)> = None;
+    for part in parts {
+        let list = part
+            .as_any()
+            .downcast_ref::<GenericListArray<O>>()
+            .ok_or_else(|| error("a list of structs' part is no list"))?;
+        // Offsets from 0 and the values cut to them (a batch may be a slice of a page's).
+        let offsets = list.value_offsets();
+        let (start, end) = (offsets[0], offsets[offsets.len() - 1]);
+        let values = list
+            .values()
+            .slice(start.as_usize(), (end - start).as_usize());
+        let values = values
+            .as_any()
+            .downcast_ref::<arrow_array::StructArray>()
+            .ok_or_else(|| error("a list of structs' part holds no struct"))?;
+        let shape = (
+            offsets.iter().map(|&o| o - start).collect::<Vec<O>>(),
+            nulls(list.nulls()),
+            nulls(values.nulls()),
+        );
+        match &first {
+            None => first = Some(shape),
+            Some(first) if *first == shape => {}
+            Some(_) => {
+                return Err(error(
+                    "a list of structs' fields differ in lengths or nulls",
+                ))
+            }
+        }
+        children.push(Arc::clone(values.column(0)));
+    }
+    let (offsets, list_nulls, struct_nulls) =
+        first.ok_or_else(|| error("a list of structs without fields"))?;
+    let values = arrow_array::StructArray::try_new(fields.clone(), children, struct_nulls)?;
+    Ok(Arc::new(GenericListArray::<O>::try_new(
+        Arc::clone(element),
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        Arc::new(values),
+        list_nulls,
+    )?))
 }
 
 fn repetition(t: &Type) -> Repetition {
@@ -284,12 +459,29 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
     // until a level defines an element); each slot counts what came before it.
     let mut offsets = vec![O::usize_as(0); rows + 1];
     let mut element_levels = vec![0i16; if element_nullable { def.len() + 1 } else { 0 }];
+    // A list of structs' leaf: whether each element's struct is non-null, the same way.
+    let struct_defined = shape
+        .member
+        .as_ref()
+        .map(|m| m.defined)
+        .filter(|&defined| defined > shape.element);
+    let mut struct_valid = vec![
+        false;
+        if struct_defined.is_some() {
+            def.len() + 1
+        } else {
+            0
+        }
+    ];
     let (mut row, mut elements) = (0, 0);
     for (&d, &r) in def.iter().zip(rep) {
         offsets[row] = O::usize_as(elements);
         row += usize::from(r == 0);
         if element_nullable {
             element_levels[elements] = i16::from(d == shape.max);
+        }
+        if let Some(defined) = struct_defined {
+            struct_valid[elements] = d >= defined;
         }
         elements += usize::from(d >= shape.element);
     }
@@ -307,12 +499,32 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
         rep_levels: Vec::new(),
         values: std::mem::replace(values, Values::Int32(Vec::new())),
     };
-    let child = take_array(
-        &mut elements_data,
-        i16::from(element_nullable),
-        elements,
-        shape.child.data_type(),
-    )?;
+    let child = match &shape.member {
+        None => take_array(
+            &mut elements_data,
+            i16::from(element_nullable),
+            elements,
+            shape.child.data_type(),
+        )?,
+        Some(member) => {
+            let leaf = take_array(
+                &mut elements_data,
+                i16::from(element_nullable),
+                elements,
+                member.field.data_type(),
+            )?;
+            let nulls = struct_defined
+                .map(|_| {
+                    NullBuffer::new(BooleanBuffer::collect_bool(elements, |i| struct_valid[i]))
+                })
+                .filter(|n| n.null_count() > 0);
+            Arc::new(arrow_array::StructArray::try_new(
+                vec![Arc::clone(&member.field)].into(),
+                vec![leaf],
+                nulls,
+            )?) as ArrayRef
+        }
+    };
     *values = elements_data.values;
     list_array::<O>(shape, offsets, child, nulls)
 }
@@ -691,6 +903,7 @@ mod tests {
             max: 3,
             child: Arc::new(arrow_schema::Field::new("element", DataType::Utf8, true)),
             large: false,
+            member: None,
         };
         let dictionary: ByteArrays = ["a", "bb", "", "dddd", "eeeeeeeeeeeeeeeeeeeee"]
             .iter()

@@ -383,7 +383,28 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             };
             let parts = struct_parts(parquet_schema, leaves, field.data_type());
             let map = list::map_shapes(parquet_schema, leaves, field.data_type());
-            if let Some(shapes) = map {
+            let list_struct = list::list_struct_shapes(parquet_schema, leaves, field.data_type());
+            if let Some(shapes) = list_struct {
+                // A list of structs: each field read as a list of a struct of it, joined per
+                // batch.
+                let mut indices = Vec::with_capacity(shapes.len());
+                for (leaf, shape) in leaves.iter().zip(shapes) {
+                    indices.push(columns.len());
+                    let data_type = shape.data_type();
+                    columns.push(FlatColumn::new(
+                        self.input.source(),
+                        Arc::clone(&metadata),
+                        *leaf,
+                        data_type,
+                        Some(shape),
+                        &row_groups,
+                        plan.cursor(),
+                        self.executor.clone(),
+                        self.batch_size,
+                    )?);
+                }
+                sources.push(Source::ListStruct(indices));
+            } else if let Some(shapes) = map {
                 // A map: its keys and its values each read as a list, joined per batch.
                 let mut indices = [0; 2];
                 for (i, (leaf, shape)) in leaves.iter().zip(shapes).enumerate() {
@@ -697,6 +718,9 @@ enum Source {
     Struct(Vec<usize>),
     /// A map read here: its keys' and its values' lists, `columns[k]` and `columns[v]`.
     Map(usize, usize),
+    /// A list of structs of flat fields read here: `columns[i]` for each field, each giving a
+    /// list of a struct of that field.
+    ListStruct(Vec<usize>),
     /// arrow-rs's reader (nested columns, and types not converted here yet): its batches'
     /// column `i`.
     ArrowRs(usize),
@@ -771,6 +795,10 @@ impl ParquetRecordBatchReader {
                 Source::Ours(i) => Ok(Arc::clone(&ours[i])),
                 Source::Map(k, v) => list::join_map(field.data_type(), &ours[k], &ours[v]),
                 Source::Struct(ref parts) => join_struct(parts.iter().map(|&i| &ours[i])),
+                Source::ListStruct(ref parts) => {
+                    let parts: Vec<&ArrayRef> = parts.iter().map(|&i| &ours[i]).collect();
+                    list::join_list_struct(field.data_type(), &parts)
+                }
                 Source::ArrowRs(i) => Ok(Arc::clone(
                     theirs.as_ref().expect("arrow-rs reads").column(i),
                 )),
@@ -818,9 +846,10 @@ impl RecordBatchReader for ParquetRecordBatchReader {
 
 impl ParquetRecordBatchReader {
     /// The top-level fields whose columns this reader hands to arrow-rs's reader (nested
-    /// columns other than lists of one leaf, maps of two and structs of flat fields: lists of
-    /// structs or lists, structs holding lists, maps with nullable keys; MonthDayNano intervals, which arrow-rs refuses too;
-    /// dictionaries other than Int32 keys over byte arrays), in schema order.
+    /// columns other than lists of one leaf, maps of two, structs of flat fields and lists of
+    /// those structs: lists of lists, structs holding lists, maps of nested keys or values;
+    /// MonthDayNano intervals, which arrow-rs refuses too; dictionaries other than Int32 keys
+    /// over byte arrays), in schema order.
     pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {
         self.sources
             .iter()
