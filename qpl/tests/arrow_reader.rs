@@ -263,6 +263,61 @@ fn batch(seed: u64) -> RecordBatch {
         None,
     )
     .unwrap();
+    // A struct holding lists, read here a field at a time: a nullable list of nullable
+    // strings and a required list of required doubles beside a flat field, the struct null
+    // in some rows.
+    let mut notes = ListBuilder::new(StringBuilder::new());
+    for i in 0..n {
+        for j in 0..i % 3 {
+            notes
+                .values()
+                .append_option((j != 1).then(|| words[(i + j) % 6]));
+        }
+        notes.append(i % 4 != 2);
+    }
+    let notes = notes.finish();
+    let scores =
+        ListArray::from_iter_primitive::<arrow_array::types::Float64Type, _, _>((0..n).map(|i| {
+            Some(
+                (0..(i + 2) % 3)
+                    .map(|k| Some(k as f64 + 0.25))
+                    .collect::<Vec<_>>(),
+            )
+        }));
+    let scores_field = Arc::new(Field::new(
+        "scores",
+        DataType::List(Arc::new(Field::new("item", DataType::Float64, false))),
+        false,
+    ));
+    let record = StructArray::try_new(
+        vec![
+            Arc::new(Field::new("n", DataType::Int32, true)),
+            Arc::new(Field::new(
+                "notes",
+                arrow_array::Array::data_type(&notes).clone(),
+                true,
+            )),
+            scores_field,
+        ]
+        .into(),
+        vec![
+            Arc::new(Int32Array::from_iter(
+                (0..n).map(|i| (i % 5 != 3).then_some(i as i32)),
+            )),
+            Arc::new(notes),
+            Arc::new(
+                ListArray::try_new(
+                    Arc::new(Field::new("item", DataType::Float64, false)),
+                    scores.offsets().clone(),
+                    scores.values().clone(),
+                    None,
+                )
+                .unwrap(),
+            ),
+        ],
+        Some((0..n).map(|i| i % 6 != 5).collect::<Vec<_>>().into()),
+    )
+    .unwrap();
     let columns: Vec<(&str, ArrayRef)> = vec![
         ("id", Arc::new(Int64Array::from(i64s))),
         ("key", Arc::new(Int32Array::from(keys))),
@@ -303,6 +358,7 @@ fn batch(seed: u64) -> RecordBatch {
         ("nested", Arc::new(nested.finish())),
         ("items", Arc::new(items)),
         ("path", Arc::new(path)),
+        ("record", Arc::new(record)),
     ];
     RecordBatch::try_from_iter(columns).unwrap()
 }
@@ -1045,13 +1101,67 @@ fn a_page_header_the_parquet_crate_would_loop_on_is_an_error() {
 
 #[test]
 fn a_negative_chunk_offset_of_a_column_handed_to_arrow_rs_is_an_error() {
+    use parquet::file::metadata::{ParquetMetaDataReader, ParquetMetaDataWriter, RowGroupMetaData};
     // Found by the `reader` fuzz target: a nested column whose chunk offset is negative; the
     // parquet crate's `byte_range` panics on it, and the walk of the pages handed to arrow-rs
-    // asked it first. Now the chunk's range is checked as this reader's own chunks are.
-    let file = data_file("negative-chunk-offset-map.parquet");
-    let read = ParquetRecordBatchReaderBuilder::try_new(file).and_then(|b| b.build());
+    // asked it first. Now the chunk's range is checked as this reader's own chunks are. The
+    // fuzz target's file (below) has its nested columns read here since; the same damage is
+    // made here to the list of lists, which arrow-rs reads.
+    let (_, file) = &files()[0];
+    let metadata = ParquetMetaDataReader::new().parse_and_finish(file).unwrap();
+    let schema = metadata.file_metadata().schema_descr_ptr();
+    let groups: Vec<RowGroupMetaData> = metadata
+        .row_groups()
+        .iter()
+        .map(|group| {
+            let columns = group
+                .columns()
+                .iter()
+                .map(|chunk| match chunk.column_path().parts()[0] == "nested" {
+                    true => chunk
+                        .clone()
+                        .into_builder()
+                        .set_data_page_offset(-4096)
+                        .set_dictionary_page_offset(None)
+                        .build()
+                        .unwrap(),
+                    false => chunk.clone(),
+                })
+                .collect();
+            RowGroupMetaData::builder(schema.clone())
+                .set_num_rows(group.num_rows())
+                .set_total_byte_size(group.total_byte_size())
+                .set_column_metadata(columns)
+                .build()
+                .unwrap()
+        })
+        .collect();
+    let damaged = metadata
+        .into_builder()
+        .set_row_groups(groups)
+        .set_column_index(None)
+        .set_offset_index(None)
+        .build();
+    let footer = u32::from_le_bytes(file[file.len() - 8..file.len() - 4].try_into().unwrap());
+    let mut out = file[..file.len() - 8 - footer as usize].to_vec();
+    ParquetMetaDataWriter::new(&mut out, &damaged)
+        .finish()
+        .unwrap();
+    let read = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(out)).and_then(|b| b.build());
     let error = read.err().expect("a negative chunk offset").to_string();
     assert!(error.contains("not inside the file"), "{error}");
+    // The fuzz target's file: its columns (lists, a struct of lists) read here, the damaged
+    // chunks an error while reading.
+    let file = data_file("negative-chunk-offset-map.parquet");
+    let read = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.build())
+        .map_err(|e| e.to_string())
+        .and_then(|reader| {
+            reader
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())
+        });
+    assert!(read.is_err(), "the damaged file read");
 }
 
 #[test]
@@ -1865,4 +1975,61 @@ fn lists_of_structs_of_each_parquet_form_equal_arrow_rs_and_disagreeing_fields_a
     let s: Levels = (&[2, 1, 0, 2], &[0, 1, 0, 0]);
     let file = write(bare, [1, 2], [a, s], true);
     assert_same("unannotated", &read(&file).unwrap(), &theirs_all(&file, 2));
+}
+
+#[test]
+fn a_struct_whose_fields_disagree_on_its_nulls_is_refused() {
+    use parquet::data_type::Int32Type as ParquetInt32;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    // A struct holding a flat field and a list: the struct is level 1 of both.
+    let schema = Arc::new(
+        parse_message_type(
+            "message schema {
+                optional group s {
+                    optional int32 a;
+                    optional group l (LIST) { repeated group list { required int32 element; } }
+                }
+            }",
+        )
+        .unwrap(),
+    );
+    let write = |a_def: &[i16]| {
+        let mut out = Vec::new();
+        let properties = Arc::new(WriterProperties::builder().build());
+        let mut writer = SerializedFileWriter::new(&mut out, schema.clone(), properties).unwrap();
+        let mut group = writer.next_row_group().unwrap();
+        let mut column = group.next_column().unwrap().unwrap();
+        let present = a_def.iter().filter(|&&d| d == 2).count() as i32;
+        let values: Vec<i32> = (0..present).collect();
+        column
+            .typed::<ParquetInt32>()
+            .write_batch(&values, Some(a_def), None)
+            .unwrap();
+        column.close().unwrap();
+        // Rows: s.l = [7, 8], s null, s.l = [] (an empty list), s.l null.
+        let mut column = group.next_column().unwrap().unwrap();
+        column
+            .typed::<ParquetInt32>()
+            .write_batch(&[7, 8], Some(&[3, 3, 0, 2, 1]), Some(&[0, 1, 0, 0, 0]))
+            .unwrap();
+        column.close().unwrap();
+        group.close().unwrap();
+        writer.close().unwrap();
+        Bytes::from(out)
+    };
+    let read = |file: &Bytes| -> Result<Vec<RecordBatch>, String> {
+        let reader =
+            ParquetRecordBatchReaderBuilder::try_new(file.clone()).map_err(|e| e.to_string())?;
+        let reader = reader.build().map_err(|e| e.to_string())?;
+        assert!(reader.columns_read_by_arrow_rs().is_empty());
+        reader.collect::<Result<_, _>>().map_err(|e| e.to_string())
+    };
+    // Agreeing: `a` is 5, the struct null, `a` null, `a` null.
+    let file = write(&[2, 0, 1, 1]);
+    assert_same("agreeing", &read(&file).unwrap(), &theirs_all(&file, 1024));
+    // `a` has the struct present in the second row (null in `l`) and null in the third
+    // (present in `l`).
+    let e = read(&write(&[2, 1, 0, 1])).expect_err("the fields disagree");
+    assert!(e.contains("differ in the struct's nulls"), "{e}");
 }

@@ -34,6 +34,9 @@ pub(crate) struct ListShape {
     large: bool,
     /// For a leaf of a list of structs: `child` is a struct of this one leaf.
     member: Option<Member>,
+    /// For a list that is a field of a top-level struct: the list is made a struct of this
+    /// one field, non-null from this level on (0: never null).
+    parent: Option<(i16, FieldRef)>,
 }
 
 /// A leaf of a list's struct elements.
@@ -48,7 +51,7 @@ struct Member {
 impl ListShape {
     /// Whether the elements are byte arrays behind offsets (Utf8, Binary, their large forms).
     pub fn holds_offset_bytes(&self) -> bool {
-        self.member.is_none() && is_offset_bytes(self.child.data_type())
+        self.member.is_none() && self.parent.is_none() && is_offset_bytes(self.child.data_type())
     }
 
     /// The element field of the Arrow type.
@@ -76,6 +79,44 @@ pub(crate) fn list_shape(
         DataType::LargeList(child) => (child, true),
         _ => return None,
     };
+    let nodes = nodes_to(schema, leaf)?;
+    list_shape_at(schema, leaf, &nodes, 0, child, large)
+}
+
+/// The list shape of leaf `leaf` read as `data_type` (a list) when the leaf is a field of a
+/// top-level struct (its path: the struct, then the list): the list read as a struct of
+/// `field` (the struct's field of that type) with the struct's validity.
+pub(crate) fn struct_list_shape(
+    schema: &SchemaDescriptor,
+    leaf: usize,
+    field: &FieldRef,
+) -> Option<ListShape> {
+    let (child, large) = match field.data_type() {
+        DataType::List(child) => (child, false),
+        DataType::LargeList(child) => (child, true),
+        _ => return None,
+    };
+    let nodes = nodes_to(schema, leaf)?;
+    let (structure, below) = nodes.split_first()?;
+    if !structure.is_group() || repetition(structure) == Repetition::REPEATED {
+        return None;
+    }
+    let defined = optional(structure);
+    let mut shape = list_shape_at(schema, leaf, below, defined, child, large)?;
+    shape.parent = Some((defined, Arc::clone(field)));
+    Some(shape)
+}
+
+/// The shape of a list whose schema nodes, from the list down to leaf `leaf`, are `nodes`,
+/// under fields that are defined from level `base` on.
+fn list_shape_at(
+    schema: &SchemaDescriptor,
+    leaf: usize,
+    nodes: &[&Type],
+    base: i16,
+    child: &FieldRef,
+    large: bool,
+) -> Option<ListShape> {
     let descr = schema.column(leaf);
     if descr.max_rep_level() != 1 {
         return None;
@@ -84,16 +125,15 @@ pub(crate) fn list_shape(
     if !converts(physical, child.data_type()) {
         return None;
     }
-    let nodes = nodes_to(schema, leaf)?;
     let (list_defined, element_nullable) = match nodes[..] {
         // repeated T l
-        [leaf] if repetition(leaf) == Repetition::REPEATED => (0, false),
+        [leaf] if repetition(leaf) == Repetition::REPEATED => (base, false),
         // group l (LIST) { repeated T element }
         [list, repeated]
             if repetition(list) != Repetition::REPEATED
                 && repetition(repeated) == Repetition::REPEATED =>
         {
-            (optional(list), false)
+            (base + optional(list), false)
         }
         // group l (LIST) { repeated group list { T element } }
         [list, repeated, element]
@@ -102,7 +142,10 @@ pub(crate) fn list_shape(
                 && repeated.get_fields().len() == 1
                 && repetition(element) != Repetition::REPEATED =>
         {
-            (optional(list), repetition(element) == Repetition::OPTIONAL)
+            (
+                base + optional(list),
+                repetition(element) == Repetition::OPTIONAL,
+            )
         }
         _ => return None,
     };
@@ -136,6 +179,7 @@ fn shape_of(
         child: Arc::clone(child),
         large,
         member: None,
+        parent: None,
     })
 }
 
@@ -216,6 +260,7 @@ pub(crate) fn list_struct_shapes(
                 defined,
                 field: Arc::clone(field),
             }),
+            parent: None,
         });
     }
     Some(shapes)
@@ -526,7 +571,22 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
         }
     };
     *values = elements_data.values;
-    list_array::<O>(shape, offsets, child, nulls)
+    let list = list_array::<O>(shape, offsets, child, nulls)?;
+    let Some((defined, field)) = &shape.parent else {
+        return Ok(list);
+    };
+    // A top-level struct's field: the struct's validity from each row's first level.
+    let nulls = (*defined > 0).then(|| {
+        let mut starts = def.iter().zip(rep).filter(|(_, &r)| r == 0);
+        NullBuffer::new(BooleanBuffer::collect_bool(rows, |_| {
+            starts.next().is_some_and(|(&d, _)| d >= *defined)
+        }))
+    });
+    Ok(Arc::new(arrow_array::StructArray::try_new(
+        vec![Arc::clone(field)].into(),
+        vec![list],
+        nulls.filter(|n| n.null_count() > 0),
+    )?))
 }
 
 /// A list page of dictionary-encoded byte arrays fed a piece at a time: where the next piece
@@ -904,6 +964,7 @@ mod tests {
             child: Arc::new(arrow_schema::Field::new("element", DataType::Utf8, true)),
             large: false,
             member: None,
+            parent: None,
         };
         let dictionary: ByteArrays = ["a", "bb", "", "dddd", "eeeeeeeeeeeeeeeeeeeee"]
             .iter()

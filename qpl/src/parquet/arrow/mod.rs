@@ -425,15 +425,14 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                 sources.push(Source::Map(indices[0], indices[1]));
             } else if let Some(parts) = parts.filter(|_| ours.is_none()) {
                 let mut indices = Vec::with_capacity(parts.len());
-                for (leaf, parent) in leaves.iter().zip(parts) {
+                for (leaf, part) in leaves.iter().zip(parts) {
                     indices.push(columns.len());
-                    let data_type = parent.child.data_type().clone();
-                    columns.push(
-                        FlatColumn::new(
+                    let column = match part {
+                        StructPart::Flat(parent) => FlatColumn::new(
                             self.input.source(),
                             Arc::clone(&metadata),
                             *leaf,
-                            data_type,
+                            parent.child.data_type().clone(),
                             None,
                             &row_groups,
                             plan.cursor(),
@@ -441,7 +440,20 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                             self.batch_size,
                         )?
                         .in_struct(parent),
-                    );
+                        // A list field: read as a struct of the list, with the struct's validity.
+                        StructPart::List(shape) => FlatColumn::new(
+                            self.input.source(),
+                            Arc::clone(&metadata),
+                            *leaf,
+                            shape.data_type(),
+                            Some(shape),
+                            &row_groups,
+                            plan.cursor(),
+                            self.executor.clone(),
+                            self.batch_size,
+                        )?,
+                    };
+                    columns.push(column);
                 }
                 sources.push(Source::Struct(indices));
             } else if let Some(list) = ours {
@@ -645,13 +657,21 @@ fn shared_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, ParquetError> {
     Ok(pool)
 }
 
-/// How each leaf of a struct of flat fields sits in it, when `data_type` is such a struct
-/// and `leaves` are its fields, all of types converted here.
+/// A top-level struct's field read here.
+enum StructPart {
+    /// A flat field.
+    Flat(flat::StructParent),
+    /// A list of a converted type (read as a struct of the list).
+    List(list::ListShape),
+}
+
+/// How each leaf of a struct of flat fields and lists of them sits in it, when `data_type`
+/// is such a struct and `leaves` are its fields, all of types converted here.
 fn struct_parts(
     schema: &SchemaDescriptor,
     leaves: &[usize],
     data_type: &arrow_schema::DataType,
-) -> Option<Vec<flat::StructParent>> {
+) -> Option<Vec<StructPart>> {
     let arrow_schema::DataType::Struct(fields) = data_type else {
         return None;
     };
@@ -665,7 +685,16 @@ fn struct_parts(
     for (&leaf, field) in leaves.iter().zip(fields) {
         let descr = schema.column(leaf);
         let path = descr.path().parts();
-        if descr.max_rep_level() != 0 || path.len() != 2 || path[1] != *field.name() {
+        if path.len() < 2 || path[1] != *field.name() {
+            return None;
+        }
+        if descr.max_rep_level() > 0 {
+            parts.push(StructPart::List(list::struct_list_shape(
+                schema, leaf, field,
+            )?));
+            continue;
+        }
+        if path.len() != 2 {
             return None;
         }
         let root = &schema.root_schema().get_fields()[schema.get_column_root_idx(leaf)];
@@ -678,15 +707,16 @@ fn struct_parts(
         if !convert::converts(physical, field.data_type()) {
             return None;
         }
-        parts.push(flat::StructParent {
+        parts.push(StructPart::Flat(flat::StructParent {
             defined,
             child: Arc::clone(field),
-        });
+        }));
     }
     Some(parts)
 }
 
-/// One struct from structs of one field each (the same rows, the same validity).
+/// One struct from structs of one field each (the same rows, the same validity: checked, as
+/// each field's levels gave it).
 fn join_struct<'a>(parts: impl Iterator<Item = &'a ArrayRef>) -> Result<ArrayRef, ArrowError> {
     let mut fields = Vec::new();
     let mut children = Vec::new();
@@ -696,8 +726,13 @@ fn join_struct<'a>(parts: impl Iterator<Item = &'a ArrayRef>) -> Result<ArrayRef
             .as_any()
             .downcast_ref::<arrow_array::StructArray>()
             .ok_or_else(|| ArrowError::ParquetError("a struct field's part is no struct".into()))?;
+        let part_nulls = part.nulls().filter(|n| n.null_count() > 0).cloned();
         if i == 0 {
-            nulls = part.nulls().cloned();
+            nulls = part_nulls;
+        } else if part_nulls != nulls {
+            return Err(ArrowError::ParquetError(
+                "a struct's fields differ in the struct's nulls".into(),
+            ));
         }
         fields.push(Arc::clone(&part.fields()[0]));
         children.push(Arc::clone(part.column(0)));
@@ -713,8 +748,8 @@ fn join_struct<'a>(parts: impl Iterator<Item = &'a ArrayRef>) -> Result<ArrayRef
 enum Source {
     /// This project's reader: `columns[i]`.
     Ours(usize),
-    /// A struct of flat fields, each read here: `columns[i]` for each `i`, each giving a
-    /// struct of its one field.
+    /// A struct of flat fields and lists of them, each read here: `columns[i]` for each `i`,
+    /// each giving a struct of its one field.
     Struct(Vec<usize>),
     /// A map read here: its keys' and its values' lists, `columns[k]` and `columns[v]`.
     Map(usize, usize),
@@ -846,8 +881,9 @@ impl RecordBatchReader for ParquetRecordBatchReader {
 
 impl ParquetRecordBatchReader {
     /// The top-level fields whose columns this reader hands to arrow-rs's reader (nested
-    /// columns other than lists of one leaf, maps of two, structs of flat fields and lists of
-    /// those structs: lists of lists, structs holding lists, maps of nested keys or values;
+    /// columns other than lists of one leaf, maps of two, structs of flat fields or such
+    /// lists, and lists of structs of flat fields: lists of lists, structs holding structs,
+    /// maps or lists of structs, maps of nested keys or values;
     /// MonthDayNano intervals, which arrow-rs refuses too; dictionaries other than Int32 keys
     /// over byte arrays), in schema order.
     pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {
