@@ -318,6 +318,53 @@ fn batch(seed: u64) -> RecordBatch {
         Some((0..n).map(|i| i % 6 != 5).collect::<Vec<_>>().into()),
     )
     .unwrap();
+    // A struct holding a struct (nulls at both levels, a required field in it) and a list,
+    // read here a leaf at a time.
+    let inner = StructArray::try_new(
+        vec![
+            Arc::new(Field::new("a", DataType::Int64, true)),
+            Arc::new(Field::new("b", DataType::Utf8, false)),
+        ]
+        .into(),
+        vec![
+            Arc::new(Int64Array::from_iter(
+                (0..n).map(|i| (i % 7 != 2).then_some(i as i64 * 3)),
+            )),
+            Arc::new(StringArray::from_iter_values(
+                (0..n).map(|i| words[(i * 5) % 6]),
+            )),
+        ],
+        Some((0..n).map(|i| i % 8 != 6).collect::<Vec<_>>().into()),
+    )
+    .unwrap();
+    let inner_field = Arc::new(Field::new(
+        "inner",
+        arrow_array::Array::data_type(&inner).clone(),
+        true,
+    ));
+    let labels = ListArray::from_iter_primitive::<Int32Type, _, _>(
+        (0..n)
+            .map(|i| (i % 5 != 1).then(|| (0..i % 3).map(|k| Some(k as i32)).collect::<Vec<_>>())),
+    );
+    let outer = StructArray::try_new(
+        vec![
+            inner_field,
+            Arc::new(Field::new("c", DataType::Int32, false)),
+            Arc::new(Field::new(
+                "labels",
+                arrow_array::Array::data_type(&labels).clone(),
+                true,
+            )),
+        ]
+        .into(),
+        vec![
+            Arc::new(inner),
+            Arc::new(Int32Array::from_iter_values((0..n).map(|i| i as i32 % 100))),
+            Arc::new(labels),
+        ],
+        Some((0..n).map(|i| i % 9 != 7).collect::<Vec<_>>().into()),
+    )
+    .unwrap();
     let columns: Vec<(&str, ArrayRef)> = vec![
         ("id", Arc::new(Int64Array::from(i64s))),
         ("key", Arc::new(Int32Array::from(keys))),
@@ -359,6 +406,7 @@ fn batch(seed: u64) -> RecordBatch {
         ("items", Arc::new(items)),
         ("path", Arc::new(path)),
         ("record", Arc::new(record)),
+        ("outer", Arc::new(outer)),
     ];
     RecordBatch::try_from_iter(columns).unwrap()
 }

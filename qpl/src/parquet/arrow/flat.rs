@@ -75,8 +75,9 @@ fn byte_gather(
     Ok(move |ids: &[u32]| gather_bytes(ids, dictionary, limit, encoding))
 }
 
-/// A flat leaf inside a top-level struct: the struct is non-null from level `defined` on
-/// (0: never null); `child` is the leaf's field in it.
+/// A struct a flat leaf is inside: the struct is non-null from level `defined` on (0: never
+/// null); `child` is its field on the leaf's path (the leaf's field, or a struct holding only
+/// the leaf's path).
 #[derive(Clone, Debug)]
 pub(crate) struct StructParent {
     pub defined: i16,
@@ -93,7 +94,7 @@ pub(crate) struct FlatColumn {
     /// `Some` for a list column.
     list: Option<ListShape>,
     /// `Some` for a field of a struct: its arrays are structs of this one field.
-    parent: Option<StructParent>,
+    parents: Vec<StructParent>,
     column: Column,
     decoder: ChunkDecoder,
     data: ColumnData,
@@ -318,7 +319,7 @@ impl FlatColumn {
             name,
             data_type,
             list,
-            parent: None,
+            parents: Vec::new(),
             column,
             decoder,
             data: ColumnData::new(&column),
@@ -352,8 +353,8 @@ impl FlatColumn {
     }
 
     /// Makes this leaf a field of a struct: arrays of the struct (with this one field).
-    pub fn in_struct(mut self, parent: StructParent) -> FlatColumn {
-        self.parent = Some(parent);
+    pub fn in_struct(mut self, parents: Vec<StructParent>) -> FlatColumn {
+        self.parents = parents;
         // A struct's field is read through its levels (`decode_page`), views made after.
         self.views = None;
         self.arrow_page.byte_array_sections = false;
@@ -575,7 +576,7 @@ impl FlatColumn {
                 }
             }
             // A top-level flat column: its levels go straight to validity bits.
-            let plain_flat = self.list.is_none() && self.parent.is_none();
+            let plain_flat = self.list.is_none() && self.parents.is_empty();
             // Strings of a page of which few rows are selected: a dictionary page's indices
             // are decoded, and only the selected rows' strings gathered.
             let sparse = match &take {
@@ -708,28 +709,33 @@ impl FlatColumn {
                 }
                 None => {
                     let rows = report.levels;
-                    let parent_nulls = self.parent.as_ref().map(|parent| {
-                        let levels = &self.data.def_levels;
-                        let valid = BooleanBuffer::collect_bool(rows, |i| {
-                            parent.defined == 0 || levels[i] >= parent.defined
-                        });
-                        Some(NullBuffer::new(valid)).filter(|n| n.null_count() > 0)
-                    });
-                    let array = take_array(
+                    // Each struct's validity, before `take_array` takes the levels.
+                    let levels = &self.data.def_levels;
+                    let parent_nulls: Vec<Option<NullBuffer>> = self
+                        .parents
+                        .iter()
+                        .map(|parent| {
+                            let valid = BooleanBuffer::collect_bool(rows, |i| {
+                                parent.defined == 0 || levels[i] >= parent.defined
+                            });
+                            Some(NullBuffer::new(valid)).filter(|n| n.null_count() > 0)
+                        })
+                        .collect();
+                    let mut array = take_array(
                         &mut self.data,
                         self.column.max_def_level,
                         rows,
                         &self.data_type,
                     )
                     .map_err(|e| self.page_error(e))?;
-                    let array = match (&self.parent, parent_nulls) {
-                        (Some(parent), Some(nulls)) => Arc::new(StructArray::try_new(
+                    // Wrapped from the innermost struct out.
+                    for (parent, nulls) in self.parents.iter().zip(parent_nulls).rev() {
+                        array = Arc::new(StructArray::try_new(
                             vec![Arc::clone(&parent.child)].into(),
                             vec![array],
                             nulls,
-                        )?) as ArrayRef,
-                        _ => array,
-                    };
+                        )?);
+                    }
                     (array, rows)
                 }
                 Some(shape) if kept => {

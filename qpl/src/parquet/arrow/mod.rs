@@ -428,18 +428,23 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                 for (leaf, part) in leaves.iter().zip(parts) {
                     indices.push(columns.len());
                     let column = match part {
-                        StructPart::Flat(parent) => FlatColumn::new(
+                        StructPart::Flat(parents) => FlatColumn::new(
                             self.input.source(),
                             Arc::clone(&metadata),
                             *leaf,
-                            parent.child.data_type().clone(),
+                            parents
+                                .last()
+                                .expect("a leaf's chain ends at its field")
+                                .child
+                                .data_type()
+                                .clone(),
                             None,
                             &row_groups,
                             plan.cursor(),
                             self.executor.clone(),
                             self.batch_size,
                         )?
-                        .in_struct(parent),
+                        .in_struct(parents),
                         // A list field: read as a struct of the list, with the struct's validity.
                         StructPart::List(shape) => FlatColumn::new(
                             self.input.source(),
@@ -657,16 +662,18 @@ fn shared_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, ParquetError> {
     Ok(pool)
 }
 
-/// A top-level struct's field read here.
+/// A top-level struct's leaf read here.
 enum StructPart {
-    /// A flat field.
-    Flat(flat::StructParent),
-    /// A list of a converted type (read as a struct of the list).
+    /// A flat leaf, in the structs from the top-level one down (outermost first).
+    Flat(Vec<flat::StructParent>),
+    /// A list of a converted type, a field of the top-level struct (read as a struct of the
+    /// list).
     List(list::ListShape),
 }
 
-/// How each leaf of a struct of flat fields and lists of them sits in it, when `data_type`
-/// is such a struct and `leaves` are its fields, all of types converted here.
+/// How each leaf of a struct of flat fields, lists of them and structs of flat fields sits in
+/// it, when `data_type` is such a struct and `leaves` are its leaves, all of types converted
+/// here.
 fn struct_parts(
     schema: &SchemaDescriptor,
     leaves: &[usize],
@@ -675,70 +682,172 @@ fn struct_parts(
     let arrow_schema::DataType::Struct(fields) = data_type else {
         return None;
     };
-    if fields.len() != leaves.len() {
-        return None;
-    }
-    let optional = |t: &parquet::schema::types::Type| {
-        i16::from(t.get_basic_info().repetition() == parquet::basic::Repetition::OPTIONAL)
-    };
+    let root = &schema.root_schema().get_fields()[schema.get_column_root_idx(*leaves.first()?)];
+    let mut rest = leaves;
     let mut parts = Vec::with_capacity(leaves.len());
-    for (&leaf, field) in leaves.iter().zip(fields) {
-        let descr = schema.column(leaf);
-        let path = descr.path().parts();
-        if path.len() < 2 || path[1] != *field.name() {
-            return None;
-        }
-        if descr.max_rep_level() > 0 {
-            parts.push(StructPart::List(list::struct_list_shape(
-                schema, leaf, field,
-            )?));
-            continue;
-        }
-        if path.len() != 2 {
-            return None;
-        }
-        let root = &schema.root_schema().get_fields()[schema.get_column_root_idx(leaf)];
-        let defined = optional(root);
-        let child = root.get_fields().iter().find(|f| f.name() == path[1])?;
-        if descr.max_def_level() != defined + optional(child) {
-            return None;
-        }
-        let physical = crate::parquet::query::column_of(&descr).ok()?.physical_type;
-        if !convert::converts(physical, field.data_type()) {
-            return None;
-        }
-        parts.push(StructPart::Flat(flat::StructParent {
-            defined,
-            child: Arc::clone(field),
-        }));
-    }
-    Some(parts)
+    let walk = StructWalk { schema };
+    walk.fields(root, fields, optional(root), &[], &mut rest, &mut parts)?;
+    rest.is_empty().then_some(parts)
 }
 
-/// One struct from structs of one field each (the same rows, the same validity: checked, as
-/// each field's levels gave it).
-fn join_struct<'a>(parts: impl Iterator<Item = &'a ArrayRef>) -> Result<ArrayRef, ArrowError> {
-    let mut fields = Vec::new();
-    let mut children = Vec::new();
+fn optional(t: &parquet::schema::types::Type) -> i16 {
+    i16::from(t.get_basic_info().repetition() == parquet::basic::Repetition::OPTIONAL)
+}
+
+/// The walk of [`struct_parts`] down a struct's fields.
+struct StructWalk<'a> {
+    schema: &'a SchemaDescriptor,
+}
+
+impl StructWalk<'_> {
+    /// Takes the leaves of group `node` (read as `fields`, non-null from level `defined` on,
+    /// inside the structs `outer`: each level's defined level and field) from `leaves`, in
+    /// order, into `parts`.
+    fn fields(
+        &self,
+        node: &parquet::schema::types::Type,
+        fields: &arrow_schema::Fields,
+        defined: i16,
+        outer: &[(i16, arrow_schema::FieldRef)],
+        leaves: &mut &[usize],
+        parts: &mut Vec<StructPart>,
+    ) -> Option<()> {
+        let children = node.get_fields();
+        if !node.is_group() || children.len() != fields.len() {
+            return None;
+        }
+        for (child, field) in children.iter().zip(fields) {
+            let plain_group = child.is_group()
+                && child.get_basic_info().repetition() != parquet::basic::Repetition::REPEATED
+                && child.get_basic_info().converted_type() == parquet::basic::ConvertedType::NONE
+                && child.get_basic_info().logical_type_ref().is_none();
+            if child.name() != field.name() {
+                return None;
+            }
+            if let (arrow_schema::DataType::Struct(inner), true) = (field.data_type(), plain_group)
+            {
+                let mut levels = outer.to_vec();
+                levels.push((defined, Arc::clone(field)));
+                self.fields(
+                    child,
+                    inner,
+                    defined + optional(child),
+                    &levels,
+                    leaves,
+                    parts,
+                )?;
+                continue;
+            }
+            let (&leaf, rest) = leaves.split_first()?;
+            *leaves = rest;
+            let descr = self.schema.column(leaf);
+            let path = descr.path().parts();
+            if path.get(outer.len() + 1) != Some(field.name()) {
+                return None;
+            }
+            if descr.max_rep_level() > 0 {
+                // Lists only as fields of the top-level struct.
+                if !outer.is_empty() {
+                    return None;
+                }
+                parts.push(StructPart::List(list::struct_list_shape(
+                    self.schema,
+                    leaf,
+                    field,
+                )?));
+                continue;
+            }
+            let physical = crate::parquet::query::column_of(&descr).ok()?.physical_type;
+            if child.is_group()
+                || path.len() != outer.len() + 2
+                || descr.max_def_level() != defined + optional(child)
+                || !convert::converts(physical, field.data_type())
+            {
+                return None;
+            }
+            parts.push(StructPart::Flat(chain(outer, defined, field)));
+        }
+        Some(())
+    }
+}
+
+/// The structs a flat leaf of field `field` is wrapped in, outermost first. `outer` holds,
+/// from the top-level struct down, each struct's defined level and its field on the leaf's
+/// path (a struct); the innermost struct, non-null from `defined` on, holds `field`. Each
+/// wrapper holds only the leaf's path: `{p: {x}}` for leaf `x` of struct `p` in `s`.
+fn chain(
+    outer: &[(i16, arrow_schema::FieldRef)],
+    defined: i16,
+    field: &arrow_schema::FieldRef,
+) -> Vec<flat::StructParent> {
+    let mut parents = vec![flat::StructParent {
+        defined,
+        child: Arc::clone(field),
+    }];
+    for (defined, struct_field) in outer.iter().rev() {
+        let narrowed = arrow_schema::Field::new(
+            struct_field.name(),
+            DataType::Struct(vec![Arc::clone(&parents[0].child)].into()),
+            struct_field.is_nullable(),
+        );
+        parents.insert(
+            0,
+            flat::StructParent {
+                defined: *defined,
+                child: Arc::new(narrowed),
+            },
+        );
+    }
+    parents
+}
+
+/// One struct of `data_type` from structs of one field each, in the order of its fields
+/// (the same rows, the same validity: checked, as each leaf's levels gave it). Consecutive
+/// parts of a field that is itself a struct are joined into it the same way.
+fn join_struct(data_type: &DataType, parts: &[&ArrayRef]) -> Result<ArrayRef, ArrowError> {
+    let error = |m: &str| ArrowError::ParquetError(m.into());
+    let DataType::Struct(fields) = data_type else {
+        return Err(error("a struct column of another type"));
+    };
     let mut nulls = None;
-    for (i, part) in parts.enumerate() {
+    let mut narrowed = Vec::with_capacity(parts.len());
+    for (i, part) in parts.iter().enumerate() {
         let part = part
             .as_any()
             .downcast_ref::<arrow_array::StructArray>()
-            .ok_or_else(|| ArrowError::ParquetError("a struct field's part is no struct".into()))?;
+            .ok_or_else(|| error("a struct field's part is no struct"))?;
         let part_nulls = part.nulls().filter(|n| n.null_count() > 0).cloned();
         if i == 0 {
             nulls = part_nulls;
         } else if part_nulls != nulls {
-            return Err(ArrowError::ParquetError(
-                "a struct's fields differ in the struct's nulls".into(),
-            ));
+            return Err(error("a struct's fields differ in the struct's nulls"));
         }
-        fields.push(Arc::clone(&part.fields()[0]));
-        children.push(Arc::clone(part.column(0)));
+        let [field] = &part.fields()[..] else {
+            return Err(error("a struct field's part holds other than one field"));
+        };
+        narrowed.push((field.name().clone(), part.column(0)));
+    }
+    let mut children = Vec::with_capacity(fields.len());
+    let mut at = 0;
+    for field in fields {
+        let end = at
+            + narrowed[at..]
+                .iter()
+                .take_while(|(name, _)| name == field.name())
+                .count();
+        let group: Vec<&ArrayRef> = narrowed[at..end].iter().map(|(_, c)| *c).collect();
+        children.push(match (field.data_type(), &group[..]) {
+            (DataType::Struct(_), [_, ..]) => join_struct(field.data_type(), &group)?,
+            (_, [child]) => Arc::clone(child),
+            _ => return Err(error("a struct's parts do not match its fields")),
+        });
+        at = end;
+    }
+    if at != narrowed.len() {
+        return Err(error("a struct's parts do not match its fields"));
     }
     Ok(Arc::new(arrow_array::StructArray::try_new(
-        fields.into(),
+        fields.clone(),
         children,
         nulls,
     )?))
@@ -748,8 +857,8 @@ fn join_struct<'a>(parts: impl Iterator<Item = &'a ArrayRef>) -> Result<ArrayRef
 enum Source {
     /// This project's reader: `columns[i]`.
     Ours(usize),
-    /// A struct of flat fields and lists of them, each read here: `columns[i]` for each `i`,
-    /// each giving a struct of its one field.
+    /// A struct of flat fields, lists of them and structs of such, each leaf read here:
+    /// `columns[i]` for each `i`, each giving the struct narrowed to its leaf's path.
     Struct(Vec<usize>),
     /// A map read here: its keys' and its values' lists, `columns[k]` and `columns[v]`.
     Map(usize, usize),
@@ -829,7 +938,10 @@ impl ParquetRecordBatchReader {
             .map(|(source, field)| match *source {
                 Source::Ours(i) => Ok(Arc::clone(&ours[i])),
                 Source::Map(k, v) => list::join_map(field.data_type(), &ours[k], &ours[v]),
-                Source::Struct(ref parts) => join_struct(parts.iter().map(|&i| &ours[i])),
+                Source::Struct(ref parts) => {
+                    let parts: Vec<&ArrayRef> = parts.iter().map(|&i| &ours[i]).collect();
+                    join_struct(field.data_type(), &parts)
+                }
                 Source::ListStruct(ref parts) => {
                     let parts: Vec<&ArrayRef> = parts.iter().map(|&i| &ours[i]).collect();
                     list::join_list_struct(field.data_type(), &parts)
@@ -881,9 +993,10 @@ impl RecordBatchReader for ParquetRecordBatchReader {
 
 impl ParquetRecordBatchReader {
     /// The top-level fields whose columns this reader hands to arrow-rs's reader (nested
-    /// columns other than lists of one leaf, maps of two, structs of flat fields or such
-    /// lists, and lists of structs of flat fields: lists of lists, structs holding structs,
-    /// maps or lists of structs, maps of nested keys or values;
+    /// columns other than lists of one leaf, maps of two, lists of structs of flat fields, and
+    /// structs of flat fields, lists of them and such structs at any depth: lists of lists,
+    /// lists or maps below a nested struct, maps or lists of structs inside a struct, maps of
+    /// nested keys or values;
     /// MonthDayNano intervals, which arrow-rs refuses too; dictionaries other than Int32 keys
     /// over byte arrays), in schema order.
     pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {
