@@ -329,6 +329,90 @@ fn pyarrow_structs_lists_of_structs_and_maps_are_read_here() {
     }
 }
 
+/// apache/parquet-testing's `repeated_no_annotation.parquet`: a struct holding a repeated
+/// group without annotation (a list of structs). arrow-rs's reader returns no batch for its
+/// 6 rows; this reader reads the column itself, and its rows are those pyarrow 26 reads
+/// (`pq.read_table(...).to_pylist()`, written out below).
+#[test]
+fn a_struct_holding_an_unannotated_repeated_group_reads_as_pyarrow_reads_it() {
+    use arrow_array::{Array, Int32Array, Int64Array, ListArray, StringArray, StructArray};
+    let file = regression("repeated_no_annotation.parquet");
+    let o = Options {
+        batch_size: 8192,
+        ..Options::default()
+    };
+    let theirs = read_arrow_rs(&file, &o).expect("arrow-rs reads the footer");
+    assert!(theirs.1.is_empty(), "arrow-rs's reader gives no batch here");
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap();
+    assert!(reader.columns_read_by_arrow_rs().is_empty());
+    let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+    let [batch] = &batches[..] else {
+        panic!("{} batches", batches.len());
+    };
+    let ids = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<Int32Array>()
+        .unwrap();
+    assert_eq!(ids.values(), &[1, 2, 3, 4, 5, 6]);
+    type Phone = (i64, Option<String>);
+    let numbers = batch
+        .column(1)
+        .as_any()
+        .downcast_ref::<StructArray>()
+        .unwrap();
+    let phones = numbers
+        .column(0)
+        .as_any()
+        .downcast_ref::<ListArray>()
+        .unwrap();
+    let rows: Vec<Option<Vec<Phone>>> = (0..numbers.len())
+        .map(|row| {
+            numbers.is_valid(row).then(|| {
+                let phone = phones.value(row);
+                let phone = phone.as_any().downcast_ref::<StructArray>().unwrap();
+                let number = phone
+                    .column(0)
+                    .as_any()
+                    .downcast_ref::<Int64Array>()
+                    .unwrap();
+                let kind = phone
+                    .column(1)
+                    .as_any()
+                    .downcast_ref::<StringArray>()
+                    .unwrap();
+                (0..phone.len())
+                    .map(|i| {
+                        (
+                            number.value(i),
+                            kind.is_valid(i).then(|| kind.value(i).to_string()),
+                        )
+                    })
+                    .collect()
+            })
+        })
+        .collect();
+    let home = || Some("home".to_string());
+    assert_eq!(
+        rows,
+        [
+            None,
+            None,
+            Some(vec![]),
+            Some(vec![(5555555555, None)]),
+            Some(vec![(1111111111, home())]),
+            Some(vec![
+                (1111111111, home()),
+                (2222222222, None),
+                (3333333333, Some("mobile".to_string())),
+            ]),
+        ]
+    );
+}
+
 /// Dremio's footer, which the parquet crate 59 cannot parse (a `list<struct>` in field 15 of
 /// ColumnMetaData, where parquet-format has `i32 bloom_filter_length`): arrow-rs's builder
 /// fails; ours skips that field as pyarrow does, and reads the file. Its rows equal what

@@ -365,6 +365,79 @@ fn batch(seed: u64) -> RecordBatch {
         Some((0..n).map(|i| i % 9 != 7).collect::<Vec<_>>().into()),
     )
     .unwrap();
+    // A struct holding a list of structs and a struct holding a list: lists inside structs
+    // at depth one and two, read here.
+    let mut entry_offsets = vec![0i32];
+    let (mut ks, mut vs) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        for j in 0..(i + 2) % 3 {
+            ks.push((i + j) as i32);
+            vs.push(((i + j) % 4 != 0).then(|| words[j % 6]));
+        }
+        entry_offsets.push(ks.len() as i32);
+    }
+    let entry_fields: arrow_schema::Fields = vec![
+        Arc::new(Field::new("k", DataType::Int32, false)),
+        Arc::new(Field::new("v", DataType::Utf8, true)),
+    ]
+    .into();
+    let entries = ListArray::try_new(
+        Arc::new(Field::new(
+            "item",
+            DataType::Struct(entry_fields.clone()),
+            true,
+        )),
+        arrow_buffer::OffsetBuffer::new(entry_offsets.into()),
+        Arc::new(
+            StructArray::try_new(
+                entry_fields,
+                vec![
+                    Arc::new(Int32Array::from(ks)),
+                    Arc::new(StringArray::from(vs)),
+                ],
+                None,
+            )
+            .unwrap(),
+        ),
+        Some((0..n).map(|i| i % 10 != 3).collect::<Vec<_>>().into()),
+    )
+    .unwrap();
+    let vals = ListArray::from_iter_primitive::<Int32Type, _, _>((0..n).map(|i| {
+        (i % 6 != 1).then(|| {
+            (0..i % 4)
+                .map(|k| (k != 2).then_some(k as i32))
+                .collect::<Vec<_>>()
+        })
+    }));
+    let q = StructArray::try_new(
+        vec![Arc::new(Field::new(
+            "vals",
+            arrow_array::Array::data_type(&vals).clone(),
+            true,
+        ))]
+        .into(),
+        vec![Arc::new(vals)],
+        Some((0..n).map(|i| i % 7 != 4).collect::<Vec<_>>().into()),
+    )
+    .unwrap();
+    let deep = StructArray::try_new(
+        vec![
+            Arc::new(Field::new(
+                "q",
+                arrow_array::Array::data_type(&q).clone(),
+                true,
+            )),
+            Arc::new(Field::new(
+                "entries",
+                arrow_array::Array::data_type(&entries).clone(),
+                true,
+            )),
+        ]
+        .into(),
+        vec![Arc::new(q), Arc::new(entries)],
+        Some((0..n).map(|i| i % 11 != 9).collect::<Vec<_>>().into()),
+    )
+    .unwrap();
     let columns: Vec<(&str, ArrayRef)> = vec![
         ("id", Arc::new(Int64Array::from(i64s))),
         ("key", Arc::new(Int32Array::from(keys))),
@@ -407,6 +480,7 @@ fn batch(seed: u64) -> RecordBatch {
         ("path", Arc::new(path)),
         ("record", Arc::new(record)),
         ("outer", Arc::new(outer)),
+        ("deep", Arc::new(deep)),
     ];
     RecordBatch::try_from_iter(columns).unwrap()
 }

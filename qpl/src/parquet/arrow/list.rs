@@ -34,9 +34,10 @@ pub(crate) struct ListShape {
     large: bool,
     /// For a leaf of a list of structs: `child` is a struct of this one leaf.
     member: Option<Member>,
-    /// For a list that is a field of a top-level struct: the list is made a struct of this
-    /// one field, non-null from this level on (0: never null).
-    parent: Option<(i16, FieldRef)>,
+    /// For a list inside structs: the structs it is wrapped in, outermost first, each
+    /// non-null from its level on (0: never null) and holding only its field on the list's
+    /// path.
+    parents: Vec<(i16, FieldRef)>,
 }
 
 /// A leaf of a list's struct elements.
@@ -51,12 +52,18 @@ struct Member {
 impl ListShape {
     /// Whether the elements are byte arrays behind offsets (Utf8, Binary, their large forms).
     pub fn holds_offset_bytes(&self) -> bool {
-        self.member.is_none() && self.parent.is_none() && is_offset_bytes(self.child.data_type())
+        self.member.is_none() && self.parents.is_empty() && is_offset_bytes(self.child.data_type())
     }
 
     /// The element field of the Arrow type.
     pub fn child(&self) -> &FieldRef {
         &self.child
+    }
+
+    /// Sets the structs the list is wrapped in (outermost first: each one's defined level and
+    /// its field on the list's path).
+    pub fn set_parents(&mut self, parents: Vec<(i16, FieldRef)>) {
+        self.parents = parents;
     }
 
     /// The list type this shape reads: a `List`, or a `LargeList`.
@@ -83,12 +90,14 @@ pub(crate) fn list_shape(
     list_shape_at(schema, leaf, &nodes, 0, child, large)
 }
 
-/// The list shape of leaf `leaf` read as `data_type` (a list) when the leaf is a field of a
-/// top-level struct (its path: the struct, then the list): the list read as a struct of
-/// `field` (the struct's field of that type) with the struct's validity.
+/// The list shape of leaf `leaf` read as `field`'s type (a list) when the list is inside
+/// structs: its path's first `depth` nodes are the structs, `parents` the structs it is
+/// wrapped in (outermost first; the innermost's level is the list's base, its field `field`).
 pub(crate) fn struct_list_shape(
     schema: &SchemaDescriptor,
     leaf: usize,
+    depth: usize,
+    parents: Vec<(i16, FieldRef)>,
     field: &FieldRef,
 ) -> Option<ListShape> {
     let (child, large) = match field.data_type() {
@@ -97,13 +106,9 @@ pub(crate) fn struct_list_shape(
         _ => return None,
     };
     let nodes = nodes_to(schema, leaf)?;
-    let (structure, below) = nodes.split_first()?;
-    if !structure.is_group() || repetition(structure) == Repetition::REPEATED {
-        return None;
-    }
-    let defined = optional(structure);
-    let mut shape = list_shape_at(schema, leaf, below, defined, child, large)?;
-    shape.parent = Some((defined, Arc::clone(field)));
+    let (&(base, _), below) = (parents.last()?, nodes.get(depth..)?);
+    let mut shape = list_shape_at(schema, leaf, below, base, child, large)?;
+    shape.parents = parents;
     Some(shape)
 }
 
@@ -179,7 +184,7 @@ fn shape_of(
         child: Arc::clone(child),
         large,
         member: None,
-        parent: None,
+        parents: Vec::new(),
     })
 }
 
@@ -194,6 +199,20 @@ pub(crate) fn list_struct_shapes(
     leaves: &[usize],
     data_type: &DataType,
 ) -> Option<Vec<ListShape>> {
+    list_struct_shapes_in(schema, leaves, data_type, 0, &[])
+}
+
+/// [`list_struct_shapes`] of a list inside structs: its path's first `depth` nodes are the
+/// structs, `parents` the structs each leaf's list is wrapped in (as in [`struct_list_shape`];
+/// none at the top level).
+pub(crate) fn list_struct_shapes_in(
+    schema: &SchemaDescriptor,
+    leaves: &[usize],
+    data_type: &DataType,
+    depth: usize,
+    parents: &[(i16, FieldRef)],
+) -> Option<Vec<ListShape>> {
+    let base = parents.last().map_or(0, |&(defined, _)| defined);
     let (element, large) = match data_type {
         DataType::List(child) => (child, false),
         DataType::LargeList(child) => (child, true),
@@ -212,13 +231,14 @@ pub(crate) fn list_struct_shapes(
         if descr.max_rep_level() != 1 || !converts(physical, field.data_type()) {
             return None;
         }
-        let nodes = nodes_to(schema, leaf)?;
+        let path = nodes_to(schema, leaf)?;
+        let nodes = path.get(depth..)?;
         let repeated = nodes
             .iter()
             .position(|n| repetition(n) == Repetition::REPEATED)?;
         let list_defined = match repeated {
-            0 => 0,
-            1 => optional(nodes[0]),
+            0 => base,
+            1 => base + optional(nodes[0]),
             _ => return None,
         };
         // The struct: the repeated group itself, or its one field.
@@ -260,7 +280,7 @@ pub(crate) fn list_struct_shapes(
                 defined,
                 field: Arc::clone(field),
             }),
-            parent: None,
+            parents: parents.to_vec(),
         });
     }
     Some(shapes)
@@ -571,22 +591,23 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
         }
     };
     *values = elements_data.values;
-    let list = list_array::<O>(shape, offsets, child, nulls)?;
-    let Some((defined, field)) = &shape.parent else {
-        return Ok(list);
-    };
-    // A top-level struct's field: the struct's validity from each row's first level.
-    let nulls = (*defined > 0).then(|| {
-        let mut starts = def.iter().zip(rep).filter(|(_, &r)| r == 0);
-        NullBuffer::new(BooleanBuffer::collect_bool(rows, |_| {
-            starts.next().is_some_and(|(&d, _)| d >= *defined)
-        }))
-    });
-    Ok(Arc::new(arrow_array::StructArray::try_new(
-        vec![Arc::clone(field)].into(),
-        vec![list],
-        nulls.filter(|n| n.null_count() > 0),
-    )?))
+    let mut array = list_array::<O>(shape, offsets, child, nulls)?;
+    // Inside structs: each struct's validity from each row's first level, wrapped from the
+    // innermost struct out.
+    for (defined, field) in shape.parents.iter().rev() {
+        let nulls = (*defined > 0).then(|| {
+            let mut starts = def.iter().zip(rep).filter(|(_, &r)| r == 0);
+            NullBuffer::new(BooleanBuffer::collect_bool(rows, |_| {
+                starts.next().is_some_and(|(&d, _)| d >= *defined)
+            }))
+        });
+        array = Arc::new(arrow_array::StructArray::try_new(
+            vec![Arc::clone(field)].into(),
+            vec![array],
+            nulls.filter(|n| n.null_count() > 0),
+        )?);
+    }
+    Ok(array)
 }
 
 /// A list page of dictionary-encoded byte arrays fed a piece at a time: where the next piece
@@ -964,7 +985,7 @@ mod tests {
             child: Arc::new(arrow_schema::Field::new("element", DataType::Utf8, true)),
             large: false,
             member: None,
-            parent: None,
+            parents: Vec::new(),
         };
         let dictionary: ByteArrays = ["a", "bb", "", "dddd", "eeeeeeeeeeeeeeeeeeeee"]
             .iter()

@@ -738,21 +738,66 @@ impl StructWalk<'_> {
                 )?;
                 continue;
             }
+            let depth = outer.len() + 1;
+            let on_path = |leaf: usize| {
+                self.schema.column(leaf).path().parts().get(depth) == Some(field.name())
+            };
+            // A list of structs: its element's fields, each a leaf read as a list of a struct
+            // of it, wrapped in the structs above.
+            if let DataType::List(element) | DataType::LargeList(element) = field.data_type() {
+                if let DataType::Struct(inner) = element.data_type() {
+                    let taken = leaves.get(..inner.len())?;
+                    *leaves = &leaves[inner.len()..];
+                    if !taken.iter().all(|&leaf| on_path(leaf)) {
+                        return None;
+                    }
+                    let wrappers = chain(outer, defined, field);
+                    let parents: Vec<(i16, arrow_schema::FieldRef)> = wrappers
+                        .iter()
+                        .map(|p| (p.defined, Arc::clone(&p.child)))
+                        .collect();
+                    let shapes = list::list_struct_shapes_in(
+                        self.schema,
+                        taken,
+                        field.data_type(),
+                        depth,
+                        &parents,
+                    )?;
+                    for mut shape in shapes {
+                        // The innermost struct holds this leaf's list only.
+                        let narrowed = arrow_schema::Field::new(
+                            field.name(),
+                            shape.data_type(),
+                            field.is_nullable(),
+                        );
+                        let wrappers = chain(outer, defined, &Arc::new(narrowed));
+                        shape.set_parents(
+                            wrappers
+                                .iter()
+                                .map(|p| (p.defined, Arc::clone(&p.child)))
+                                .collect(),
+                        );
+                        parts.push(StructPart::List(shape));
+                    }
+                    continue;
+                }
+            }
             let (&leaf, rest) = leaves.split_first()?;
             *leaves = rest;
             let descr = self.schema.column(leaf);
             let path = descr.path().parts();
-            if path.get(outer.len() + 1) != Some(field.name()) {
+            if !on_path(leaf) {
                 return None;
             }
             if descr.max_rep_level() > 0 {
-                // Lists only as fields of the top-level struct.
-                if !outer.is_empty() {
-                    return None;
-                }
+                // A list of a converted type, wrapped in the structs above.
+                let wrappers = chain(outer, defined, field);
+                let parents = wrappers.iter().map(|p| (p.defined, Arc::clone(&p.child)));
                 parts.push(StructPart::List(list::struct_list_shape(
                     self.schema,
                     leaf,
+                    depth,
+                    parents.collect(),
                     field,
                 )?));
                 continue;
@@ -836,8 +881,13 @@ fn join_struct(data_type: &DataType, parts: &[&ArrayRef]) -> Result<ArrayRef, Ar
                 .take_while(|(name, _)| name == field.name())
                 .count();
         let group: Vec<&ArrayRef> = narrowed[at..end].iter().map(|(_, c)| *c).collect();
+        let list_of_structs = matches!(
+            field.data_type(),
+            DataType::List(e) | DataType::LargeList(e) if matches!(e.data_type(), DataType::Struct(_))
+        );
         children.push(match (field.data_type(), &group[..]) {
             (DataType::Struct(_), [_, ..]) => join_struct(field.data_type(), &group)?,
+            (_, [_, ..]) if list_of_structs => list::join_list_struct(field.data_type(), &group)?,
             (_, [child]) => Arc::clone(child),
             _ => return Err(error("a struct's parts do not match its fields")),
         });
@@ -857,7 +907,8 @@ fn join_struct(data_type: &DataType, parts: &[&ArrayRef]) -> Result<ArrayRef, Ar
 enum Source {
     /// This project's reader: `columns[i]`.
     Ours(usize),
-    /// A struct of flat fields, lists of them and structs of such, each leaf read here:
+    /// A struct of flat fields, lists of them, lists of structs of them and structs of such,
+    /// each leaf read here:
     /// `columns[i]` for each `i`, each giving the struct narrowed to its leaf's path.
     Struct(Vec<usize>),
     /// A map read here: its keys' and its values' lists, `columns[k]` and `columns[v]`.
@@ -994,9 +1045,9 @@ impl RecordBatchReader for ParquetRecordBatchReader {
 impl ParquetRecordBatchReader {
     /// The top-level fields whose columns this reader hands to arrow-rs's reader (nested
     /// columns other than lists of one leaf, maps of two, lists of structs of flat fields, and
-    /// structs of flat fields, lists of them and such structs at any depth: lists of lists,
-    /// lists or maps below a nested struct, maps or lists of structs inside a struct, maps of
-    /// nested keys or values;
+    /// structs of flat fields, lists of them, lists of structs of them and such structs at any
+    /// depth: lists of lists, lists of nested structs, maps inside structs, maps of nested keys
+    /// or values;
     /// MonthDayNano intervals, which arrow-rs refuses too; dictionaries other than Int32 keys
     /// over byte arrays), in schema order.
     pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {
