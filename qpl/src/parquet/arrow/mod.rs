@@ -364,6 +364,20 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         let mut sources = Vec::with_capacity(projected.len());
         let mut columns = Vec::new();
         let mut handed_over = Vec::new();
+        // A column of leaf `leaf` read as `data_type` (a list's with its shape).
+        let open = |leaf: usize, data_type: DataType, list: Option<list::ListShape>| {
+            FlatColumn::new(
+                self.input.source(),
+                Arc::clone(&metadata),
+                leaf,
+                data_type,
+                list,
+                &row_groups,
+                plan.cursor(),
+                self.executor.clone(),
+                self.batch_size,
+            )
+        };
         for (field, leaves) in schema.fields().iter().zip(projected) {
             // One leaf: flat, or a list of a converted type.
             let ours = match leaves[..] {
@@ -391,17 +405,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                 for (leaf, shape) in leaves.iter().zip(shapes) {
                     indices.push(columns.len());
                     let data_type = shape.data_type();
-                    columns.push(FlatColumn::new(
-                        self.input.source(),
-                        Arc::clone(&metadata),
-                        *leaf,
-                        data_type,
-                        Some(shape),
-                        &row_groups,
-                        plan.cursor(),
-                        self.executor.clone(),
-                        self.batch_size,
-                    )?);
+                    columns.push(open(*leaf, data_type, Some(shape))?);
                 }
                 sources.push(Source::ListStruct(indices));
             } else if let Some(shapes) = map {
@@ -410,17 +414,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                 for (i, (leaf, shape)) in leaves.iter().zip(shapes).enumerate() {
                     indices[i] = columns.len();
                     let data_type = DataType::List(Arc::clone(shape.child()));
-                    columns.push(FlatColumn::new(
-                        self.input.source(),
-                        Arc::clone(&metadata),
-                        *leaf,
-                        data_type,
-                        Some(shape),
-                        &row_groups,
-                        plan.cursor(),
-                        self.executor.clone(),
-                        self.batch_size,
-                    )?);
+                    columns.push(open(*leaf, data_type, Some(shape))?);
                 }
                 sources.push(Source::Map(indices[0], indices[1]));
             } else if let Some(parts) = parts.filter(|_| ours.is_none()) {
@@ -428,9 +422,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                 for (leaf, part) in leaves.iter().zip(parts) {
                     indices.push(columns.len());
                     let column = match part {
-                        StructPart::Flat(parents) => FlatColumn::new(
-                            self.input.source(),
-                            Arc::clone(&metadata),
+                        StructPart::Flat(parents) => open(
                             *leaf,
                             parents
                                 .last()
@@ -439,41 +431,17 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                                 .data_type()
                                 .clone(),
                             None,
-                            &row_groups,
-                            plan.cursor(),
-                            self.executor.clone(),
-                            self.batch_size,
                         )?
                         .in_struct(parents),
                         // A list field: read as a struct of the list, with the struct's validity.
-                        StructPart::List(shape) => FlatColumn::new(
-                            self.input.source(),
-                            Arc::clone(&metadata),
-                            *leaf,
-                            shape.data_type(),
-                            Some(shape),
-                            &row_groups,
-                            plan.cursor(),
-                            self.executor.clone(),
-                            self.batch_size,
-                        )?,
+                        StructPart::List(shape) => open(*leaf, shape.data_type(), Some(shape))?,
                     };
                     columns.push(column);
                 }
                 sources.push(Source::Struct(indices));
             } else if let Some(list) = ours {
                 sources.push(Source::Ours(columns.len()));
-                columns.push(FlatColumn::new(
-                    self.input.source(),
-                    Arc::clone(&metadata),
-                    leaves[0],
-                    field.data_type().clone(),
-                    list,
-                    &row_groups,
-                    plan.cursor(),
-                    self.executor.clone(),
-                    self.batch_size,
-                )?);
+                columns.push(open(leaves[0], field.data_type().clone(), list)?);
             } else {
                 sources.push(Source::ArrowRs(handed_over.len()));
                 handed_over.push(leaves.clone());
