@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, StructArray};
+use arrow_array::{Array, ArrayRef};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use arrow_schema::{ArrowError, DataType};
 use parquet::column::page::PageReader;
@@ -25,6 +25,7 @@ use super::list::{
 use super::open_bytes::OpenBytes;
 use super::open_fixed::{Dense, OpenFixed};
 use super::selection::{fragmented, selected_positions, Cursor, Take};
+use super::structs::{struct_nulls, wrap_in_structs, StructParent};
 use super::view::{self, CopyViews, OpenViews, PlainViews, ViewDictionary};
 use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
 use crate::parquet::validity::plain_width;
@@ -73,15 +74,6 @@ fn byte_gather(
     let limit = decoder.executor().config().max_output_bytes as u64;
     let dictionary = byte_dictionary(decoder, present)?.unwrap_or(&EMPTY);
     Ok(move |ids: &[u32]| gather_bytes(ids, dictionary, limit, encoding))
-}
-
-/// A struct a flat leaf is inside: the struct is non-null from level `defined` on (0: never
-/// null); `child` is its field on the leaf's path (the leaf's field, or a struct holding only
-/// the leaf's path).
-#[derive(Clone, Debug)]
-pub(crate) struct StructParent {
-    pub defined: i16,
-    pub child: arrow_schema::FieldRef,
 }
 
 /// One flat column's pages, row group after row group, as arrays of the rows selected.
@@ -710,33 +702,15 @@ impl FlatColumn {
                 None => {
                     let rows = report.levels;
                     // Each struct's validity, before `take_array` takes the levels.
-                    let levels = &self.data.def_levels;
-                    let parent_nulls: Vec<Option<NullBuffer>> = self
-                        .parents
-                        .iter()
-                        .map(|parent| {
-                            let valid = BooleanBuffer::collect_bool(rows, |i| {
-                                parent.defined == 0 || levels[i] >= parent.defined
-                            });
-                            Some(NullBuffer::new(valid)).filter(|n| n.null_count() > 0)
-                        })
-                        .collect();
-                    let mut array = take_array(
+                    let parent_nulls = struct_nulls(&self.parents, &self.data.def_levels, rows);
+                    let array = take_array(
                         &mut self.data,
                         self.column.max_def_level,
                         rows,
                         &self.data_type,
                     )
                     .map_err(|e| self.page_error(e))?;
-                    // Wrapped from the innermost struct out.
-                    for (parent, nulls) in self.parents.iter().zip(parent_nulls).rev() {
-                        array = Arc::new(StructArray::try_new(
-                            vec![Arc::clone(&parent.child)].into(),
-                            vec![array],
-                            nulls,
-                        )?);
-                    }
-                    (array, rows)
+                    (wrap_in_structs(array, &self.parents, parent_nulls)?, rows)
                 }
                 Some(shape) if kept => {
                     let rows = check_list_page(&self.data.def_levels, &self.data.rep_levels)

@@ -17,6 +17,7 @@ use parquet::basic::Repetition;
 use parquet::schema::types::{SchemaDescriptor, Type};
 
 use super::convert::{converts, is_offset_bytes, take_array, take_values};
+use super::structs::{struct_nulls, wrap_in_structs, StructParent};
 use crate::parquet::query::column_of;
 use crate::parquet::{ByteArrays, ColumnData, Values};
 
@@ -32,21 +33,13 @@ pub(crate) struct ListShape {
     /// The element field of the Arrow type.
     child: FieldRef,
     large: bool,
-    /// For a leaf of a list of structs: `child` is a struct of this one leaf.
-    member: Option<Member>,
+    /// For a leaf of a list of structs: `child` is a struct of this one leaf, the struct
+    /// element non-null from `defined` on (`element` for a struct never null), `child` of it
+    /// the leaf's field.
+    member: Option<StructParent>,
     /// For a list inside structs: the structs it is wrapped in, outermost first, each
-    /// non-null from its level on (0: never null) and holding only its field on the list's
-    /// path.
-    parents: Vec<(i16, FieldRef)>,
-}
-
-/// A leaf of a list's struct elements.
-#[derive(Clone, Debug)]
-struct Member {
-    /// A level at or above this is a non-null struct (`element` for a struct never null).
-    defined: i16,
-    /// The leaf's field in the struct.
-    field: FieldRef,
+    /// holding only its field on the list's path.
+    parents: Vec<StructParent>,
 }
 
 impl ListShape {
@@ -62,7 +55,7 @@ impl ListShape {
 
     /// Sets the structs the list is wrapped in (outermost first: each one's defined level and
     /// its field on the list's path).
-    pub fn set_parents(&mut self, parents: Vec<(i16, FieldRef)>) {
+    pub fn set_parents(&mut self, parents: Vec<StructParent>) {
         self.parents = parents;
     }
 
@@ -97,7 +90,7 @@ pub(crate) fn struct_list_shape(
     schema: &SchemaDescriptor,
     leaf: usize,
     depth: usize,
-    parents: Vec<(i16, FieldRef)>,
+    parents: Vec<StructParent>,
     field: &FieldRef,
 ) -> Option<ListShape> {
     let (child, large) = match field.data_type() {
@@ -106,7 +99,7 @@ pub(crate) fn struct_list_shape(
         _ => return None,
     };
     let nodes = nodes_to(schema, leaf)?;
-    let (&(base, _), below) = (parents.last()?, nodes.get(depth..)?);
+    let (base, below) = (parents.last()?.defined, nodes.get(depth..)?);
     let mut shape = list_shape_at(schema, leaf, below, base, child, large)?;
     shape.parents = parents;
     Some(shape)
@@ -199,20 +192,19 @@ pub(crate) fn list_struct_shapes(
     leaves: &[usize],
     data_type: &DataType,
 ) -> Option<Vec<ListShape>> {
-    list_struct_shapes_in(schema, leaves, data_type, 0, &[])
+    list_struct_shapes_in(schema, leaves, data_type, 0, 0)
 }
 
 /// [`list_struct_shapes`] of a list inside structs: its path's first `depth` nodes are the
-/// structs, `parents` the structs each leaf's list is wrapped in (as in [`struct_list_shape`];
-/// none at the top level).
+/// structs, the innermost defined from level `base` on (the shapes' wrapping structs are the
+/// caller's to set, [`ListShape::set_parents`]).
 pub(crate) fn list_struct_shapes_in(
     schema: &SchemaDescriptor,
     leaves: &[usize],
     data_type: &DataType,
     depth: usize,
-    parents: &[(i16, FieldRef)],
+    base: i16,
 ) -> Option<Vec<ListShape>> {
-    let base = parents.last().map_or(0, |&(defined, _)| defined);
     let (element, large) = match data_type {
         DataType::List(child) => (child, false),
         DataType::LargeList(child) => (child, true),
@@ -276,11 +268,11 @@ pub(crate) fn list_struct_shapes_in(
                 element.is_nullable(),
             )),
             large,
-            member: Some(Member {
+            member: Some(StructParent {
                 defined,
-                field: Arc::clone(field),
+                child: Arc::clone(field),
             }),
-            parents: parents.to_vec(),
+            parents: Vec::new(),
         });
     }
     Some(shapes)
@@ -318,21 +310,12 @@ fn join_list_struct_as<O: OffsetSizeTrait>(
             .as_any()
             .downcast_ref::<GenericListArray<O>>()
             .ok_or_else(|| error("a list of structs' part is no list"))?;
-        // Offsets from 0 and the values cut to them (a batch may be a slice of a page's).
-        let offsets = list.value_offsets();
-        let (start, end) = (offsets[0], offsets[offsets.len() - 1]);
-        let values = list
-            .values()
-            .slice(start.as_usize(), (end - start).as_usize());
+        let (offsets, values) = rebased(list);
         let values = values
             .as_any()
             .downcast_ref::<arrow_array::StructArray>()
             .ok_or_else(|| error("a list of structs' part holds no struct"))?;
-        let shape = (
-            offsets.iter().map(|&o| o - start).collect::<Vec<O>>(),
-            nulls(list.nulls()),
-            nulls(values.nulls()),
-        );
+        let shape = (offsets, nulls(list.nulls()), nulls(values.nulls()));
         match &first {
             None => first = Some(shape),
             Some(first) if *first == shape => {}
@@ -353,6 +336,16 @@ fn join_list_struct_as<O: OffsetSizeTrait>(
         Arc::new(values),
         list_nulls,
     )?))
+}
+
+/// A list's offsets from 0 and its values cut to them (a batch may be a slice of a page's).
+fn rebased<O: OffsetSizeTrait>(list: &GenericListArray<O>) -> (Vec<O>, ArrayRef) {
+    let offsets = list.value_offsets();
+    let (first, last) = (offsets[0], offsets[offsets.len() - 1]);
+    let values = list
+        .values()
+        .slice(first.as_usize(), (last - first).as_usize());
+    (offsets.iter().map(|&o| o - first).collect(), values)
 }
 
 fn repetition(t: &Type) -> Repetition {
@@ -448,14 +441,6 @@ pub(crate) fn join_map(
             .ok_or_else(|| error("a map's part is no list"))
     };
     let (keys, values) = (list(keys)?, list(values)?);
-    // Each part's offsets from 0, its values cut to them (a batch may be a slice of a page's).
-    let rebased = |list: &GenericListArray<i32>| {
-        let offsets = list.value_offsets();
-        let (first, last) = (offsets[0], offsets[offsets.len() - 1]);
-        let values = list.values().slice(first as usize, (last - first) as usize);
-        let offsets: Vec<i32> = offsets.iter().map(|&o| o - first).collect();
-        (offsets, values)
-    };
     let (key_offsets, key_values) = rebased(&keys);
     let (value_offsets, value_values) = rebased(&values);
     // The same nulls, whether or not a part keeps a buffer without nulls.
@@ -576,7 +561,7 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
                 &mut elements_data,
                 i16::from(element_nullable),
                 elements,
-                member.field.data_type(),
+                member.child.data_type(),
             )?;
             let nulls = struct_defined
                 .map(|_| {
@@ -584,30 +569,26 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
                 })
                 .filter(|n| n.null_count() > 0);
             Arc::new(arrow_array::StructArray::try_new(
-                vec![Arc::clone(&member.field)].into(),
+                vec![Arc::clone(&member.child)].into(),
                 vec![leaf],
                 nulls,
             )?) as ArrayRef
         }
     };
     *values = elements_data.values;
-    let mut array = list_array::<O>(shape, offsets, child, nulls)?;
-    // Inside structs: each struct's validity from each row's first level, wrapped from the
-    // innermost struct out.
-    for (defined, field) in shape.parents.iter().rev() {
-        let nulls = (*defined > 0).then(|| {
-            let mut starts = def.iter().zip(rep).filter(|(_, &r)| r == 0);
-            NullBuffer::new(BooleanBuffer::collect_bool(rows, |_| {
-                starts.next().is_some_and(|(&d, _)| d >= *defined)
-            }))
-        });
-        array = Arc::new(arrow_array::StructArray::try_new(
-            vec![Arc::clone(field)].into(),
-            vec![array],
-            nulls.filter(|n| n.null_count() > 0),
-        )?);
+    let array = list_array::<O>(shape, offsets, child, nulls)?;
+    if shape.parents.is_empty() {
+        return Ok(array);
     }
-    Ok(array)
+    // Inside structs: each struct's validity from each row's first level.
+    let row_levels: Vec<i16> = def
+        .iter()
+        .zip(rep)
+        .filter(|(_, &r)| r == 0)
+        .map(|(&d, _)| d)
+        .collect();
+    let nulls = struct_nulls(&shape.parents, &row_levels, rows);
+    wrap_in_structs(array, &shape.parents, nulls)
 }
 
 /// A list page of dictionary-encoded byte arrays fed a piece at a time: where the next piece

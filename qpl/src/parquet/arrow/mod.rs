@@ -44,6 +44,7 @@ mod list;
 mod open_bytes;
 mod open_fixed;
 mod selection;
+mod structs;
 mod view;
 
 use std::sync::Arc;
@@ -633,7 +634,7 @@ fn shared_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, ParquetError> {
 /// A top-level struct's leaf read here.
 enum StructPart {
     /// A flat leaf, in the structs from the top-level one down (outermost first).
-    Flat(Vec<flat::StructParent>),
+    Flat(Vec<structs::StructParent>),
     /// A list of a converted type, a field of the top-level struct (read as a struct of the
     /// list).
     List(list::ListShape),
@@ -719,17 +720,12 @@ impl StructWalk<'_> {
                     if !taken.iter().all(|&leaf| on_path(leaf)) {
                         return None;
                     }
-                    let wrappers = chain(outer, defined, field);
-                    let parents: Vec<(i16, arrow_schema::FieldRef)> = wrappers
-                        .iter()
-                        .map(|p| (p.defined, Arc::clone(&p.child)))
-                        .collect();
                     let shapes = list::list_struct_shapes_in(
                         self.schema,
                         taken,
                         field.data_type(),
                         depth,
-                        &parents,
+                        defined,
                     )?;
                     for mut shape in shapes {
                         // The innermost struct holds this leaf's list only.
@@ -738,13 +734,7 @@ impl StructWalk<'_> {
                             shape.data_type(),
                             field.is_nullable(),
                         );
-                        let wrappers = chain(outer, defined, &Arc::new(narrowed));
-                        shape.set_parents(
-                            wrappers
-                                .iter()
-                                .map(|p| (p.defined, Arc::clone(&p.child)))
-                                .collect(),
-                        );
+                        shape.set_parents(chain(outer, defined, &Arc::new(narrowed)));
                         parts.push(StructPart::List(shape));
                     }
                     continue;
@@ -759,13 +749,11 @@ impl StructWalk<'_> {
             }
             if descr.max_rep_level() > 0 {
                 // A list of a converted type, wrapped in the structs above.
-                let wrappers = chain(outer, defined, field);
-                let parents = wrappers.iter().map(|p| (p.defined, Arc::clone(&p.child)));
                 parts.push(StructPart::List(list::struct_list_shape(
                     self.schema,
                     leaf,
                     depth,
-                    parents.collect(),
+                    chain(outer, defined, field),
                     field,
                 )?));
                 continue;
@@ -792,8 +780,8 @@ fn chain(
     outer: &[(i16, arrow_schema::FieldRef)],
     defined: i16,
     field: &arrow_schema::FieldRef,
-) -> Vec<flat::StructParent> {
-    let mut parents = vec![flat::StructParent {
+) -> Vec<structs::StructParent> {
+    let mut parents = vec![structs::StructParent {
         defined,
         child: Arc::clone(field),
     }];
@@ -805,7 +793,7 @@ fn chain(
         );
         parents.insert(
             0,
-            flat::StructParent {
+            structs::StructParent {
                 defined: *defined,
                 child: Arc::new(narrowed),
             },

@@ -1,0 +1,56 @@
+//! The structs a nested leaf's arrays are wrapped in: each struct's validity from the
+//! definition levels of the rows (or list elements) it holds, one level per slot.
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, StructArray};
+use arrow_buffer::{BooleanBuffer, NullBuffer};
+use arrow_schema::{ArrowError, FieldRef};
+
+/// A struct a leaf is inside: the struct is non-null from level `defined` on (0: never
+/// null); `child` is its field on the leaf's path (the leaf's own field, or a struct holding
+/// only the leaf's path).
+#[derive(Clone, Debug)]
+pub(crate) struct StructParent {
+    pub defined: i16,
+    pub child: FieldRef,
+}
+
+/// Each of `parents`' validity over `slots` slots whose definition levels are `levels`
+/// (`None` where none is null). A struct never null (level 0) reads no level: a column
+/// without definition levels has none.
+pub(crate) fn struct_nulls(
+    parents: &[StructParent],
+    levels: &[i16],
+    slots: usize,
+) -> Vec<Option<NullBuffer>> {
+    parents
+        .iter()
+        .map(|parent| {
+            (parent.defined > 0)
+                .then(|| {
+                    NullBuffer::new(BooleanBuffer::collect_bool(slots, |i| {
+                        levels[i] >= parent.defined
+                    }))
+                })
+                .filter(|n| n.null_count() > 0)
+        })
+        .collect()
+}
+
+/// `array` wrapped in `parents` (outermost first) with their validity `nulls`
+/// ([`struct_nulls`]), from the innermost struct out.
+pub(crate) fn wrap_in_structs(
+    mut array: ArrayRef,
+    parents: &[StructParent],
+    nulls: Vec<Option<NullBuffer>>,
+) -> Result<ArrayRef, ArrowError> {
+    for (parent, nulls) in parents.iter().zip(nulls).rev() {
+        array = Arc::new(StructArray::try_new(
+            vec![Arc::clone(&parent.child)].into(),
+            vec![array],
+            nulls,
+        )?);
+    }
+    Ok(array)
+}
