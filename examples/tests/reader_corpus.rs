@@ -335,7 +335,9 @@ fn pyarrow_structs_lists_of_structs_and_maps_are_read_here() {
 /// (`pq.read_table(...).to_pylist()`, written out below).
 #[test]
 fn a_struct_holding_an_unannotated_repeated_group_reads_as_pyarrow_reads_it() {
-    use arrow_array::{Array, Int32Array, Int64Array, ListArray, StringArray, StructArray};
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type};
+    use arrow_array::Array;
     let file = regression("repeated_no_annotation.parquet");
     let o = Options {
         batch_size: 8192,
@@ -352,38 +354,18 @@ fn a_struct_holding_an_unannotated_repeated_group_reads_as_pyarrow_reads_it() {
     let [batch] = &batches[..] else {
         panic!("{} batches", batches.len());
     };
-    let ids = batch
-        .column(0)
-        .as_any()
-        .downcast_ref::<Int32Array>()
-        .unwrap();
+    let ids = batch.column(0).as_primitive::<Int32Type>();
     assert_eq!(ids.values(), &[1, 2, 3, 4, 5, 6]);
     type Phone = (i64, Option<String>);
-    let numbers = batch
-        .column(1)
-        .as_any()
-        .downcast_ref::<StructArray>()
-        .unwrap();
-    let phones = numbers
-        .column(0)
-        .as_any()
-        .downcast_ref::<ListArray>()
-        .unwrap();
+    let numbers = batch.column(1).as_struct();
+    let phones = numbers.column(0).as_list::<i32>();
     let rows: Vec<Option<Vec<Phone>>> = (0..numbers.len())
         .map(|row| {
             numbers.is_valid(row).then(|| {
                 let phone = phones.value(row);
-                let phone = phone.as_any().downcast_ref::<StructArray>().unwrap();
-                let number = phone
-                    .column(0)
-                    .as_any()
-                    .downcast_ref::<Int64Array>()
-                    .unwrap();
-                let kind = phone
-                    .column(1)
-                    .as_any()
-                    .downcast_ref::<StringArray>()
-                    .unwrap();
+                let phone = phone.as_struct();
+                let number = phone.column(0).as_primitive::<Int64Type>();
+                let kind = phone.column(1).as_string::<i32>();
                 (0..phone.len())
                     .map(|i| {
                         (

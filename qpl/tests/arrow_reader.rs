@@ -550,6 +550,19 @@ fn theirs_all(file: &Bytes, batch_size: usize) -> Vec<RecordBatch> {
         .unwrap()
 }
 
+/// `file` read by this reader in batches of `batch_size`, every column read here (none handed
+/// to arrow-rs), errors as text.
+fn read_here(file: &Bytes, batch_size: usize) -> Result<Vec<RecordBatch>, String> {
+    let reader =
+        ParquetRecordBatchReaderBuilder::try_new(file.clone()).map_err(|e| e.to_string())?;
+    let reader = reader
+        .with_batch_size(batch_size)
+        .build()
+        .map_err(|e| e.to_string())?;
+    assert!(reader.columns_read_by_arrow_rs().is_empty());
+    reader.collect::<Result<_, _>>().map_err(|e| e.to_string())
+}
+
 fn assert_same(name: &str, ours: &[RecordBatch], theirs: &[RecordBatch]) {
     assert_eq!(ours.len(), theirs.len(), "{name}: batches");
     for (i, (a, b)) in ours.iter().zip(theirs).enumerate() {
@@ -1995,12 +2008,7 @@ fn a_map_whose_keys_and_values_disagree_is_refused() {
         writer.close().unwrap();
         Bytes::from(out)
     };
-    let read = |file: Bytes| -> Result<Vec<RecordBatch>, String> {
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
-        let reader = reader.build().map_err(|e| e.to_string())?;
-        assert!(reader.columns_read_by_arrow_rs().is_empty());
-        reader.collect::<Result<_, _>>().map_err(|e| e.to_string())
-    };
+    let read = |file: Bytes| read_here(&file, 1024);
     // Values {0}, {1, 2}: two entries in the first row and one, then three, in the other.
     let e = read(write(&[0, 0, 1])).expect_err("keys and values disagree");
     assert!(e.contains("keys and values"), "{e}");
@@ -2048,16 +2056,7 @@ fn lists_of_structs_of_each_parquet_form_equal_arrow_rs_and_disagreeing_fields_a
         writer.close().unwrap();
         Bytes::from(out)
     };
-    let read = |file: &Bytes| -> Result<Vec<RecordBatch>, String> {
-        let reader =
-            ParquetRecordBatchReaderBuilder::try_new(file.clone()).map_err(|e| e.to_string())?;
-        let reader = reader
-            .with_batch_size(2)
-            .build()
-            .map_err(|e| e.to_string())?;
-        assert!(reader.columns_read_by_arrow_rs().is_empty());
-        reader.collect::<Result<_, _>>().map_err(|e| e.to_string())
-    };
+    let read = |file: &Bytes| read_here(file, 2);
     let three_level = "message schema {
         optional group items (LIST) {
             repeated group list {
@@ -2140,13 +2139,7 @@ fn a_struct_whose_fields_disagree_on_its_nulls_is_refused() {
         writer.close().unwrap();
         Bytes::from(out)
     };
-    let read = |file: &Bytes| -> Result<Vec<RecordBatch>, String> {
-        let reader =
-            ParquetRecordBatchReaderBuilder::try_new(file.clone()).map_err(|e| e.to_string())?;
-        let reader = reader.build().map_err(|e| e.to_string())?;
-        assert!(reader.columns_read_by_arrow_rs().is_empty());
-        reader.collect::<Result<_, _>>().map_err(|e| e.to_string())
-    };
+    let read = |file: &Bytes| read_here(file, 1024);
     // Agreeing: `a` is 5, the struct null, `a` null, `a` null.
     let file = write(&[2, 0, 1, 1]);
     assert_same("agreeing", &read(&file).unwrap(), &theirs_all(&file, 1024));
