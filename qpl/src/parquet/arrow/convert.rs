@@ -298,7 +298,7 @@ fn spread_slice<T: Copy + Default + arrow_buffer::ArrowNativeType>(
 /// Appends `valid.len()` rows to `out`: the rows `valid` sets take the values `value(at)` for
 /// `at` from `from` on, in order, the others the type's default. 64 rows at a time: a word of
 /// valid rows is one `copy(out, at)` of 64 values, a word of null rows one fill, and a mixed
-/// word a row at a time without a branch (a column of scattered nulls has runs of a few rows:
+/// word one fill and a value per set bit (a column of scattered nulls has runs of a few rows:
 /// a copy a run took a sixth of its read).
 pub(crate) fn spread_words<T: Copy + Default>(
     out: &mut Vec<T>,
@@ -316,11 +316,15 @@ pub(crate) fn spread_words<T: Copy + Default>(
         } else if word == 0 {
             out.resize(out.len() + rows, T::default());
         } else {
-            for i in 0..rows {
-                let set = word >> i & 1 == 1;
-                let value = value(at);
-                out.push(if set { value } else { T::default() });
-                at += usize::from(set);
+            // The word's slots as defaults, then a value per set bit.
+            let base = out.len();
+            out.resize(base + rows, T::default());
+            let slots = &mut out[base..];
+            let mut bits = word;
+            while bits != 0 {
+                slots[bits.trailing_zeros() as usize] = value(at);
+                at += 1;
+                bits &= bits - 1;
             }
         }
     };

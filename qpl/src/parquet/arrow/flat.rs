@@ -9,15 +9,13 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef};
-use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer};
 use arrow_schema::{ArrowError, DataType};
 use parquet::column::page::PageReader;
 use parquet::file::metadata::ParquetMetaData;
 
 use super::chunk_bytes::{ChunkSource, ChunkWindow, DynSource};
-use super::convert::{
-    boolean_array, gather_bytes, is_offset_bytes, plain_array, take_array, take_values,
-};
+use super::convert::{boolean_array, gather_bytes, is_offset_bytes, plain_array, take_values};
 use super::list::{
     check_list_page, check_list_page_end, list_of_ids, list_piece, piece_cut, take_list,
     take_list_selected, ListPlace, ListShape,
@@ -85,8 +83,14 @@ pub(crate) struct FlatColumn {
     data_type: DataType,
     /// `Some` for a list column.
     list: Option<ListShape>,
-    /// `Some` for a field of a struct: its arrays are structs of this one field.
+    /// The structs a struct's field is inside (outermost first): its batches are structs of
+    /// this one field.
     parents: Vec<StructParent>,
+    /// The parents' validity of the selected rows decoded and not yet returned, a page's rows
+    /// per entry (where some parent can be null): the rows' count and each parent's bits
+    /// (`None` where none of them is null); `struct_row` rows of the first entry are returned.
+    struct_pending: VecDeque<(usize, Vec<Option<BooleanBuffer>>)>,
+    struct_row: usize,
     column: Column,
     decoder: ChunkDecoder,
     data: ColumnData,
@@ -312,6 +316,8 @@ impl FlatColumn {
             data_type,
             list,
             parents: Vec::new(),
+            struct_pending: VecDeque::new(),
+            struct_row: 0,
             column,
             decoder,
             data: ColumnData::new(&column),
@@ -344,16 +350,12 @@ impl FlatColumn {
         self.dictionary.is_some() || self.bytes.is_some() || self.fixed.is_some()
     }
 
-    /// Makes this leaf a field of a struct: arrays of the struct (with this one field).
+    /// Makes this leaf a field of structs (`parents`, outermost first): its batches are read
+    /// as a flat column's, wrapped in the structs, whose validity comes from the page's
+    /// definition levels (kept where a struct can be null).
     pub fn in_struct(mut self, parents: Vec<StructParent>) -> FlatColumn {
+        self.arrow_page.keep_def_levels = parents.iter().any(|p| p.defined > 0);
         self.parents = parents;
-        // A struct's field is read through its levels (`decode_page`), views made after.
-        self.views = None;
-        self.arrow_page.byte_array_sections = false;
-        self.dictionary = None;
-        self.bytes = None;
-        self.fixed = None;
-        self.arrow_page.dictionary_sections = false;
         self
     }
 
@@ -374,6 +376,102 @@ impl FlatColumn {
 
     /// The next `n` selected rows as one array.
     pub fn next_batch(&mut self, n: usize) -> Result<ArrayRef, ArrowError> {
+        let array = self.next_leaf_batch(n)?;
+        if self.parents.is_empty() {
+            return Ok(array);
+        }
+        let nulls = self.next_struct_nulls(n)?;
+        wrap_in_structs(array, &self.parents, nulls)
+    }
+
+    /// The parents' validity of the next `n` selected rows (from `struct_pending`).
+    fn next_struct_nulls(&mut self, n: usize) -> Result<Vec<Option<NullBuffer>>, ArrowError> {
+        if !self.arrow_page.keep_def_levels {
+            return Ok(vec![None; self.parents.len()]);
+        }
+        let mut builders: Vec<Option<BooleanBufferBuilder>> =
+            self.parents.iter().map(|_| None).collect();
+        let mut done = 0;
+        while done < n {
+            let Some((rows, nulls)) = self.struct_pending.front() else {
+                return Err(self.error("the structs' validity ends before the batch's rows"));
+            };
+            let from = self.struct_row;
+            let count = (rows - from).min(n - done);
+            for (builder, bits) in builders.iter_mut().zip(nulls) {
+                match (builder, bits) {
+                    (builder, Some(bits)) => {
+                        let builder = builder.get_or_insert_with(|| {
+                            let mut builder = BooleanBufferBuilder::new(n);
+                            builder.append_n(done, true);
+                            builder
+                        });
+                        builder.append_buffer(&bits.slice(from, count));
+                    }
+                    (Some(builder), None) => builder.append_n(count, true),
+                    (None, None) => {}
+                }
+            }
+            done += count;
+            if from + count == *rows {
+                self.struct_pending.pop_front();
+                self.struct_row = 0;
+            } else {
+                self.struct_row = from + count;
+            }
+        }
+        Ok(builders
+            .into_iter()
+            .map(|b| b.map(|mut b| NullBuffer::new(b.finish())))
+            .collect())
+    }
+
+    /// The parents' validity of a data page's selected rows (`take` of its `rows`), from the
+    /// definition levels `arrow_page` kept, queued for [`FlatColumn::next_struct_nulls`].
+    fn queue_struct_nulls(&mut self, rows: usize, take: &Take) -> Result<(), ArrowError> {
+        if !self.arrow_page.keep_def_levels {
+            return Ok(());
+        }
+        let levels = &self.arrow_page.def_levels;
+        if levels.len() != rows {
+            return Err(self.page_error(format!(
+                "{} definition levels for {rows} rows",
+                levels.len()
+            )));
+        }
+        let (mask, selected) = match take {
+            Take::None => return Ok(()),
+            Take::All => (None, rows),
+            Take::Some(mask) => (Some(mask), mask.count_set_bits()),
+        };
+        if selected == 0 {
+            return Ok(());
+        }
+        let nulls = struct_nulls(&self.parents, levels, rows)
+            .into_iter()
+            .map(|nulls| {
+                let bits = nulls?.into_inner();
+                let bits = match mask {
+                    None => bits,
+                    Some(mask) => {
+                        let array = arrow_array::BooleanArray::new(bits, None);
+                        let mask = arrow_array::BooleanArray::new(mask.clone(), None);
+                        let kept = arrow_select::filter::filter(&array, &mask).ok()?;
+                        kept.as_any()
+                            .downcast_ref::<arrow_array::BooleanArray>()?
+                            .values()
+                            .clone()
+                    }
+                };
+                (bits.count_set_bits() < bits.len()).then_some(bits)
+            })
+            .collect();
+        self.struct_pending.push_back((selected, nulls));
+        Ok(())
+    }
+
+    /// The leaf's next `n` selected rows as one array.
+    fn next_leaf_batch(&mut self, n: usize) -> Result<ArrayRef, ArrowError> {
         while self.pending_rows < n {
             if !self.advance()? {
                 return Err(self.error(format!(
@@ -567,8 +665,8 @@ impl FlatColumn {
                     return Ok(true);
                 }
             }
-            // A top-level flat column: its levels go straight to validity bits.
-            let plain_flat = self.list.is_none() && self.parents.is_empty();
+            // A column that is not repeated: its levels go straight to validity bits.
+            let plain_flat = self.list.is_none();
             // Strings of a page of which few rows are selected: a dictionary page's indices
             // are decoded, and only the selected rows' strings gathered.
             let sparse = match &take {
@@ -623,6 +721,12 @@ impl FlatColumn {
                 }
                 continue;
             }
+            if plain_flat && !self.parents.is_empty() {
+                // A struct's field: its structs' validity, of the rows selected.
+                let page_take = self.page_take(known_rows, report.levels, take.take())?;
+                self.queue_struct_nulls(report.levels, &page_take)?;
+                take = Some(page_take);
+            }
             if let (Some(_), ValuesAt::Section(range)) = (&self.bytes, &values_at) {
                 let rows = report.levels;
                 let take = self.page_take(known_rows, rows, take.take())?;
@@ -656,7 +760,7 @@ impl FlatColumn {
             // Whether the array holds the selected rows only (made from them).
             let mut taken = false;
             let (array, rows) = match &self.list {
-                None if plain_flat => {
+                None => {
                     let rows = report.levels;
                     let validity = (self.column.max_def_level > 0)
                         .then(|| into_buffer(std::mem::take(&mut self.arrow_page.validity)));
@@ -698,19 +802,6 @@ impl FlatColumn {
                     }
                     .map_err(|e| self.page_error(e))?;
                     (array, rows)
-                }
-                None => {
-                    let rows = report.levels;
-                    // Each struct's validity, before `take_array` takes the levels.
-                    let parent_nulls = struct_nulls(&self.parents, &self.data.def_levels, rows);
-                    let array = take_array(
-                        &mut self.data,
-                        self.column.max_def_level,
-                        rows,
-                        &self.data_type,
-                    )
-                    .map_err(|e| self.page_error(e))?;
-                    (wrap_in_structs(array, &self.parents, parent_nulls)?, rows)
                 }
                 Some(shape) if kept => {
                     let rows = check_list_page(&self.data.def_levels, &self.data.rep_levels)

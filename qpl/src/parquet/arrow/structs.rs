@@ -4,8 +4,10 @@
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, StructArray};
-use arrow_buffer::{BooleanBuffer, NullBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use arrow_schema::{ArrowError, FieldRef};
+
+use crate::parquet::validity::level_word;
 
 /// A struct a leaf is inside: the struct is non-null from level `defined` on (0: never
 /// null); `child` is its field on the leaf's path (the leaf's own field, or a struct holding
@@ -28,14 +30,25 @@ pub(crate) fn struct_nulls(
         .iter()
         .map(|parent| {
             (parent.defined > 0)
-                .then(|| {
-                    NullBuffer::new(BooleanBuffer::collect_bool(slots, |i| {
-                        levels[i] >= parent.defined
-                    }))
-                })
+                .then(|| NullBuffer::new(levels_at_least(&levels[..slots], parent.defined)))
                 .filter(|n| n.null_count() > 0)
         })
         .collect()
+}
+
+/// A bit per level of `levels`, set where it is `min` or more (64 levels to a word:
+/// [`level_word`]).
+fn levels_at_least(levels: &[i16], min: i16) -> BooleanBuffer {
+    let at_least = |level| level >= min;
+    let chunks = levels.chunks_exact(64);
+    let tail = chunks.remainder();
+    let mut words: Vec<u64> = chunks.map(|chunk| level_word(chunk, at_least)).collect();
+    if !tail.is_empty() {
+        let mut last = [0i16; 64];
+        last[..tail.len()].copy_from_slice(tail);
+        words.push(level_word(&last, at_least) & (u64::MAX >> (64 - tail.len())));
+    }
+    BooleanBuffer::new(Buffer::from_vec(words), 0, levels.len())
 }
 
 /// `array` wrapped in `parents` (outermost first) with their validity `nulls`
