@@ -21,7 +21,9 @@
 //!   (600k rows, 16 columns) from `tpchgen-arrow`;
 //! - `events_1m.parquet`: 1M rows of sorted INT64 ids, INT32 keys drawn from 100k values, a
 //!   ~200-value string (`category`), a DOUBLE, a nullable INT32 (~10% null), a timestamp
-//!   (µs, UTC), a `list<string>` and a boolean; snappy.
+//!   (µs, UTC), a `list<string>` and a boolean; snappy;
+//! - `nested_500k.parquet`: 500k rows of a struct of a struct, a list of structs and a struct
+//!   holding a list, nulls at every level; snappy (its columns are `reader_column/nested_*`).
 //!
 //! Before anything is timed, each case's batches from both readers are compared: a case where
 //! they differ stops the suite.
@@ -42,7 +44,7 @@ use parquet::arrow::ProjectionMask;
 use parquet::basic::{Compression, ZstdLevel};
 use qpl_rs::parquet::arrow::{ParquetRecordBatchReaderBuilder, RowFilter};
 use qpl_rs::parquet::query::{Predicate, Scalar};
-use reader_files::{cached, events, lineitem, BATCH, FILTER_VALUE};
+use reader_files::{cached, events, lineitem, nested, BATCH, FILTER_VALUE};
 
 /// What one case reads.
 #[derive(Clone)]
@@ -214,6 +216,12 @@ fn reader(c: &mut Criterion) {
         filter: Filter::None,
     };
     bench_case(c, "reader", "events_1m", &case);
+    let case = Case {
+        file: cached("nested_500k.parquet", nested),
+        roots: None,
+        filter: Filter::None,
+    };
+    bench_case(c, "reader", "nested_500k", &case);
 }
 
 fn reader_column(c: &mut Criterion) {
@@ -224,6 +232,7 @@ fn reader_column(c: &mut Criterion) {
         lineitem(Compression::UNCOMPRESSED)
     });
     each_column(c, &lineitem, "lineitem_");
+    each_column(c, &cached("nested_500k.parquet", nested), "nested_");
 }
 
 /// A `reader_column` case per top-level column of `file`, its id the column's name after

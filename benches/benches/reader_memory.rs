@@ -26,7 +26,7 @@ use parquet::arrow::ProjectionMask;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::schema::types::SchemaDescriptor;
 use qpl_rs::parquet::arrow::ParquetRecordBatchReaderBuilder;
-use reader_files::{cached, events, lineitem, BATCH};
+use reader_files::{cached, events, lineitem, nested, BATCH};
 
 /// The system allocator, counting.
 struct Counting;
@@ -145,6 +145,10 @@ fn main() {
             Some(vec![root]),
         ));
     }
+    // Nested columns: the whole file (a struct of a struct, a list of structs, a struct
+    // holding a list).
+    let nested = cached("nested_500k.parquet", nested);
+    cases.push(("nested_500k".to_string(), nested, None));
     for (name, file, roots) in cases {
         if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
             continue;
