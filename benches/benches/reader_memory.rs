@@ -148,7 +148,14 @@ fn main() {
     // Nested columns: the whole file (a struct of a struct, a list of structs, a struct
     // holding a list).
     let nested = cached("nested_500k.parquet", nested);
-    cases.push(("nested_500k".to_string(), nested, None));
+    cases.push(("nested_500k".to_string(), nested.clone(), None));
+    for (root, name) in ["point", "items", "record"].into_iter().enumerate() {
+        cases.push((
+            format!("nested_500k/{name}"),
+            nested.clone(),
+            Some(vec![root]),
+        ));
+    }
     for (name, file, roots) in cases {
         if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
             continue;

@@ -45,7 +45,7 @@ pub(crate) struct ListShape {
 impl ListShape {
     /// Whether the elements are byte arrays behind offsets (Utf8, Binary, their large forms).
     pub fn holds_offset_bytes(&self) -> bool {
-        self.member.is_none() && self.parents.is_empty() && is_offset_bytes(self.child.data_type())
+        self.member.is_none() && is_offset_bytes(self.child.data_type())
     }
 
     /// The element field of the Arrow type.
@@ -741,8 +741,8 @@ fn list_of(
 /// (Utf8, Binary and their large forms): `data` holds the page's levels (emptied here),
 /// `indices` the dictionary index of each element present. Offsets, validity and elements are
 /// made for the selected rows only, and only their elements' bytes gathered (`gather` gives
-/// the byte arrays of the ids it is given). Returns the array of the selected rows. The page
-/// must start a row.
+/// the byte arrays of the ids it is given). Returns the array of the selected rows (wrapped in
+/// the shape's structs, if any). The page must start a row.
 pub(crate) fn take_list_selected(
     data: &mut ColumnData,
     indices: &[u32],
@@ -766,6 +766,8 @@ pub(crate) fn take_list_selected(
     let mut list_valid = BooleanBufferBuilder::new(selected);
     let mut element_valid = BooleanBufferBuilder::new(if element_nullable { selected } else { 0 });
     let mut ids = Vec::with_capacity(selected);
+    // Inside structs: each selected row's first level, for the structs' validity.
+    let mut row_levels = Vec::new();
     let (mut row, mut take, mut elements, mut value) = (0, false, 0usize, 0usize);
     let (mask_bits, mask_offset) = (mask.values(), mask.offset());
     // Where rows start and values are present, a bit per level.
@@ -811,6 +813,9 @@ pub(crate) fn take_list_selected(
             if take {
                 offsets.push(elements);
                 list_valid.append(d >= shape.list_defined);
+                if !shape.parents.is_empty() {
+                    row_levels.push(d);
+                }
             }
         }
         if take && d >= shape.element {
@@ -844,7 +849,12 @@ pub(crate) fn take_list_selected(
     let nulls = (shape.list_defined > 0)
         .then(|| NullBuffer::new(list_valid.finish()))
         .filter(|n| n.null_count() > 0);
-    list_of(shape, offsets, child, nulls)
+    let array = list_of(shape, offsets, child, nulls)?;
+    if shape.parents.is_empty() {
+        return Ok(array);
+    }
+    let nulls = struct_nulls(&shape.parents, &row_levels, row_levels.len());
+    wrap_in_structs(array, &shape.parents, nulls)
 }
 
 /// Of up to 64 levels: a bit per level where a row starts (repetition level 0), and a bit per
