@@ -43,9 +43,17 @@ pub(crate) struct ListShape {
 }
 
 impl ListShape {
-    /// Whether the elements are byte arrays behind offsets (Utf8, Binary, their large forms).
+    /// Whether the leaf's values are byte arrays behind offsets (Utf8, Binary, their large
+    /// forms): the elements', or a list of structs' field's.
     pub fn holds_offset_bytes(&self) -> bool {
-        self.member.is_none() && is_offset_bytes(self.child.data_type())
+        is_offset_bytes(self.leaf().data_type())
+    }
+
+    /// The field of the leaf's values: the element's, or a list of structs' field.
+    fn leaf(&self) -> &FieldRef {
+        self.member
+            .as_ref()
+            .map_or(&self.child, |member| &member.child)
     }
 
     /// The element field of the Arrow type.
@@ -549,32 +557,16 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
         rep_levels: Vec::new(),
         values: std::mem::replace(values, Values::Int32(Vec::new())),
     };
-    let child = match &shape.member {
-        None => take_array(
-            &mut elements_data,
-            i16::from(element_nullable),
-            elements,
-            shape.child.data_type(),
-        )?,
-        Some(member) => {
-            let leaf = take_array(
-                &mut elements_data,
-                i16::from(element_nullable),
-                elements,
-                member.child.data_type(),
-            )?;
-            let nulls = struct_defined
-                .map(|_| {
-                    NullBuffer::new(BooleanBuffer::collect_bool(elements, |i| struct_valid[i]))
-                })
-                .filter(|n| n.null_count() > 0);
-            Arc::new(arrow_array::StructArray::try_new(
-                vec![Arc::clone(&member.child)].into(),
-                vec![leaf],
-                nulls,
-            )?) as ArrayRef
-        }
-    };
+    let leaf_type = shape.leaf().data_type();
+    let leaf = take_array(
+        &mut elements_data,
+        i16::from(element_nullable),
+        elements,
+        leaf_type,
+    )?;
+    let struct_valid =
+        struct_defined.map(|_| BooleanBuffer::collect_bool(elements, |i| struct_valid[i]));
+    let child = element_of(shape, leaf, struct_valid)?;
     *values = elements_data.values;
     let array = list_array::<O>(shape, offsets, child, nulls)?;
     if shape.parents.is_empty() {
@@ -589,6 +581,27 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
         .collect();
     let nulls = struct_nulls(&shape.parents, &row_levels, rows);
     wrap_in_structs(array, &shape.parents, nulls)
+}
+
+/// A list's elements from its leaf's values `leaf`: the leaf itself, or for a list of
+/// structs the struct (of this one field) around it, valid where `struct_valid` says
+/// (`None`: everywhere).
+fn element_of(
+    shape: &ListShape,
+    leaf: ArrayRef,
+    struct_valid: Option<BooleanBuffer>,
+) -> Result<ArrayRef, ArrowError> {
+    let Some(member) = &shape.member else {
+        return Ok(leaf);
+    };
+    let nulls = struct_valid
+        .map(NullBuffer::new)
+        .filter(|n| n.null_count() > 0);
+    Ok(Arc::new(arrow_array::StructArray::try_new(
+        vec![Arc::clone(&member.child)].into(),
+        vec![leaf],
+        nulls,
+    )?))
 }
 
 /// A list page of dictionary-encoded byte arrays fed a piece at a time: where the next piece
@@ -765,6 +778,13 @@ pub(crate) fn take_list_selected(
     let mut offsets = Vec::with_capacity(selected + 1);
     let mut list_valid = BooleanBufferBuilder::new(selected);
     let mut element_valid = BooleanBufferBuilder::new(if element_nullable { selected } else { 0 });
+    // A list of structs' leaf: whether each element's struct is non-null.
+    let struct_defined = shape
+        .member
+        .as_ref()
+        .map(|m| m.defined)
+        .filter(|&defined| defined > shape.element);
+    let mut struct_valid = BooleanBufferBuilder::new(0);
     let mut ids = Vec::with_capacity(selected);
     // Inside structs: each selected row's first level, for the structs' validity.
     let mut row_levels = Vec::new();
@@ -823,6 +843,9 @@ pub(crate) fn take_list_selected(
             if element_nullable {
                 element_valid.append(d == shape.max);
             }
+            if let Some(defined) = struct_defined {
+                struct_valid.append(d >= defined);
+            }
             if d == shape.max {
                 let id = *indices.get(value).ok_or_else(|| {
                     ArrowError::ParquetError(format!(
@@ -845,7 +868,9 @@ pub(crate) fn take_list_selected(
     offsets.push(elements);
     let mut values = Values::Bytes(gather(&ids)?);
     let validity = element_nullable.then(|| element_valid.finish());
-    let child = take_values(&mut values, validity, elements, shape.child.data_type())?;
+    let leaf_type = shape.leaf().data_type();
+    let leaf = take_values(&mut values, validity, elements, leaf_type)?;
+    let child = element_of(shape, leaf, struct_defined.map(|_| struct_valid.finish()))?;
     let nulls = (shape.list_defined > 0)
         .then(|| NullBuffer::new(list_valid.finish()))
         .filter(|n| n.null_count() > 0);
