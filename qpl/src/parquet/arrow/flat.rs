@@ -453,15 +453,7 @@ impl FlatColumn {
                 let bits = nulls?.into_inner();
                 let bits = match mask {
                     None => bits,
-                    Some(mask) => {
-                        let array = arrow_array::BooleanArray::new(bits, None);
-                        let mask = arrow_array::BooleanArray::new(mask.clone(), None);
-                        let kept = arrow_select::filter::filter(&array, &mask).ok()?;
-                        kept.as_any()
-                            .downcast_ref::<arrow_array::BooleanArray>()?
-                            .values()
-                            .clone()
-                    }
+                    Some(mask) => mask.set_indices().map(|row| bits.value(row)).collect(),
                 };
                 (bits.count_set_bits() < bits.len()).then_some(bits)
             })
