@@ -40,13 +40,17 @@ pub(crate) struct ListShape {
     /// For a list inside structs: the structs it is wrapped in, outermost first, each
     /// holding only its field on the list's path.
     parents: Vec<StructParent>,
+    /// For a list of lists: the shape of the lists that are its elements (`child`'s type),
+    /// its levels those of the whole column.
+    inner: Option<Box<ListShape>>,
 }
 
 impl ListShape {
     /// Whether the leaf's values are byte arrays behind offsets (Utf8, Binary, their large
-    /// forms): the elements', or a list of structs' field's.
+    /// forms): the elements', or a list of structs' field's (not for a list of lists, read a
+    /// page at a time).
     pub fn holds_offset_bytes(&self) -> bool {
-        is_offset_bytes(self.leaf().data_type())
+        self.inner.is_none() && is_offset_bytes(self.leaf().data_type())
     }
 
     /// The field of the leaf's values: the element's, or a list of structs' field.
@@ -124,8 +128,15 @@ fn list_shape_at(
     large: bool,
 ) -> Option<ListShape> {
     let descr = schema.column(leaf);
-    if descr.max_rep_level() != 1 {
-        return None;
+    // The lists on the path from here down: this one, or this one and its elements.
+    match nodes
+        .iter()
+        .filter(|n| repetition(n) == Repetition::REPEATED)
+        .count()
+    {
+        1 => {}
+        2 => return list_of_lists_shape(schema, leaf, nodes, base, child, large),
+        _ => return None,
     }
     let physical = column_of(&descr).ok()?.physical_type;
     if !converts(physical, child.data_type()) {
@@ -164,6 +175,54 @@ fn list_shape_at(
     )
 }
 
+/// The shape of a list of lists (`nodes` from the outer list down to leaf `leaf`, under fields
+/// defined from level `base` on): the outer list three-level (`group l (LIST) { repeated group
+/// list { element } }`, its element the inner list's group, optional or required), the inner
+/// list any form [`list_shape_at`] reads, its elements of a type converted here.
+fn list_of_lists_shape(
+    schema: &SchemaDescriptor,
+    leaf: usize,
+    nodes: &[&Type],
+    base: i16,
+    child: &FieldRef,
+    large: bool,
+) -> Option<ListShape> {
+    let [list, repeated, ref below @ ..] = nodes[..] else {
+        return None;
+    };
+    let element_node = below.first()?;
+    let three_level = repetition(list) != Repetition::REPEATED
+        && repetition(repeated) == Repetition::REPEATED
+        && repeated.get_fields().len() == 1
+        && repetition(element_node) != Repetition::REPEATED
+        && element_node.is_group();
+    let (inner_child, inner_large) = match child.data_type() {
+        DataType::List(inner) => (inner, false),
+        DataType::LargeList(inner) => (inner, true),
+        _ => return None,
+    };
+    // A null inner list needs a nullable element field.
+    if !three_level || (optional(element_node) == 1 && !child.is_nullable()) {
+        return None;
+    }
+    let list_defined = base + optional(list);
+    let element = list_defined + 1;
+    let inner = list_shape_at(schema, leaf, below, element, inner_child, inner_large)?;
+    if inner.inner.is_some() || inner.list_defined != element + optional(element_node) {
+        return None;
+    }
+    Some(ListShape {
+        list_defined,
+        element,
+        max: inner.max,
+        child: Arc::clone(child),
+        large,
+        member: None,
+        parents: Vec::new(),
+        inner: Some(Box::new(inner)),
+    })
+}
+
 /// The shape of a list non-null from level `list_defined` on, of elements of field `child`
 /// (`element_nullable` in the file), when the leaf's highest level `max_def_level` agrees.
 fn shape_of(
@@ -186,6 +245,7 @@ fn shape_of(
         large,
         member: None,
         parents: Vec::new(),
+        inner: None,
     })
 }
 
@@ -281,6 +341,7 @@ pub(crate) fn list_struct_shapes_in(
                 child: Arc::clone(field),
             }),
             parents: Vec::new(),
+            inner: None,
         });
     }
     Some(shapes)
@@ -491,16 +552,76 @@ fn list_of_levels(
     values: &mut Values,
     shape: &ListShape,
 ) -> Result<ArrayRef, ArrowError> {
-    if shape.large {
-        return list_of_levels_as::<i64>(def, rep, rows, values, shape);
-    }
     // The elements are at most the levels.
-    if i32::try_from(def.len()).is_err() {
+    if !shape.large && i32::try_from(def.len()).is_err() {
         return Err(ArrowError::ParquetError(
             "a page's list offsets pass i32".into(),
         ));
     }
-    list_of_levels_as::<i32>(def, rep, rows, values, shape)
+    let array = match (&shape.inner, shape.large) {
+        (Some(inner), false) => list_of_lists_as::<i32>(def, rep, rows, values, shape, inner)?,
+        (Some(inner), true) => list_of_lists_as::<i64>(def, rep, rows, values, shape, inner)?,
+        (None, false) => list_of_levels_as::<i32>(def, rep, rows, values, shape)?,
+        (None, true) => list_of_levels_as::<i64>(def, rep, rows, values, shape)?,
+    };
+    if shape.parents.is_empty() {
+        return Ok(array);
+    }
+    // Inside structs: each struct's validity from each row's first level.
+    let row_levels: Vec<i16> = def
+        .iter()
+        .zip(rep)
+        .filter(|(_, &r)| r == 0)
+        .map(|(&d, _)| d)
+        .collect();
+    let nulls = struct_nulls(&shape.parents, &row_levels, rows);
+    wrap_in_structs(array, &shape.parents, nulls)
+}
+
+/// [`list_of_levels`] of a list of lists (`inner` the elements' shape), with offsets of
+/// `O`: each row's lists start at levels of repetition 0 or 1 that define an element; the
+/// inner lists are read from those levels alone, as rows of their own (repetition 1 becoming
+/// 0, 2 becoming 1).
+fn list_of_lists_as<O: OffsetSizeTrait>(
+    def: &[i16],
+    rep: &[i16],
+    rows: usize,
+    values: &mut Values,
+    shape: &ListShape,
+    inner: &ListShape,
+) -> Result<ArrayRef, ArrowError> {
+    let mut offsets = Vec::with_capacity(rows + 1);
+    let mut row_nulls = BooleanBufferBuilder::new(rows);
+    let (mut inner_def, mut inner_rep) = (Vec::with_capacity(def.len()), Vec::new());
+    inner_rep.reserve(def.len());
+    let mut lists = 0usize;
+    for (&d, &r) in def.iter().zip(rep) {
+        if r == 0 {
+            offsets.push(O::usize_as(lists));
+            row_nulls.append(d >= shape.list_defined);
+        }
+        if d >= shape.element {
+            lists += usize::from(r <= 1);
+            inner_def.push(d);
+            inner_rep.push((r - 1).max(0));
+        } else if r != 0 {
+            return Err(ArrowError::ParquetError(format!(
+                "a level of repetition {r} defines no element of the outer list (level {d})"
+            )));
+        }
+    }
+    if offsets.len() != rows {
+        return Err(ArrowError::ParquetError(format!(
+            "{} rows start, {rows} were counted",
+            offsets.len()
+        )));
+    }
+    offsets.push(O::usize_as(lists));
+    let child = list_of_levels(&inner_def, &inner_rep, lists, values, inner)?;
+    let nulls = (shape.list_defined > 0)
+        .then(|| NullBuffer::new(row_nulls.finish()))
+        .filter(|n| n.null_count() > 0);
+    list_array::<O>(shape, offsets, child, nulls)
 }
 
 /// [`list_of_levels`] with offsets of `O` (which hold as many elements as levels).
@@ -568,19 +689,7 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
         struct_defined.map(|_| BooleanBuffer::collect_bool(elements, |i| struct_valid[i]));
     let child = element_of(shape, leaf, struct_valid)?;
     *values = elements_data.values;
-    let array = list_array::<O>(shape, offsets, child, nulls)?;
-    if shape.parents.is_empty() {
-        return Ok(array);
-    }
-    // Inside structs: each struct's validity from each row's first level.
-    let row_levels: Vec<i16> = def
-        .iter()
-        .zip(rep)
-        .filter(|(_, &r)| r == 0)
-        .map(|(&d, _)| d)
-        .collect();
-    let nulls = struct_nulls(&shape.parents, &row_levels, rows);
-    wrap_in_structs(array, &shape.parents, nulls)
+    list_array::<O>(shape, offsets, child, nulls)
 }
 
 /// A list's elements from its leaf's values `leaf`: the leaf itself, or for a list of
@@ -1002,6 +1111,7 @@ mod tests {
             large: false,
             member: None,
             parents: Vec::new(),
+            inner: None,
         };
         let dictionary: ByteArrays = ["a", "bb", "", "dddd", "eeeeeeeeeeeeeeeeeeeee"]
             .iter()
