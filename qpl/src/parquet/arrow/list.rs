@@ -1186,4 +1186,64 @@ mod tests {
         }
         assert!(check_list_page_end(&place, long.len()).is_err());
     }
+
+    #[test]
+    fn a_list_of_lists_takes_its_inner_lists_from_the_levels_that_start_them() {
+        use arrow_array::cast::AsArray;
+        use arrow_array::types::Int32Type;
+        // optional group ll (LIST) { repeated group list { optional group element (LIST) {
+        // repeated group list { optional int32 element } } } }: levels 1 outer list, 2 outer
+        // element, 3 inner list, 4 inner element, 5 a value.
+        let field =
+            |name: &str, data_type| Arc::new(arrow_schema::Field::new(name, data_type, true));
+        let inner = ListShape {
+            list_defined: 3,
+            element: 4,
+            max: 5,
+            child: field("element", DataType::Int32),
+            large: false,
+            member: None,
+            parents: Vec::new(),
+            inner: None,
+        };
+        let outer = ListShape {
+            list_defined: 1,
+            element: 2,
+            max: 5,
+            child: field("element", inner.data_type()),
+            large: false,
+            member: None,
+            parents: Vec::new(),
+            inner: Some(Box::new(inner)),
+        };
+        // [[1, 2], [], null], null, [], [[null]]
+        let def = vec![5, 5, 3, 2, 0, 1, 4];
+        let rep = vec![0, 2, 1, 1, 0, 0, 0];
+        let mut data = ColumnData {
+            def_levels: def.clone(),
+            rep_levels: rep.clone(),
+            values: Values::Int32(vec![1, 2]),
+        };
+        let (array, rows) = take_list(&mut data, &outer).unwrap();
+        assert_eq!(rows, 4);
+        let lists = array.as_list::<i32>();
+        assert_eq!(lists.value_offsets(), [0, 3, 3, 3, 4]);
+        let valid: Vec<bool> = (0..4).map(|i| lists.is_valid(i)).collect();
+        assert_eq!(valid, [true, false, true, true]);
+        let inner = lists.values().as_list::<i32>();
+        assert_eq!(inner.value_offsets(), [0, 2, 2, 2, 3]);
+        let valid: Vec<bool> = (0..4).map(|i| inner.is_valid(i)).collect();
+        assert_eq!(valid, [true, true, false, true]);
+        let values = inner.values().as_primitive::<Int32Type>();
+        let values: Vec<Option<i32>> = values.iter().collect();
+        assert_eq!(values, [Some(1), Some(2), None]);
+        // A level that repeats the outer list (1) but defines no element of it is refused.
+        let mut data = ColumnData {
+            def_levels: vec![5, 1],
+            rep_levels: vec![0, 1],
+            values: Values::Int32(vec![1]),
+        };
+        let e = take_list(&mut data, &outer).unwrap_err().to_string();
+        assert!(e.contains("defines no element"), "{e}");
+    }
 }
