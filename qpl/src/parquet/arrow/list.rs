@@ -80,17 +80,22 @@ impl ListShape {
     }
 }
 
+/// A list type's element field, and whether it is a `LargeList` (`None`: not a list).
+fn list_element(data_type: &DataType) -> Option<(&FieldRef, bool)> {
+    match data_type {
+        DataType::List(child) => Some((child, false)),
+        DataType::LargeList(child) => Some((child, true)),
+        _ => None,
+    }
+}
+
 /// The list shape of leaf `leaf` read as `data_type`, when it is one converted here.
 pub(crate) fn list_shape(
     schema: &SchemaDescriptor,
     leaf: usize,
     data_type: &DataType,
 ) -> Option<ListShape> {
-    let (child, large) = match data_type {
-        DataType::List(child) => (child, false),
-        DataType::LargeList(child) => (child, true),
-        _ => return None,
-    };
+    let (child, large) = list_element(data_type)?;
     let nodes = nodes_to(schema, leaf)?;
     list_shape_at(schema, leaf, &nodes, 0, child, large)
 }
@@ -105,11 +110,7 @@ pub(crate) fn struct_list_shape(
     parents: Vec<StructParent>,
     field: &FieldRef,
 ) -> Option<ListShape> {
-    let (child, large) = match field.data_type() {
-        DataType::List(child) => (child, false),
-        DataType::LargeList(child) => (child, true),
-        _ => return None,
-    };
+    let (child, large) = list_element(field.data_type())?;
     let nodes = nodes_to(schema, leaf)?;
     let (base, below) = (parents.last()?.defined, nodes.get(depth..)?);
     let mut shape = list_shape_at(schema, leaf, below, base, child, large)?;
@@ -196,11 +197,7 @@ fn list_of_lists_shape(
         && repeated.get_fields().len() == 1
         && repetition(element_node) != Repetition::REPEATED
         && element_node.is_group();
-    let (inner_child, inner_large) = match child.data_type() {
-        DataType::List(inner) => (inner, false),
-        DataType::LargeList(inner) => (inner, true),
-        _ => return None,
-    };
+    let (inner_child, inner_large) = list_element(child.data_type())?;
     // A null inner list needs a nullable element field.
     if !three_level || (optional(element_node) == 1 && !child.is_nullable()) {
         return None;
@@ -273,11 +270,7 @@ pub(crate) fn list_struct_shapes_in(
     depth: usize,
     base: i16,
 ) -> Option<Vec<ListShape>> {
-    let (element, large) = match data_type {
-        DataType::List(child) => (child, false),
-        DataType::LargeList(child) => (child, true),
-        _ => return None,
-    };
+    let (element, large) = list_element(data_type)?;
     let DataType::Struct(fields) = element.data_type() else {
         return None;
     };
