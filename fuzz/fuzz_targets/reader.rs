@@ -9,8 +9,8 @@
 //! path with `max_output_bytes` of 1 MiB, so a page that claims more values than that is
 //! refused by the executor rather than trusted.
 //!
-//! Columns the reader hands to arrow-rs's reader (maps inside structs, lists of nested structs) are
-//! read by it; a panic there, or in the parquet crate's page reader, is caught by
+//! Columns the reader hands to arrow-rs's reader (lists of nested structs, lists of three
+//! levels) are read by it; a panic there, or in the parquet crate's page reader, is caught by
 //! the reader and is an error, which this target accepts. A panic located in this project's
 //! code aborts (a crash), although the reader would have caught it too.
 #![no_main]

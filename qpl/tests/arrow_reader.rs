@@ -55,7 +55,7 @@ const ROWS: usize = 5_000;
 type F16 = <arrow_array::types::Float16Type as arrow_array::ArrowPrimitiveType>::Native;
 
 /// One batch with a column per flat type (required and nullable), plus nested columns (one,
-/// a map inside a struct, that arrow-rs's reader reads for ours).
+/// a list of three levels, that arrow-rs's reader reads for ours).
 fn batch(seed: u64) -> RecordBatch {
     let mut r = Rng(seed);
     let n = ROWS;
@@ -204,7 +204,7 @@ fn batch(seed: u64) -> RecordBatch {
         }
         grid.append(i % 9 != 4);
     }
-    // A map inside a struct: read by arrow-rs's reader.
+    // A map inside a struct, null at both levels.
     let mut inner_map = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
     for i in 0..n {
         for word in words.iter().take(i % 4) {
@@ -225,6 +225,21 @@ fn batch(seed: u64) -> RecordBatch {
         Some((0..n).map(|i| i % 8 != 0).collect()),
     )
     .unwrap();
+    // Lists of three levels: read by arrow-rs's reader.
+    let mut cube = ListBuilder::new(ListBuilder::new(ListBuilder::new(Int32Builder::new())));
+    for i in 0..n {
+        for j in 0..i % 3 {
+            for k in 0..(i + j) % 3 {
+                cube.values()
+                    .values()
+                    .values()
+                    .append_value((i + j + k) as i32);
+            }
+            cube.values().values().append(i % 5 != j);
+            cube.values().append(true);
+        }
+        cube.append(i % 4 != 0);
+    }
     let mut nested = ListBuilder::new(ListBuilder::new(Int32Builder::new()));
     for i in 0..n {
         for j in 0..i % 3 {
@@ -514,6 +529,7 @@ fn batch(seed: u64) -> RecordBatch {
         ("nested", Arc::new(nested.finish())),
         ("grid", Arc::new(grid.finish())),
         ("holder", Arc::new(holder)),
+        ("cube", Arc::new(cube.finish())),
         ("items", Arc::new(items)),
         ("path", Arc::new(path)),
         ("record", Arc::new(record)),
@@ -787,20 +803,20 @@ fn batches_of_one_row() {
 }
 
 #[test]
-fn every_column_but_a_map_inside_a_struct_is_read_here() {
+fn every_column_but_a_list_of_three_levels_is_read_here() {
     let (_, file) = &files()[0];
     let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
         .unwrap()
         .build()
         .unwrap();
-    assert_eq!(reader.columns_read_by_arrow_rs(), ["holder"]);
+    assert_eq!(reader.columns_read_by_arrow_rs(), ["cube"]);
 }
 
 #[test]
 fn a_page_handed_to_arrow_rs_above_the_executors_limit_is_refused() {
     let (_, file) = &files()[0];
-    let holder_only = |builder: ParquetRecordBatchReaderBuilder<Bytes>| {
-        let mask = ProjectionMask::columns(builder.parquet_schema(), ["holder"]);
+    let cube_only = |builder: ParquetRecordBatchReaderBuilder<Bytes>| {
+        let mask = ProjectionMask::columns(builder.parquet_schema(), ["cube"]);
         builder.with_projection(mask)
     };
     // arrow-rs's reader would trust the pages' claimed sizes: they are checked before.
@@ -810,32 +826,29 @@ fn a_page_handed_to_arrow_rs_above_the_executors_limit_is_refused() {
         ..qpl_rs::Config::default()
     });
     let builder = ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap();
-    let e = holder_only(builder)
+    let e = cube_only(builder)
         .with_executor(small)
         .build()
         .err()
-        .expect("a page of a map above 64 bytes")
+        .expect("a page of lists of three levels above 64 bytes")
         .to_string();
-    assert!(
-        e.contains("holder") && e.contains("max_output_bytes"),
-        "{e}"
-    );
+    assert!(e.contains("cube") && e.contains("max_output_bytes"), "{e}");
     // Within the default limit the same column reads as arrow-rs reads it.
     let ours: Vec<RecordBatch> =
-        holder_only(ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap())
+        cube_only(ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap())
             .build()
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
     let theirs = ArrowRsBuilder::try_new(file.clone()).unwrap();
-    let mask = ProjectionMask::columns(theirs.parquet_schema(), ["holder"]);
+    let mask = ProjectionMask::columns(theirs.parquet_schema(), ["cube"]);
     let theirs: Vec<RecordBatch> = theirs
         .with_projection(mask)
         .build()
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_same("holder", &ours, &theirs);
+    assert_same("cube", &ours, &theirs);
 }
 
 #[test]
@@ -1278,7 +1291,7 @@ fn a_negative_chunk_offset_of_a_column_handed_to_arrow_rs_is_an_error() {
     // parquet crate's `byte_range` panics on it, and the walk of the pages handed to arrow-rs
     // asked it first. Now the chunk's range is checked as this reader's own chunks are. The
     // fuzz target's file (below) has its nested columns read here since; the same damage is
-    // made here to the map inside a struct, which arrow-rs reads.
+    // made here to the list of three levels, which arrow-rs reads.
     let (_, file) = &files()[0];
     let metadata = ParquetMetaDataReader::new().parse_and_finish(file).unwrap();
     let schema = metadata.file_metadata().schema_descr_ptr();
@@ -1289,7 +1302,7 @@ fn a_negative_chunk_offset_of_a_column_handed_to_arrow_rs_is_an_error() {
             let columns = group
                 .columns()
                 .iter()
-                .map(|chunk| match chunk.column_path().parts()[0] == "holder" {
+                .map(|chunk| match chunk.column_path().parts()[0] == "cube" {
                     true => chunk
                         .clone()
                         .into_builder()

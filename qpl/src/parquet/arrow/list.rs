@@ -444,6 +444,19 @@ pub(crate) fn map_shapes(
     leaves: &[usize],
     data_type: &DataType,
 ) -> Option<[ListShape; 2]> {
+    map_shapes_in(schema, leaves, data_type, 0, 0)
+}
+
+/// [`map_shapes`] of a map inside structs: its path's first `depth` nodes are the structs, the
+/// innermost defined from level `base` on (the shapes' wrapping structs are the caller's to
+/// set, [`ListShape::set_parents`]).
+pub(crate) fn map_shapes_in(
+    schema: &SchemaDescriptor,
+    leaves: &[usize],
+    data_type: &DataType,
+    depth: usize,
+    base: i16,
+) -> Option<[ListShape; 2]> {
     let DataType::Map(entries, _) = data_type else {
         return None;
     };
@@ -459,8 +472,8 @@ pub(crate) fn map_shapes(
         if descr.max_rep_level() != 1 || !converts(physical, field.data_type()) {
             return None;
         }
-        let nodes = nodes_to(schema, leaf)?;
-        let [map, key_value, entry] = nodes[..] else {
+        let path = nodes_to(schema, leaf)?;
+        let [map, key_value, entry] = path.get(depth..)?[..] else {
             return None;
         };
         let parts = key_value.get_fields();
@@ -472,7 +485,10 @@ pub(crate) fn map_shapes(
         let element_nullable = repetition(entry) == Repetition::OPTIONAL;
         let max_def_level = descr.max_def_level();
         shaped
-            .then(|| shape_of(optional(map), element_nullable, max_def_level, field, false))
+            .then(|| {
+                let list_defined = base + optional(map);
+                shape_of(list_defined, element_nullable, max_def_level, field, false)
+            })
             .flatten()
     };
     // Arrow's map keys are never null.

@@ -635,8 +635,8 @@ fn shared_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, ParquetError> {
 enum StructPart {
     /// A flat leaf, in the structs from the top-level one down (outermost first).
     Flat(Vec<structs::StructParent>),
-    /// A list of a converted type, a field of the top-level struct (read as a struct of the
-    /// list).
+    /// A list of a converted type, a list of structs' field or a map's keys or values, read
+    /// wrapped in the structs on its path.
     List(list::ListShape),
 }
 
@@ -711,6 +711,28 @@ impl StructWalk<'_> {
             let on_path = |leaf: usize| {
                 self.schema.column(leaf).path().parts().get(depth) == Some(field.name())
             };
+            // A map: its keys and its values each a leaf read as a list, wrapped in the
+            // structs above (joined into the map when the struct is joined).
+            if let DataType::Map(..) = field.data_type() {
+                let taken = leaves.get(..2)?;
+                *leaves = &leaves[2..];
+                if !taken.iter().all(|&leaf| on_path(leaf)) {
+                    return None;
+                }
+                let shapes =
+                    list::map_shapes_in(self.schema, taken, field.data_type(), depth, defined)?;
+                for mut shape in shapes {
+                    // The innermost struct holds this leaf's list only.
+                    let narrowed = arrow_schema::Field::new(
+                        field.name(),
+                        shape.data_type(),
+                        field.is_nullable(),
+                    );
+                    shape.set_parents(chain(outer, defined, &Arc::new(narrowed)));
+                    parts.push(StructPart::List(shape));
+                }
+                continue;
+            }
             // A list of structs: its element's fields, each a leaf read as a list of a struct
             // of it, wrapped in the structs above.
             if let DataType::List(element) | DataType::LargeList(element) = field.data_type() {
@@ -844,6 +866,7 @@ fn join_struct(data_type: &DataType, parts: &[&ArrayRef]) -> Result<ArrayRef, Ar
         children.push(match (field.data_type(), &group[..]) {
             (DataType::Struct(_), [_, ..]) => join_struct(field.data_type(), &group)?,
             (_, [_, ..]) if list_of_structs => list::join_list_struct(field.data_type(), &group)?,
+            (DataType::Map(..), [keys, values]) => list::join_map(field.data_type(), keys, values)?,
             (_, [child]) => Arc::clone(child),
             _ => return Err(error("a struct's parts do not match its fields")),
         });
@@ -1001,9 +1024,9 @@ impl RecordBatchReader for ParquetRecordBatchReader {
 impl ParquetRecordBatchReader {
     /// The top-level fields whose columns this reader hands to arrow-rs's reader (nested
     /// columns other than lists of one leaf, lists of such lists, maps of two, lists of structs
-    /// of flat fields, and structs of flat fields, lists of them, lists of structs of them and
-    /// such structs at any depth: lists of three levels, lists of nested structs, maps inside
-    /// structs, maps of nested keys or values;
+    /// of flat fields, and structs of flat fields, lists of them, lists of structs of them, maps
+    /// and such structs at any depth: lists of three levels, lists of nested structs, maps of
+    /// nested keys or values;
     /// MonthDayNano intervals, which arrow-rs refuses too; dictionaries other than Int32 keys
     /// over byte arrays), in schema order.
     pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {
