@@ -713,16 +713,9 @@ impl StructWalk<'_> {
             };
             // A map: its keys and its values each a leaf read as a list, wrapped in the
             // structs above (joined into the map when the struct is joined).
-            if let DataType::Map(..) = field.data_type() {
-                let taken = leaves.get(..2)?;
-                *leaves = &leaves[2..];
-                if !taken.iter().all(|&leaf| on_path(leaf)) {
-                    return None;
-                }
-                let shapes =
-                    list::map_shapes_in(self.schema, taken, field.data_type(), depth, defined)?;
+            // Each list wrapped in the structs above, the innermost holding that list only.
+            let wrapped = |shapes: Vec<list::ListShape>, parts: &mut Vec<StructPart>| {
                 for mut shape in shapes {
-                    // The innermost struct holds this leaf's list only.
                     let narrowed = arrow_schema::Field::new(
                         field.name(),
                         shape.data_type(),
@@ -731,6 +724,16 @@ impl StructWalk<'_> {
                     shape.set_parents(chain(outer, defined, &Arc::new(narrowed)));
                     parts.push(StructPart::List(shape));
                 }
+            };
+            if let DataType::Map(..) = field.data_type() {
+                let taken = leaves.get(..2)?;
+                *leaves = &leaves[2..];
+                if !taken.iter().all(|&leaf| on_path(leaf)) {
+                    return None;
+                }
+                let shapes =
+                    list::map_shapes_in(self.schema, taken, field.data_type(), depth, defined)?;
+                wrapped(shapes.into(), parts);
                 continue;
             }
             // A list of structs: its element's fields, each a leaf read as a list of a struct
@@ -749,16 +752,7 @@ impl StructWalk<'_> {
                         depth,
                         defined,
                     )?;
-                    for mut shape in shapes {
-                        // The innermost struct holds this leaf's list only.
-                        let narrowed = arrow_schema::Field::new(
-                            field.name(),
-                            shape.data_type(),
-                            field.is_nullable(),
-                        );
-                        shape.set_parents(chain(outer, defined, &Arc::new(narrowed)));
-                        parts.push(StructPart::List(shape));
-                    }
+                    wrapped(shapes, parts);
                     continue;
                 }
             }
