@@ -204,10 +204,8 @@ fn list_of_lists_shape(
     }
     let list_defined = base + optional(list);
     let element = list_defined + 1;
+    // One list below (its path holds one repeated node): its shape has no inner list.
     let inner = list_shape_at(schema, leaf, below, element, inner_child, inner_large)?;
-    if inner.inner.is_some() || inner.list_defined != element + optional(element_node) {
-        return None;
-    }
     Some(ListShape {
         list_defined,
         element,
@@ -601,8 +599,8 @@ fn list_of_lists_as<O: OffsetSizeTrait>(
 ) -> Result<ArrayRef, ArrowError> {
     let mut offsets = Vec::with_capacity(rows + 1);
     let mut row_nulls = BooleanBufferBuilder::new(rows);
-    let (mut inner_def, mut inner_rep) = (Vec::with_capacity(def.len()), Vec::new());
-    inner_rep.reserve(def.len());
+    let mut inner_def = Vec::with_capacity(def.len());
+    let mut inner_rep = Vec::with_capacity(def.len());
     let mut lists = 0usize;
     for (&d, &r) in def.iter().zip(rep) {
         if r == 0 {
