@@ -14,7 +14,8 @@ use parquet::encodings::encoding::{DictEncoder, Encoder};
 use proptest::prelude::*;
 use qpl_fallback::parquet::dictionary::{
     self, build_byte_array_dictionary, build_dictionary, encode_indices, gather,
-    gather_byte_arrays, index_bit_width, DictionaryByteArrayDecoder, DictionaryDecoder,
+    gather_byte_arrays, gather_clamped, index_bit_width, largest_index, DictionaryByteArrayDecoder,
+    DictionaryDecoder,
 };
 use qpl_fallback::parquet::{
     hybrid, ByteArrayDecoder, ByteArrays, ErrorKind, FixedWidth, ParquetError, ValueDecoder,
@@ -80,6 +81,41 @@ fn plain_i32(dict: &[i32]) -> Bytes {
         .flat_map(|v| v.to_le_bytes())
         .collect::<Vec<_>>()
         .into()
+}
+
+#[test]
+fn gather_clamped_equals_gather_on_checked_indices_and_clamps_the_rest() {
+    // Dictionaries the register lookups take (up to 8 and 16 entries) and larger ones.
+    for len in [1usize, 5, 8, 11, 16, 300] {
+        let d64: Vec<i64> = (0..len as i64).map(|e| e * -1_000_003 + 7).collect();
+        let d32: Vec<f32> = (0..len).map(|e| e as f32 * 0.5 - 3.0).collect();
+        let indices: Vec<u32> = (0..1000u32)
+            .map(|k| (k * 7919 + k / 3) % len as u32)
+            .collect();
+        assert!(largest_index(&indices) < len as u32);
+        assert_eq!(largest_index(&indices), *indices.iter().max().unwrap());
+        let (mut want, mut got) = (vec![0i64; 1000], vec![0i64; 1000]);
+        gather(&indices, &d64, &mut want).unwrap();
+        gather_clamped(&indices, &d64, &mut got);
+        assert_eq!(got, want, "{len} entries");
+        let (mut want, mut got) = (vec![0f32; 1000], vec![0f32; 1000]);
+        gather(&indices, &d32, &mut want).unwrap();
+        gather_clamped(&indices, &d32, &mut got);
+        assert_eq!(got, want, "{len} entries");
+        // Unchecked indices past the end: the last entry, never a read outside it; `gather`
+        // refuses them.
+        let past = vec![len as u32, u32::MAX, 0, len as u32 + 1];
+        assert_eq!(largest_index(&past), u32::MAX);
+        let mut got = vec![0i64; 4];
+        gather_clamped(&past, &d64, &mut got);
+        assert_eq!(got, [d64[len - 1], d64[len - 1], d64[0], d64[len - 1]]);
+        assert!(gather(&past, &d64, &mut [0i64; 4]).is_err());
+    }
+    // An empty dictionary writes nothing; no indices, no maximum.
+    let mut untouched = [5i64; 3];
+    gather_clamped(&[0, 1, 2], &[], &mut untouched);
+    assert_eq!(untouched, [5; 3]);
+    assert_eq!(largest_index(&[]), 0);
 }
 
 #[test]

@@ -171,6 +171,17 @@ pub(crate) fn gather_u32(indices: &[u32], dictionary: &[u32], out: &mut [u32]) {
     portable::gather(indices, dictionary, out)
 }
 
+/// The largest of `values` (0 for none): the check of a run of dictionary indices.
+#[inline]
+pub(crate) fn max_u32(values: &[u32]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_kernels() {
+        // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
+        return unsafe { avx2::encodings::max_u32(values) };
+    }
+    values.iter().fold(0, |m, &x| m.max(x))
+}
+
 /// [`gather_u32`] for 8-byte values.
 #[inline]
 pub(crate) fn gather_u64(indices: &[u32], dictionary: &[u64], out: &mut [u64]) {
@@ -493,7 +504,9 @@ mod tests {
         );
         #[cfg(not(target_arch = "x86_64"))]
         let (a32, a64): (G32, G64) = (portable::gather, portable::gather);
-        for dict_len in [1usize, 2, 1000, 70_000] {
+        // Every size the register lookups take (up to 8 and 16 entries), either side of them,
+        // and the gathers' sizes.
+        for dict_len in [1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 1000, 70_000] {
             let d64 = words(5, dict_len);
             let d32: Vec<u32> = d64.iter().map(|&w| (w >> 7) as u32).collect();
             for n in lengths() {
@@ -514,6 +527,69 @@ mod tests {
                     f(&indices, &d64, &mut got[..n]);
                     assert_eq!(&got[..n], &want64[..], "n {n}, {dict_len} entries");
                     assert_eq!(&got[n..], &[9; 2]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gathers_clamp_indices_past_the_dictionary_to_its_last_entry() {
+        type G32 = fn(&[u32], &[u32], &mut [u32]);
+        type G64 = fn(&[u32], &[u64], &mut [u64]);
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: called only when `has_avx2()`.
+        let (a32, a64): (G32, G64) = (
+            |i, d, o| unsafe { avx2::encodings::gather_u32(i, d, o) },
+            |i, d, o| unsafe { avx2::encodings::gather_u64(i, d, o) },
+        );
+        #[cfg(not(target_arch = "x86_64"))]
+        let (a32, a64): (G32, G64) = (portable::gather, portable::gather);
+        for dict_len in [1usize, 3, 8, 12, 16, 40] {
+            let d64: Vec<u64> = (0..dict_len as u64).map(|e| e << 33 | (e + 1)).collect();
+            let d32: Vec<u32> = d64.iter().map(|&w| w as u32).collect();
+            let past = [dict_len as u32, dict_len as u32 + 7, 1 << 31, u32::MAX];
+            let indices: Vec<u32> = (0..37u32)
+                .map(|k| match k % 3 {
+                    0 => past[(k as usize / 3) % 4],
+                    _ => k % dict_len as u32,
+                })
+                .collect();
+            let at = |i: u32| (i as usize).min(dict_len - 1);
+            let want32: Vec<u32> = indices.iter().map(|&i| d32[at(i)]).collect();
+            let want64: Vec<u64> = indices.iter().map(|&i| d64[at(i)]).collect();
+            for f in implementations::<G32>(gather_u32, a32) {
+                let mut got = vec![0; indices.len()];
+                f(&indices, &d32, &mut got);
+                assert_eq!(got, want32, "{dict_len} entries");
+            }
+            for f in implementations::<G64>(gather_u64, a64) {
+                let mut got = vec![0; indices.len()];
+                f(&indices, &d64, &mut got);
+                assert_eq!(got, want64, "{dict_len} entries");
+            }
+        }
+    }
+
+    #[test]
+    fn max_u32_is_the_largest_value() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: called only when `has_avx2()`.
+        let avx2: fn(&[u32]) -> u32 = |v| unsafe { avx2::encodings::max_u32(v) };
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2: fn(&[u32]) -> u32 = max_u32;
+        for n in lengths() {
+            let mut values: Vec<u32> = words(11 + n as u64, n)
+                .iter()
+                .map(|&w| w as u32 >> 3)
+                .collect();
+            // The largest at each end, and one with the top bit set (signed lanes would miss it).
+            for (k, top) in [(0, false), (n.saturating_sub(1), false), (n / 2, true)] {
+                if let Some(v) = values.get_mut(k) {
+                    *v = if top { u32::MAX - 1 } else { u32::MAX >> 2 };
+                }
+                let want = values.iter().copied().max().unwrap_or(0);
+                for f in implementations::<fn(&[u32]) -> u32>(max_u32, avx2) {
+                    assert_eq!(f(&values), want, "n {n}");
                 }
             }
         }

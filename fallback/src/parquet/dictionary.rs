@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use super::hybrid::{unpack_chunks, HybridDecoder, Sink, CHUNK};
 use super::util::{arrow_offset, as_words, as_words_mut};
 use super::{ByteArrayDecoder, ByteArrays, ErrorKind, FixedWidth, ParquetError, ValueDecoder};
-use crate::kernels::encodings::{gather_u32, gather_u64, portable};
+use crate::kernels::encodings::{gather_u32, gather_u64, max_u32, portable};
 use crate::unpack::BitWidth;
 
 const ENCODING: &str = "RLE_DICTIONARY";
@@ -47,15 +47,31 @@ fn gather_checked<T: FixedWidth>(
     base: usize,
 ) -> Result<(), ParquetError> {
     let len = dictionary.len();
-    let max = indices.iter().fold(0u32, |m, &x| m.max(x));
     if indices.is_empty() {
         return Ok(());
     }
-    if max as usize >= len {
+    if largest_index(indices) as usize >= len {
         return Err(first_out_of_range(indices, len, base));
     }
     gather_values(indices, dictionary, out);
     Ok(())
+}
+
+/// The largest of `indices` (0 for none), by the chosen tier's kernel: the one check a run
+/// of dictionary indices needs before [`gather_clamped`].
+#[inline]
+pub fn largest_index(indices: &[u32]) -> u32 {
+    max_u32(indices)
+}
+
+/// `out[i] = dictionary[indices[i]]` for `min(indices.len(), out.len())` values, for indices
+/// the caller checked (with [`largest_index`]): an index past the dictionary yields its last
+/// entry, never a read outside it, and an empty dictionary writes nothing. [`gather`] checks
+/// them itself.
+#[inline]
+pub fn gather_clamped<T: FixedWidth>(indices: &[u32], dictionary: &[T], out: &mut [T]) {
+    let n = indices.len().min(out.len());
+    gather_values(&indices[..n], dictionary, &mut out[..n]);
 }
 
 /// `out[i] = dictionary[indices[i]]`, every index checked: 4- and 8-byte primitives as words
@@ -236,7 +252,7 @@ fn gather_byte_arrays_from(
     base: usize,
 ) -> Result<(), ParquetError> {
     let len = dictionary.len();
-    let max = indices.iter().fold(0u32, |m, &x| m.max(x));
+    let max = largest_index(indices);
     if indices.is_empty() {
         return Ok(());
     }
