@@ -62,16 +62,16 @@ macro_rules! same {
             }
 
             fn gather(indices: &[u32], dictionary: &[$t], out: &mut Vec<$t>) {
-                // The fallback's gather kernels (4- and 8-byte words on AVX2); the indices
-                // were checked, so it cannot refuse them.
+                // The fallback's gather kernels (4- and 8-byte words on AVX2, from registers
+                // for dictionaries of up to 16 and 8 entries); the indices were checked
+                // ([`source`]), so they are not checked again.
                 let start = out.len();
                 out.resize(start + indices.len(), <$t>::default());
-                let gathered = qpl_fallback::parquet::dictionary::gather(
+                qpl_fallback::parquet::dictionary::gather_clamped(
                     indices,
                     dictionary,
                     &mut out[start..],
                 );
-                debug_assert!(gathered.is_ok());
             }
         }
     )*};
@@ -482,7 +482,7 @@ fn source<P: Physical>(dense: Dense<'_>, present: usize) -> Result<Source<'_, P>
                     ))
                 }
             };
-            let max = indices.iter().fold(0, |m, &i| m.max(i));
+            let max = qpl_fallback::parquet::dictionary::largest_index(indices);
             if !indices.is_empty() && max as usize >= entries.len() {
                 let at = indices.iter().position(|&i| i == max).unwrap_or_default();
                 return Err(error(format!(

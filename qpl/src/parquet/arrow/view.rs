@@ -372,7 +372,7 @@ impl DenseViews for CopyViews<'_> {
                 } else {
                     // One check of the run's largest index, then a gather without a failing
                     // case.
-                    let max = indices.iter().fold(0, |m, &i| m.max(i));
+                    let max = qpl_fallback::parquet::dictionary::largest_index(indices);
                     if max as usize >= views.len() {
                         return Err(past(max));
                     }
