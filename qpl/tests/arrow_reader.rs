@@ -181,6 +181,15 @@ fn batch(seed: u64) -> RecordBatch {
     )
     .with_precision_and_scale(18, 4)
     .unwrap();
+    // Required decimals of few values stored as INT64 (precision 15, TPC-H's) and INT32 (9):
+    // dictionary pages of 11 and 40 entries, whose rows come in long runs without nulls
+    // (widened through a table of the dictionary's entries).
+    let discount = Decimal128Array::from_iter_values((0..n).map(|_| r.below(11) as i128 - 3))
+        .with_precision_and_scale(15, 2)
+        .unwrap();
+    let rate = Decimal128Array::from_iter_values((0..n).map(|_| r.below(40) as i128 * -1_234))
+        .with_precision_and_scale(9, 3)
+        .unwrap();
     let mut map = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
     for i in 0..n {
         for (j, word) in words.iter().enumerate().take(i % 3) {
@@ -535,6 +544,8 @@ fn batch(seed: u64) -> RecordBatch {
         ("record", Arc::new(record)),
         ("outer", Arc::new(outer)),
         ("deep", Arc::new(deep)),
+        ("discount", Arc::new(discount)),
+        ("rate", Arc::new(rate)),
     ];
     RecordBatch::try_from_iter(columns).unwrap()
 }
