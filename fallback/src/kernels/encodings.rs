@@ -492,10 +492,11 @@ mod tests {
         assert_eq!(min_delta_uleb128(&[0xFF; 12], 0), None);
     }
 
-    #[test]
-    fn gathers_match_portable() {
-        type G32 = fn(&[u32], &[u32], &mut [u32]);
-        type G64 = fn(&[u32], &[u64], &mut [u64]);
+    type G32 = fn(&[u32], &[u32], &mut [u32]);
+    type G64 = fn(&[u32], &[u64], &mut [u64]);
+
+    /// Every implementation of the 4- and 8-byte gathers ([`implementations`]).
+    fn gathers() -> (Vec<G32>, Vec<G64>) {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: called only when `has_avx2()`.
         let (a32, a64): (G32, G64) = (
@@ -504,6 +505,15 @@ mod tests {
         );
         #[cfg(not(target_arch = "x86_64"))]
         let (a32, a64): (G32, G64) = (portable::gather, portable::gather);
+        (
+            implementations::<G32>(gather_u32, a32),
+            implementations::<G64>(gather_u64, a64),
+        )
+    }
+
+    #[test]
+    fn gathers_match_portable() {
+        let (gathers32, gathers64) = gathers();
         // Every size the register lookups take (up to 8 and 16 entries), either side of them,
         // and the gathers' sizes.
         for dict_len in [1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 1000, 70_000] {
@@ -516,13 +526,13 @@ mod tests {
                     .collect();
                 let want32: Vec<u32> = indices.iter().map(|&i| d32[i as usize]).collect();
                 let want64: Vec<u64> = indices.iter().map(|&i| d64[i as usize]).collect();
-                for f in implementations::<G32>(gather_u32, a32) {
+                for f in &gathers32 {
                     let mut got = vec![9; n + 2];
                     f(&indices, &d32, &mut got[..n]);
                     assert_eq!(&got[..n], &want32[..], "n {n}, {dict_len} entries");
                     assert_eq!(&got[n..], &[9; 2]);
                 }
-                for f in implementations::<G64>(gather_u64, a64) {
+                for f in &gathers64 {
                     let mut got = vec![9; n + 2];
                     f(&indices, &d64, &mut got[..n]);
                     assert_eq!(&got[..n], &want64[..], "n {n}, {dict_len} entries");
@@ -534,16 +544,7 @@ mod tests {
 
     #[test]
     fn gathers_clamp_indices_past_the_dictionary_to_its_last_entry() {
-        type G32 = fn(&[u32], &[u32], &mut [u32]);
-        type G64 = fn(&[u32], &[u64], &mut [u64]);
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: called only when `has_avx2()`.
-        let (a32, a64): (G32, G64) = (
-            |i, d, o| unsafe { avx2::encodings::gather_u32(i, d, o) },
-            |i, d, o| unsafe { avx2::encodings::gather_u64(i, d, o) },
-        );
-        #[cfg(not(target_arch = "x86_64"))]
-        let (a32, a64): (G32, G64) = (portable::gather, portable::gather);
+        let (gathers32, gathers64) = gathers();
         for dict_len in [1usize, 3, 8, 12, 16, 40] {
             let d64: Vec<u64> = (0..dict_len as u64).map(|e| e << 33 | (e + 1)).collect();
             let d32: Vec<u32> = d64.iter().map(|&w| w as u32).collect();
@@ -557,12 +558,12 @@ mod tests {
             let at = |i: u32| (i as usize).min(dict_len - 1);
             let want32: Vec<u32> = indices.iter().map(|&i| d32[at(i)]).collect();
             let want64: Vec<u64> = indices.iter().map(|&i| d64[at(i)]).collect();
-            for f in implementations::<G32>(gather_u32, a32) {
+            for f in &gathers32 {
                 let mut got = vec![0; indices.len()];
                 f(&indices, &d32, &mut got);
                 assert_eq!(got, want32, "{dict_len} entries");
             }
-            for f in implementations::<G64>(gather_u64, a64) {
+            for f in &gathers64 {
                 let mut got = vec![0; indices.len()];
                 f(&indices, &d64, &mut got);
                 assert_eq!(got, want64, "{dict_len} entries");
