@@ -44,15 +44,38 @@ pub(crate) enum Dense<'a> {
 trait Widen<P: FixedWidth>: ArrowNativeType + Default {
     fn widen(value: P) -> Self;
 
-    /// Appends `dictionary[i]` for each of `indices` (each checked to be in it) to `out`.
+    /// Appends `dictionary[i]` for each of `indices` (each checked to be in it) to `out`,
+    /// widened. A small dictionary, gathered for at least 4 rows an entry, is widened once
+    /// into a table and its entries gathered: one store a row, where widening each row's
+    /// value into a Decimal128 takes a sign shift and two.
     fn gather(indices: &[u32], dictionary: &[P], out: &mut Vec<Self>) {
+        let len = dictionary.len();
+        if len == 0 || len > WIDE_TABLE || indices.len() < 4 * len {
+            out.extend(
+                indices
+                    .iter()
+                    .map(|&i| Self::widen(dictionary.get(i as usize).copied().unwrap_or_default())),
+            );
+            return;
+        }
+        let mut table = [Self::default(); WIDE_TABLE];
+        for (entry, &value) in table.iter_mut().zip(dictionary) {
+            *entry = Self::widen(value);
+        }
+        // The indices were checked below `len`; the clamp and the mask (neither changes a
+        // checked index) keep every lookup inside the table without a bounds check.
+        let last = len - 1;
         out.extend(
             indices
                 .iter()
-                .map(|&i| Self::widen(dictionary.get(i as usize).copied().unwrap_or_default())),
+                .map(|&i| table[(i as usize).min(last) & (WIDE_TABLE - 1)]),
         );
     }
 }
+
+/// Entries of a dictionary widened once into a table on the stack ([`Widen::gather`];
+/// TPC-H's decimals have 9 to 50).
+const WIDE_TABLE: usize = 64;
 
 macro_rules! same {
     ($($t:ty),*) => {$(
@@ -82,52 +105,12 @@ impl Widen<i32> for i128 {
     fn widen(value: i32) -> i128 {
         value.into()
     }
-
-    fn gather(indices: &[u32], dictionary: &[i32], out: &mut Vec<i128>) {
-        wide_gather(indices, dictionary, out)
-    }
 }
 
 impl Widen<i64> for i128 {
     fn widen(value: i64) -> i128 {
         value.into()
     }
-
-    fn gather(indices: &[u32], dictionary: &[i64], out: &mut Vec<i128>) {
-        wide_gather(indices, dictionary, out)
-    }
-}
-
-/// Entries of a dictionary widened once into a table on the stack (TPC-H's decimals have 9
-/// to 50).
-const WIDE_TABLE: usize = 64;
-
-/// Appends `dictionary[i]` as an i128 for each of `indices` (each checked to be in it) to
-/// `out`. A small dictionary, gathered for at least 4 rows an entry, is widened once into a
-/// table and gathered as 16-byte entries: one store a row, where widening each row's value
-/// takes a sign shift and two.
-fn wide_gather<P: Copy + Into<i128>>(indices: &[u32], dictionary: &[P], out: &mut Vec<i128>) {
-    let len = dictionary.len();
-    if len == 0 || len > WIDE_TABLE || indices.len() < 4 * len {
-        out.extend(
-            indices
-                .iter()
-                .map(|&i| dictionary.get(i as usize).map_or(0, |&v| v.into())),
-        );
-        return;
-    }
-    let mut table = [0i128; WIDE_TABLE];
-    for (entry, &value) in table.iter_mut().zip(dictionary) {
-        *entry = value.into();
-    }
-    // The indices were checked below `len`; the clamp and the mask (neither changes a
-    // checked index) keep every lookup inside the table without a bounds check.
-    let last = len - 1;
-    out.extend(
-        indices
-            .iter()
-            .map(|&i| table[(i as usize).min(last) & (WIDE_TABLE - 1)]),
-    );
 }
 
 /// The physical types of the values a page holds.
