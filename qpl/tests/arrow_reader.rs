@@ -775,6 +775,166 @@ fn byte_array_decimals_equal_arrow_rs() {
     }
 }
 
+/// A file of decimals stored as FIXED_LEN_BYTE_ARRAY of 1, 2, 3, 7 (pyarrow's for a
+/// precision of 15), 8, 9, 12 and 16 bytes, each at the largest precision its width holds
+/// (all read as Decimal128), optional with nulls, plus a required one of 7 bytes; the values
+/// random bytes (any sign) with the extremes of each width among them; `distinct` values a
+/// column (`None`: a new one a row), written with `properties`.
+fn fixed_len_decimals(properties: WriterProperties, distinct: Option<u64>) -> Bytes {
+    use parquet::basic::{LogicalType, Repetition, Type as PhysicalType};
+    use parquet::data_type::{FixedLenByteArray, FixedLenByteArrayType};
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::types::Type;
+    let columns: [(i32, i32, bool); 9] = [
+        (1, 2, true),
+        (2, 4, true),
+        (3, 6, true),
+        (7, 16, true),
+        (8, 18, true),
+        (9, 21, true),
+        (12, 28, true),
+        (16, 38, true),
+        (7, 15, false),
+    ];
+    let fields = columns
+        .iter()
+        .enumerate()
+        .map(|(i, &(width, precision, optional))| {
+            let repetition = if optional {
+                Repetition::OPTIONAL
+            } else {
+                Repetition::REQUIRED
+            };
+            Arc::new(
+                Type::primitive_type_builder(&format!("d{i}"), PhysicalType::FIXED_LEN_BYTE_ARRAY)
+                    .with_repetition(repetition)
+                    .with_length(width)
+                    .with_logical_type(Some(LogicalType::decimal(2, precision)))
+                    .with_precision(precision)
+                    .with_scale(2)
+                    .build()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    let schema = Type::group_type_builder("schema")
+        .with_fields(fields)
+        .build()
+        .unwrap();
+    let mut out = Vec::new();
+    let mut writer =
+        SerializedFileWriter::new(&mut out, Arc::new(schema), Arc::new(properties)).unwrap();
+    let rows = 3_000usize;
+    let mut r = Rng(0xD1B5_4A32_D192_ED03);
+    let mut group = writer.next_row_group().unwrap();
+    for &(width, _, optional) in &columns {
+        let width = width as usize;
+        let extremes = [
+            vec![0u8; width],
+            vec![0xff; width],
+            [vec![0x80], vec![0; width - 1]].concat(),
+            [vec![0x7f], vec![0xff; width - 1]].concat(),
+        ];
+        let mut value = |row: usize| -> Vec<u8> {
+            let seed = match distinct {
+                Some(n) => ((row as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7) % n,
+                None => r.next(),
+            };
+            match seed % 50 {
+                k @ 0..=3 => extremes[k as usize].clone(),
+                _ => (0..width)
+                    .map(|j| (seed.rotate_left(8 * j as u32 + 3) ^ seed >> 5) as u8)
+                    .collect(),
+            }
+        };
+        let def: Vec<i16> = (0..rows).map(|i| i16::from(i % 7 != 3)).collect();
+        let values: Vec<FixedLenByteArray> = (0..rows)
+            .filter(|&i| !optional || def[i] == 1)
+            .map(|i| FixedLenByteArray::from(value(i)))
+            .collect();
+        let mut column = group.next_column().unwrap().unwrap();
+        column
+            .typed::<FixedLenByteArrayType>()
+            .write_batch(&values, optional.then_some(&def[..]), None)
+            .unwrap();
+        column.close().unwrap();
+    }
+    group.close().unwrap();
+    writer.close().unwrap();
+    Bytes::from(out)
+}
+
+#[test]
+fn fixed_len_decimals_of_every_width_equal_arrow_rs() {
+    use parquet::basic::Encoding;
+    let pages = || {
+        WriterProperties::builder()
+            .set_data_page_row_count_limit(500)
+            .set_write_batch_size(100)
+    };
+    let files = [
+        ("dictionary", pages().build(), Some(30)),
+        (
+            "dictionary falling back to PLAIN",
+            pages().set_dictionary_page_size_limit(200).build(),
+            None,
+        ),
+        ("PLAIN", pages().set_dictionary_enabled(false).build(), None),
+        (
+            "BYTE_STREAM_SPLIT",
+            pages()
+                .set_dictionary_enabled(false)
+                .set_encoding(Encoding::BYTE_STREAM_SPLIT)
+                .build(),
+            None,
+        ),
+        (
+            "DELTA_BYTE_ARRAY",
+            pages()
+                .set_writer_version(WriterVersion::PARQUET_2_0)
+                .set_dictionary_enabled(false)
+                .set_encoding(Encoding::DELTA_BYTE_ARRAY)
+                .build(),
+            Some(300),
+        ),
+    ];
+    // Runs of a few rows (gathered first) and long ones (appended a run at a time).
+    let mut selectors = vec![RowSelector::skip(5)];
+    for i in 0..200 {
+        selectors.push(RowSelector::select(1 + i % 3));
+        selectors.push(RowSelector::skip(2 + i % 4));
+    }
+    selectors.extend([RowSelector::select(900), RowSelector::skip(40)]);
+    let selection = RowSelection::from(selectors);
+    for (name, properties, distinct) in files {
+        let file = fixed_len_decimals(properties, distinct);
+        let theirs = ArrowRsBuilder::try_new(file.clone()).unwrap();
+        for field in theirs.schema().fields() {
+            assert!(
+                matches!(field.data_type(), DataType::Decimal128(_, 2)),
+                "{name}: arrow-rs's type of {}: {}",
+                field.name(),
+                field.data_type()
+            );
+        }
+        for batch_size in [7, 1024] {
+            let ours = read_here(&file, batch_size).unwrap();
+            let theirs = theirs_all(&file, batch_size);
+            assert_same(&format!("{name}, batch {batch_size}"), &ours, &theirs);
+        }
+        let ours = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+            .unwrap()
+            .with_batch_size(500)
+            .with_row_selection(selection.clone());
+        let theirs = ArrowRsBuilder::try_new(file.clone())
+            .unwrap()
+            .with_batch_size(500)
+            .with_row_selection(selection.clone());
+        let (ours, theirs) = collect(ours, theirs);
+        assert_same(&format!("{name}, selection"), &ours, &theirs);
+    }
+}
+
 #[test]
 fn a_decimal_wider_than_its_arrow_type_is_an_error() {
     // 17 bytes read as Decimal128 (arrow-rs's reader panics on this file).

@@ -182,6 +182,27 @@ macro_rules! fixed_width {
 }
 fixed_width!(i32 => 4, i64 => 8, u32 => 4, u64 => 8, f32 => 4, f64 => 8);
 
+/// FIXED_LEN_BYTE_ARRAY values of up to 16 bytes (decimals, FLOAT16, UUIDs) as their bytes,
+/// in the order they are stored: a value is `N` bytes, read and written as they are.
+macro_rules! fixed_width_bytes {
+    ($($n:literal),*) => {$(
+        impl FixedWidth for [u8; $n] {
+            const SIZE: usize = $n;
+            #[inline(always)]
+            fn from_le_slice(bytes: &[u8]) -> Self {
+                let mut b = [0u8; $n];
+                b.copy_from_slice(&bytes[..$n]);
+                b
+            }
+            #[inline(always)]
+            fn write_le(self, out: &mut [u8]) {
+                out[..$n].copy_from_slice(&self);
+            }
+        }
+    )*};
+}
+fixed_width_bytes!(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+
 impl FixedWidth for Int96 {
     const SIZE: usize = 12;
     #[inline(always)]

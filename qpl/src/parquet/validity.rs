@@ -31,6 +31,12 @@ pub struct ArrowPage {
     /// ([`ValuesAt::Section`]), for a reader that keeps the dictionary (Arrow's dictionary
     /// arrays); PLAIN values are decoded. Off by default.
     pub dictionary_sections: bool,
+    /// Treat FIXED_LEN_BYTE_ARRAY values as fixed-width: a PLAIN page's values are left in the
+    /// page ([`ValuesAt::Page`], each value's bytes as stored) and, with
+    /// [`ArrowPage::dictionary_sections`], a dictionary-encoded page's indices undecoded
+    /// ([`ValuesAt::Section`]), for a reader that converts them itself (decimals). Off by
+    /// default.
+    pub fixed_len_byte_arrays_in_page: bool,
     /// Keep a data page's definition levels in [`ArrowPage::def_levels`] as well, for a reader
     /// of a leaf inside nullable structs, whose validity comes from lower levels than the
     /// leaf's. Off by default.
@@ -49,6 +55,7 @@ impl ArrowPage {
             booleans: Bits::new(),
             byte_array_sections: false,
             dictionary_sections: false,
+            fixed_len_byte_arrays_in_page: false,
             keep_def_levels: false,
             def_levels: Vec::new(),
         }
@@ -62,8 +69,9 @@ pub enum ValuesAt {
     Values,
     /// BOOLEANs, appended to [`ArrowPage::booleans`].
     Bits,
-    /// PLAIN values of a fixed-width type (INT32, INT64, FLOAT, DOUBLE), little-endian: these
-    /// bytes of the page's `buf` (checked to hold them all).
+    /// PLAIN values of a fixed-width type (INT32, INT64, FLOAT, DOUBLE, little-endian; and
+    /// FIXED_LEN_BYTE_ARRAY where [`ArrowPage::fixed_len_byte_arrays_in_page`] asks for it):
+    /// these bytes of the page's `buf` (checked to hold them all).
     Page(Range<usize>),
     /// The values section of a BYTE_ARRAY page, undecoded (where
     /// [`ArrowPage::byte_array_sections`] or [`ArrowPage::dictionary_sections`] asks for it):
@@ -133,6 +141,8 @@ struct Out<'o> {
     byte_array_sections: bool,
     /// [`ArrowPage::dictionary_sections`].
     dictionary_sections: bool,
+    /// [`ArrowPage::fixed_len_byte_arrays_in_page`].
+    fixed_len_in_page: bool,
     /// [`ArrowPage::def_levels`], where [`ArrowPage::keep_def_levels`] is set.
     def_levels: Option<&'o mut Vec<i16>>,
 }
@@ -212,6 +222,7 @@ impl ChunkDecoder {
             booleans: None,
             byte_array_sections: false,
             dictionary_sections: false,
+            fixed_len_in_page: false,
             def_levels: None,
         };
         self.decode_validity_checked(page, out)
@@ -235,6 +246,7 @@ impl ChunkDecoder {
                 booleans: Some(&mut out.booleans),
                 byte_array_sections: out.byte_array_sections,
                 dictionary_sections: out.dictionary_sections,
+                fixed_len_in_page: out.fixed_len_byte_arrays_in_page,
                 def_levels: out.keep_def_levels.then_some(&mut out.def_levels),
             },
         );
@@ -372,6 +384,7 @@ impl ChunkDecoder {
             booleans,
             byte_array_sections,
             dictionary_sections,
+            fixed_len_in_page,
             def_levels,
         } = out;
         let (byte_array_sections, dictionary_sections) =
@@ -422,7 +435,7 @@ impl ChunkDecoder {
             values_path,
             inflate: None,
         };
-        let width = plain_width(self.column.physical_type).unwrap_or(0);
+        let width = in_page_width(self.column.physical_type, *fixed_len_in_page).unwrap_or(0);
         if encoding == Encoding::Plain
             && width > 0
             && cfg!(target_endian = "little")
@@ -486,6 +499,16 @@ impl ChunkDecoder {
             },
             ValuesAt::Values,
         ))
+    }
+}
+
+/// The bytes of a PLAIN value whose page's values are left in place ([`ValuesAt::Page`]):
+/// [`plain_width`]'s, and FIXED_LEN_BYTE_ARRAY's length where `fixed_len` (see
+/// [`ArrowPage::fixed_len_byte_arrays_in_page`]).
+pub(crate) fn in_page_width(physical_type: PhysicalType, fixed_len: bool) -> Option<usize> {
+    match physical_type {
+        PhysicalType::FixedLenByteArray(len) if fixed_len && len > 0 => Some(len),
+        other => plain_width(other),
     }
 }
 

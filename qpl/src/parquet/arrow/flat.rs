@@ -26,7 +26,7 @@ use super::selection::{fragmented, selected_positions, Cursor, Take};
 use super::structs::{struct_nulls, wrap_in_structs, StructParent};
 use super::view::{self, CopyViews, OpenViews, PlainViews, ViewDictionary};
 use crate::parquet::query::{chunk_page_reader_shared, column_of, page_of};
-use crate::parquet::validity::plain_width;
+use crate::parquet::validity::in_page_width;
 use crate::parquet::{
     ArrowPage, Bits, ChunkDecoder, Column, ColumnData, Encoding, IndexStream, ListPageStreams,
     ValuesAt,
@@ -308,6 +308,8 @@ impl FlatColumn {
             .is_none()
             .then(|| OpenFixed::new(column.physical_type, &data_type, batch_size))
             .flatten();
+        // FIXED_LEN_BYTE_ARRAY decimals are gathered or copied from the page by `fixed`.
+        arrow_page.fixed_len_byte_arrays_in_page = fixed.is_some();
         let mut flat = FlatColumn {
             input,
             metadata,
@@ -1033,7 +1035,7 @@ impl FlatColumn {
             .map_or(report.levels, |v| v.count_set_bits());
         let (values, held) = match values_at {
             ValuesAt::Page(range) => {
-                let width = plain_width(self.column.physical_type).ok_or_else(|| {
+                let width = in_page_width(self.column.physical_type, true).ok_or_else(|| {
                     ArrowError::ParquetError(
                         "PLAIN values left in a page of a type without a fixed width".into(),
                     )

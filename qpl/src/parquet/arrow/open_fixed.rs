@@ -1,5 +1,6 @@
 //! A flat column of INT32, INT64, FLOAT or DOUBLE values (and the types they become: dates,
-//! timestamps, decimals, small integers) written straight into arrays of the reader's
+//! timestamps, decimals, small integers), or of FIXED_LEN_BYTE_ARRAY decimals of up to 16
+//! bytes read as Decimal128 (pyarrow's decimals), written straight into arrays of the reader's
 //! batches, as arrow-rs's reader does: a dictionary page's indices are decoded into a buffer
 //! kept across pages and each selected row's entry gathered once into a batch-sized buffer
 //! (widened there for a Decimal128); a PLAIN page's selected values are copied from the page.
@@ -113,6 +114,20 @@ impl Widen<i64> for i128 {
     }
 }
 
+/// A FIXED_LEN_BYTE_ARRAY decimal of `W` bytes (big-endian two's complement, as Parquet stores
+/// it) as a Decimal128: its bytes at the top of 16, shifted down with the sign (a byte swap
+/// and an arithmetic shift; pyarrow writes its decimals so, 7 bytes for a precision of 15).
+impl<const W: usize> Widen<[u8; W]> for i128
+where
+    [u8; W]: FixedWidth,
+{
+    fn widen(value: [u8; W]) -> i128 {
+        let mut bytes = [0u8; 16];
+        bytes[..W].copy_from_slice(&value);
+        i128::from_be_bytes(bytes) >> (8 * (16 - W))
+    }
+}
+
 /// The physical types of the values a page holds.
 trait Physical: FixedWidth {
     /// `values`, if they are of this type.
@@ -132,6 +147,21 @@ macro_rules! physical {
     )*};
 }
 physical!(i32: Int32, i64: Int64, f32: Float, f64: Double);
+
+/// FIXED_LEN_BYTE_ARRAY values of `W` bytes: decoded ones (their `W`-byte values back to back,
+/// as the decoders leave them) viewed as values of `W` bytes.
+impl<const W: usize> Physical for [u8; W]
+where
+    [u8; W]: FixedWidth,
+{
+    fn slice_of(values: &Values) -> Option<&[[u8; W]]> {
+        let Values::Bytes(arrays) = values else {
+            return None;
+        };
+        let (chunks, rest) = arrays.values.as_chunks::<W>();
+        (rest.is_empty() && chunks.len() == arrays.len()).then_some(chunks)
+    }
+}
 
 /// Where an append's values come from.
 #[derive(Clone, Copy)]
@@ -367,7 +397,8 @@ pub(crate) struct OpenFixed {
 
 impl OpenFixed {
     /// For a column of `physical` values read as `data_type`: `Some` for INT32, INT64, FLOAT
-    /// and DOUBLE read as a type they convert to.
+    /// and DOUBLE read as a type they convert to, and for FIXED_LEN_BYTE_ARRAY decimals of up
+    /// to 16 bytes read as Decimal128.
     pub fn new(
         physical: PhysicalType,
         data_type: &DataType,
@@ -378,9 +409,10 @@ impl OpenFixed {
         }
         let batch_size = batch_size.max(1);
         let batch = match (physical, data_type) {
-            (PhysicalType::Int32 | PhysicalType::Int64, DataType::Decimal128(_, _)) => {
-                Typed::Decimal128(Batch::new(batch_size))
-            }
+            (
+                PhysicalType::Int32 | PhysicalType::Int64 | PhysicalType::FixedLenByteArray(1..=16),
+                DataType::Decimal128(_, _),
+            ) => Typed::Decimal128(Batch::new(batch_size)),
             (PhysicalType::Int32, _) => Typed::Int32(Batch::new(batch_size)),
             (PhysicalType::Int64, _) => Typed::Int64(Batch::new(batch_size)),
             (PhysicalType::Float, _) => Typed::Float(Batch::new(batch_size)),
@@ -441,6 +473,19 @@ impl OpenFixed {
             (Typed::Double(batch), _) => feed!(batch, f64, double_array),
             (Typed::Decimal128(batch), PhysicalType::Int32) => {
                 feed!(batch, i32, decimal128_array)
+            }
+            (Typed::Decimal128(batch), PhysicalType::FixedLenByteArray(width)) => {
+                macro_rules! widths {
+                    ($($w:literal),*) => {
+                        match width {
+                            $($w => feed!(batch, [u8; $w], decimal128_array),)*
+                            _ => Err(error(format!(
+                                "a decimal of {width} bytes read as Decimal128"
+                            ))),
+                        }
+                    };
+                }
+                widths!(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
             }
             (Typed::Decimal128(batch), _) => feed!(batch, i64, decimal128_array),
         }
