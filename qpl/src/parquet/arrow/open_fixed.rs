@@ -45,6 +45,15 @@ pub(crate) enum Dense<'a> {
 trait Widen<P: FixedWidth>: ArrowNativeType + Default {
     fn widen(value: P) -> Self;
 
+    /// Appends the PLAIN values `bytes` holds (a whole number of them) to `out`, widened.
+    fn copy_plain(bytes: &[u8], out: &mut Vec<Self>) {
+        out.extend(
+            bytes
+                .chunks_exact(P::SIZE)
+                .map(|b| Self::widen(P::from_le_slice(b))),
+        );
+    }
+
     /// Appends `dictionary[i]` for each of `indices` (each checked to be in it) to `out`,
     /// widened. A small dictionary, gathered for at least 4 rows an entry, is widened once
     /// into a table and its entries gathered: one store a row, where widening each row's
@@ -83,6 +92,14 @@ macro_rules! same {
         impl Widen<$t> for $t {
             fn widen(value: $t) -> $t {
                 value
+            }
+
+            fn copy_plain(bytes: &[u8], out: &mut Vec<$t>) {
+                // One copy into the batch's room (a loop of loads and stores took 1.4x
+                // arrow-rs's memcpy on a PLAIN INT32 column). `bytes` holds whole values, so
+                // the decode cannot fall short.
+                let n = bytes.len() / <$t as FixedWidth>::SIZE;
+                qpl_fallback::parquet::plain::decode_append(bytes, n, out).ok();
             }
 
             fn gather(indices: &[u32], dictionary: &[$t], out: &mut Vec<$t>) {
@@ -179,11 +196,9 @@ impl<P: FixedWidth> Source<'_, P> {
             Source::Values(values) => {
                 out.extend(values[from..from + n].iter().map(|&v| N::widen(v)))
             }
-            Source::Plain(bytes) => out.extend(
-                bytes[from * P::SIZE..(from + n) * P::SIZE]
-                    .chunks_exact(P::SIZE)
-                    .map(|b| N::widen(P::from_le_slice(b))),
-            ),
+            Source::Plain(bytes) => {
+                N::copy_plain(&bytes[from * P::SIZE..(from + n) * P::SIZE], out)
+            }
             Source::Dictionary(indices, dictionary) => {
                 N::gather(&indices[from..from + n], dictionary, out)
             }
