@@ -113,7 +113,9 @@ use crate::path::Path;
 #[cfg(feature = "parquet")]
 mod from_parquet;
 #[cfg(feature = "parquet")]
-pub(crate) use from_parquet::{checked_chunk, leaf_index};
+pub(crate) use from_parquet::{
+    checked_chunk, checked_chunk_page_reader, chunk_page_starts, leaf_index,
+};
 #[cfg(feature = "parquet")]
 pub use from_parquet::{
     chunk_page_reader, chunk_page_reader_shared, column_of, compression_of, page_of,

@@ -96,14 +96,42 @@ struct Renumbered {
 /// its sizes: the crate reports that one when it gets there.
 pub(crate) fn page_sizes(
     len: u64,
-    mut read: impl FnMut(u64, usize) -> Result<bytes::Bytes, ParquetError>,
+    read: impl FnMut(u64, usize) -> Result<bytes::Bytes, ParquetError>,
 ) -> Result<Vec<u64>, ParquetError> {
     let mut sizes = Vec::new();
+    walk_pages(len, read, |_, uncompressed| sizes.push(uncompressed))?;
+    Ok(sizes)
+}
+
+/// [`page_sizes`]' walk, giving where each page starts (from the chunk's start) instead.
+pub(crate) fn page_starts(
+    len: u64,
+    read: impl FnMut(u64, usize) -> Result<bytes::Bytes, ParquetError>,
+) -> Result<Vec<u64>, ParquetError> {
+    let mut starts = Vec::new();
+    walk_pages(len, read, |start, _| starts.push(start))?;
+    Ok(starts)
+}
+
+/// A page this short (header and body) is taken to be followed by more like it: the next
+/// header is looked for in one read of 64 KiB, with the pages after it.
+const SMALL_PAGE: u64 = 16 << 10;
+
+/// Walks the page headers of a chunk of `len` bytes (see [`page_sizes`]), calling
+/// `page(start, uncompressed)` for each.
+fn walk_pages(
+    len: u64,
+    mut read: impl FnMut(u64, usize) -> Result<bytes::Bytes, ParquetError>,
+    mut page: impl FnMut(u64, u64),
+) -> Result<(), ParquetError> {
     let mut at = 0u64;
     // The chunk's bytes read last (from `held_at`): small pages' headers are found in one
     // read of 64 KiB, not a read each (a file of 16k one-value pages took twice arrow-rs's
-    // time in reads).
+    // time in reads). After a large page only the header's window is read: a read of 64 KiB
+    // a page, most of it read again with the page, took a third of a read of pyarrow's
+    // 80 KB pages.
     let (mut held, mut held_at) = (bytes::Bytes::new(), 0u64);
+    let mut small = false;
     while at < len {
         // Headers are short; one with statistics can be long: a window of 4 KiB, grown until
         // the header fits or the window reaches the chunk's end.
@@ -112,7 +140,8 @@ pub(crate) fn page_sizes(
             let want = window.min((len - at) as usize);
             let inside = at >= held_at && at + want as u64 <= held_at + held.len() as u64;
             if !inside {
-                held = read(at, want.max((64 << 10).min((len - at) as usize)))?;
+                let ahead = if small { 64 << 10 } else { 0 };
+                held = read(at, want.max(ahead.min((len - at) as usize)))?;
                 held_at = at;
             }
             let from = (at - held_at) as usize;
@@ -135,12 +164,14 @@ pub(crate) fn page_sizes(
         let Ok((uncompressed, compressed)) = Walk::new(&bytes[..header_len]).page_header() else {
             break;
         };
-        sizes.push(uncompressed);
-        at = at
+        page(at, uncompressed);
+        let next = at
             .saturating_add(header_len as u64)
             .saturating_add(compressed);
+        small = next - at < SMALL_PAGE;
+        at = next;
     }
-    Ok(sizes)
+    Ok(())
 }
 
 /// A page header as the `parquet` crate reads it (`PageHeader` and the structs in it).
@@ -635,33 +666,34 @@ mod tests {
         Bytes::from(out)
     }
 
+    // PageHeader { 1: type 0, 2: uncompressed, 3: compressed } and `compressed` bytes.
+    fn page(uncompressed: i64, compressed: i64) -> Vec<u8> {
+        let zigzag = |v: i64| {
+            let mut z = ((v << 1) ^ (v >> 63)) as u64;
+            let mut out = Vec::new();
+            loop {
+                let b = (z & 0x7f) as u8;
+                z >>= 7;
+                if z == 0 {
+                    out.push(b);
+                    return out;
+                }
+                out.push(b | 0x80);
+            }
+        };
+        let mut out = vec![0x15, 0x00, 0x15];
+        out.extend(zigzag(uncompressed));
+        out.push(0x15);
+        out.extend(zigzag(compressed));
+        // A field this walk skips: 5, a struct { 1: i32 } (as statistics would be).
+        out.extend([0x2C, 0x15, 0x02, 0x00]);
+        out.push(0x00);
+        out.extend(vec![0xAB; compressed.max(0) as usize]);
+        out
+    }
+
     #[test]
     fn page_sizes_are_read_from_each_header_until_one_cannot_be() {
-        // PageHeader { 1: type 0, 2: uncompressed, 3: compressed } and `compressed` bytes.
-        fn page(uncompressed: i64, compressed: i64) -> Vec<u8> {
-            let zigzag = |v: i64| {
-                let mut z = ((v << 1) ^ (v >> 63)) as u64;
-                let mut out = Vec::new();
-                loop {
-                    let b = (z & 0x7f) as u8;
-                    z >>= 7;
-                    if z == 0 {
-                        out.push(b);
-                        return out;
-                    }
-                    out.push(b | 0x80);
-                }
-            };
-            let mut out = vec![0x15, 0x00, 0x15];
-            out.extend(zigzag(uncompressed));
-            out.push(0x15);
-            out.extend(zigzag(compressed));
-            // A field this walk skips: 5, a struct { 1: i32 } (as statistics would be).
-            out.extend([0x2C, 0x15, 0x02, 0x00]);
-            out.push(0x00);
-            out.extend(vec![0xAB; compressed.max(0) as usize]);
-            out
-        }
         let walk = |chunk: &[u8]| {
             let chunk = Bytes::copy_from_slice(chunk);
             page_sizes(chunk.len() as u64, |at, n| {
@@ -693,6 +725,44 @@ mod tests {
         let mut negative = page(100, 3);
         negative.extend(page(-5, 2));
         assert_eq!(sizes(&negative), [100]);
+    }
+
+    #[test]
+    fn page_starts_are_found_with_small_reads_after_large_pages() {
+        // Reads of the walk: (offset, bytes asked for).
+        let walk = |chunk: &[u8]| {
+            let chunk = Bytes::copy_from_slice(chunk);
+            let mut reads = Vec::new();
+            let starts = page_starts(chunk.len() as u64, |at, n| {
+                reads.push((at, n));
+                Ok(chunk.slice(at as usize..(at as usize + n).min(chunk.len())))
+            })
+            .unwrap();
+            (starts, reads)
+        };
+        // Pages of 80 000 bytes (pyarrow's of 20 000 INT32s): a 4 KiB read a header.
+        let mut chunk = Vec::new();
+        let mut expected = Vec::new();
+        for _ in 0..5 {
+            expected.push(chunk.len() as u64);
+            chunk.extend(page(80_000, 80_000));
+        }
+        let (starts, reads) = walk(&chunk);
+        assert_eq!(starts, expected);
+        assert_eq!(reads.len(), 5);
+        assert!(reads.iter().all(|&(_, n)| n == 4 << 10), "{reads:?}");
+        // Pages of 20 bytes: after the first, 64 KiB reads of many headers each.
+        let mut chunk = Vec::new();
+        for _ in 0..10_000 {
+            chunk.extend(page(20, 20));
+        }
+        let (starts, reads) = walk(&chunk);
+        assert_eq!(starts.len(), 10_000);
+        assert!(
+            reads.len() <= 2 + chunk.len() / (60 << 10),
+            "{} reads",
+            reads.len()
+        );
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The file handle the reader shares between its column readers.
 //!
 //! A `File`'s readers share one cursor (`ChunkReader` clones the handle), so reads from
-//! several threads would interleave their seeks: every read here is positional (a seek and a
-//! read of a range) under one lock, and a reader from an offset fetches its bytes that way.
+//! several threads would interleave their seeks: every read here is positional (of a `File`,
+//! one `pread` on Unix; of another reader, a seek and a read of a range under one lock), and
+//! a reader from an offset fetches its bytes that way.
 
 use std::io::Read;
 use std::sync::{Arc, Mutex};
@@ -22,13 +23,17 @@ pub struct SharedReader<T>(Arc<Shared<T>>);
 
 struct Shared<T> {
     reader: T,
+    /// The reader's length, asked once (a `File`'s is a system call each time, and the
+    /// column readers ask it at every window they read).
+    len: u64,
     lock: Mutex<()>,
 }
 
-impl<T> SharedReader<T> {
-    /// Shares `reader`.
+impl<T: Length> SharedReader<T> {
+    /// Shares `reader` (a file read as it is now: its length is taken once, here).
     pub fn new(reader: T) -> SharedReader<T> {
         SharedReader(Arc::new(Shared {
+            len: reader.len(),
             reader,
             lock: Mutex::new(()),
         }))
@@ -50,7 +55,7 @@ impl<T: ChunkReader + 'static> SharedReader<T> {
 
 impl<T: ChunkReader> Length for SharedReader<T> {
     fn len(&self) -> u64 {
-        self.0.reader.len()
+        self.0.len
     }
 }
 
@@ -74,12 +79,16 @@ pub(crate) trait ChunkSource: Send + Sync {
     fn bytes(&self, start: u64, length: usize) -> Result<Bytes>;
 }
 
-impl<T: ChunkReader> ChunkSource for SharedReader<T> {
+impl<T: ChunkReader + 'static> ChunkSource for SharedReader<T> {
     fn file_len(&self) -> u64 {
-        self.0.reader.len()
+        self.0.len
     }
 
     fn bytes(&self, start: u64, length: usize) -> Result<Bytes> {
+        #[cfg(unix)]
+        if let Some(file) = (&self.0.reader as &dyn std::any::Any).downcast_ref::<std::fs::File>() {
+            return read_at(file, self.0.len, start, length);
+        }
         let _one_at_a_time = self
             .0
             .lock
@@ -87,6 +96,27 @@ impl<T: ChunkReader> ChunkSource for SharedReader<T> {
             .map_err(|_| ParquetError::General("a reader thread panicked".into()))?;
         self.0.reader.get_bytes(start, length)
     }
+}
+
+/// `length` bytes of `file` (of `file_len` bytes) at `start`, with one positional read (the
+/// `parquet` crate's `File::get_bytes` duplicates the handle, seeks, and reads in growing
+/// pieces: six system calls for an 80 KB page) that needs no lock. A range past the file's
+/// end is an error before anything is allocated.
+#[cfg(unix)]
+fn read_at(file: &std::fs::File, file_len: u64, start: u64, length: usize) -> Result<Bytes> {
+    use std::os::unix::fs::FileExt;
+    if start
+        .checked_add(length as u64)
+        .is_none_or(|end| end > file_len)
+    {
+        return Err(ParquetError::EOF(format!(
+            "{length} bytes at {start} of a file of {file_len} bytes"
+        )));
+    }
+    let mut buffer = vec![0u8; length];
+    file.read_exact_at(&mut buffer, start)
+        .map_err(|e| ParquetError::EOF(format!("{length} bytes at {start}: {e}")))?;
+    Ok(Bytes::from(buffer))
 }
 
 /// Reads a file from an offset on, a window of bytes at a time, each a positional read.
@@ -158,22 +188,47 @@ impl ChunkReader for DynSource {
 const CHUNK_WINDOW: usize = 64 * 1024;
 
 /// A file read through a window of the last bytes fetched: a range inside it is a slice of
-/// it, any other a read of at least [`CHUNK_WINDOW`] bytes from its start (a page larger than
-/// that is one read of the page). A column's page reader holds one, so it keeps at most a
-/// window or a page of the file, as before, but reads small pages and their headers
-/// together.
+/// it, any other a read from its start of at least [`CHUNK_WINDOW`] bytes, or, where the
+/// chunk's pages are known ([`ChunkWindow::with_pages`]), of the page the range starts in and
+/// the pages after it that end within [`CHUNK_WINDOW`] (a page larger than that is one read of
+/// the page, its header with it). A column's page reader holds one, so it keeps at most a
+/// window or a page of the file, but reads small pages and their headers together.
 pub(crate) struct ChunkWindow {
     source: Arc<dyn ChunkSource>,
+    /// Where the chunk's pages start in the file, in order, then where the chunk ends (empty:
+    /// not known).
+    pages: Vec<u64>,
     /// The window's offset in the file and its bytes.
     window: Mutex<(u64, Bytes)>,
 }
 
 impl ChunkWindow {
-    pub(crate) fn new(source: Arc<dyn ChunkSource>) -> ChunkWindow {
+    /// A window over `source` whose chunk's pages start at `pages` (ascending, then the
+    /// chunk's end: what `chunk_page_starts` gives).
+    pub(crate) fn with_pages(source: Arc<dyn ChunkSource>, pages: Vec<u64>) -> ChunkWindow {
         ChunkWindow {
             source,
+            pages,
             window: Mutex::new((0, Bytes::new())),
         }
+    }
+
+    /// The bytes to fetch from `start` for a read of `length` there: to the end of the page
+    /// `start` is in and of the pages after it that end within [`CHUNK_WINDOW`] of `start`,
+    /// or [`CHUNK_WINDOW`] where `start` is in no known page; never less than `length`.
+    fn fetch_len(&self, start: u64, length: usize) -> usize {
+        let after = self.pages.partition_point(|&p| p <= start);
+        if after == 0 || after == self.pages.len() {
+            return length.max(CHUNK_WINDOW);
+        }
+        let mut end = self.pages[after];
+        for &next in &self.pages[after + 1..] {
+            if next - start > CHUNK_WINDOW as u64 {
+                break;
+            }
+            end = next;
+        }
+        length.max(usize::try_from(end - start).unwrap_or(usize::MAX))
     }
 }
 
@@ -194,7 +249,7 @@ impl ChunkSource for ChunkWindow {
             }
         }
         let left = self.source.file_len().saturating_sub(start);
-        let want = (length.max(CHUNK_WINDOW) as u64).min(left) as usize;
+        let want = (self.fetch_len(start, length) as u64).min(left) as usize;
         if want < length {
             // Past the file's end: the source's error.
             return self.source.bytes(start, length);
@@ -240,7 +295,8 @@ mod tests {
             file: file.clone(),
             reads: AtomicUsize::new(0),
         });
-        let window = ChunkWindow::new(Arc::clone(&counted) as Arc<dyn ChunkSource>);
+        let window =
+            ChunkWindow::with_pages(Arc::clone(&counted) as Arc<dyn ChunkSource>, Vec::new());
         let reads = || counted.reads.load(Ordering::Relaxed);
         // Headers and small pages one after another: one read of the file.
         let mut at = 10;
@@ -265,5 +321,65 @@ mod tests {
         assert!(window.bytes(near, 51).is_err());
         assert_eq!(window.bytes(near + 10, 40).unwrap(), file.slice(len - 40..));
         assert_eq!(reads(), 4);
+    }
+
+    #[test]
+    fn a_shared_file_reads_its_ranges_and_refuses_reads_past_its_end() {
+        let path = std::env::temp_dir().join(format!("qpl-rs-shared-{}", std::process::id()));
+        let contents: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &contents).unwrap();
+        let shared = SharedReader::new(std::fs::File::open(&path).unwrap());
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(ChunkSource::file_len(&shared), 100_000);
+        for (start, length) in [(0, 10), (99_990, 10), (12_345, 70_000), (5, 0)] {
+            let got = ChunkSource::bytes(&shared, start, length).unwrap();
+            assert_eq!(got, contents[start as usize..start as usize + length]);
+        }
+        for (start, length) in [(99_995, 6), (100_001, 0), (u64::MAX, 2)] {
+            let e = ChunkSource::bytes(&shared, start, length).unwrap_err();
+            assert!(e.to_string().contains("of a file of 100000 bytes"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_page_is_read_with_its_header_and_small_pages_together() {
+        // Pages from byte 100: three of 1 000 bytes, one of 200 000, one of 80 000, then
+        // the chunk's end, and 30 000 bytes after it.
+        let mut pages = vec![100u64];
+        for len in [1_000, 1_000, 1_000, 200_000, 80_000] {
+            pages.push(pages.last().unwrap() + len);
+        }
+        let end = *pages.last().unwrap();
+        let file = Bytes::from((0..end + 30_000).map(|i| i as u8).collect::<Vec<u8>>());
+        let counted = Arc::new(Counted {
+            file: file.clone(),
+            reads: AtomicUsize::new(0),
+        });
+        let window =
+            ChunkWindow::with_pages(Arc::clone(&counted) as Arc<dyn ChunkSource>, pages.clone());
+        let reads = || counted.reads.load(Ordering::Relaxed);
+        let check = |at: u64, n: usize| {
+            let got = window.bytes(at, n).unwrap();
+            assert_eq!(
+                got,
+                file.slice(at as usize..at as usize + n),
+                "{n} bytes at {at}"
+            );
+        };
+        // Each page's header (a reader asks for 16 KiB) and then its body: the three small
+        // pages in one read, each large page in one read of its own bytes.
+        for (i, &start) in pages[..5].iter().enumerate() {
+            let header = 30;
+            let len = (pages[i + 1] - start) as usize;
+            check(start, (16 << 10).min(len));
+            check(start + header, len - header as usize);
+        }
+        assert_eq!(reads(), 3);
+        // Outside the pages known: the window's reads of at least CHUNK_WINDOW, as before.
+        check(end + 10, 100);
+        check(end + 200, 20_000);
+        assert_eq!(reads(), 4);
+        check(50, 10);
+        assert_eq!(reads(), 5);
     }
 }

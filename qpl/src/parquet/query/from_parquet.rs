@@ -365,9 +365,42 @@ pub fn chunk_page_reader_shared<R: ChunkReader + 'static>(
     row_group: usize,
     column: usize,
 ) -> Result<Box<dyn PageReader>, ParquetError> {
+    let (chunk, _) = chunk_meta(metadata, row_group, column)?;
+    let (_, start, end) = checked_chunk(reader.len(), chunk.clone())?;
+    crate::parquet::thrift::page_sizes(end - start, |at, n| reader.get_bytes(start + at, n))?;
+    checked_chunk_page_reader(reader, metadata, row_group, column)
+}
+
+/// Where the pages of a column chunk start in a file of `file_len` bytes, then where the chunk
+/// ends: each page header checked as [`chunk_page_reader_shared`] checks them, read through
+/// `read(offset, n)` (up to `n` bytes of the file at `offset`).
+pub(crate) fn chunk_page_starts(
+    metadata: &ParquetMetaData,
+    row_group: usize,
+    column: usize,
+    file_len: u64,
+    read: impl Fn(u64, usize) -> Result<bytes::Bytes, ParquetError>,
+) -> Result<Vec<u64>, ParquetError> {
+    let (chunk, _) = chunk_meta(metadata, row_group, column)?;
+    let (_, start, end) = checked_chunk(file_len, chunk.clone())?;
+    let mut starts = crate::parquet::thrift::page_starts(end - start, |at, n| read(start + at, n))?;
+    for page in &mut starts {
+        *page += start;
+    }
+    starts.push(end);
+    Ok(starts)
+}
+
+/// [`chunk_page_reader_shared`] of a chunk whose page headers were checked
+/// ([`chunk_page_starts`]).
+pub(crate) fn checked_chunk_page_reader<R: ChunkReader + 'static>(
+    reader: Arc<R>,
+    metadata: &ParquetMetaData,
+    row_group: usize,
+    column: usize,
+) -> Result<Box<dyn PageReader>, ParquetError> {
     let (chunk, rows) = chunk_meta(metadata, row_group, column)?;
     let (meta, start, end) = checked_chunk(reader.len(), chunk.clone())?;
-    crate::parquet::thrift::page_sizes(end - start, |at, n| reader.get_bytes(start + at, n))?;
     let range = Arc::new(ChunkRange { reader, start, end });
     Ok(Box::new(SerializedPageReader::new(
         range, &meta, rows, None,
