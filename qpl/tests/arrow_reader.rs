@@ -12,9 +12,9 @@ use arrow_array::types::{Int32Type, Int64Type};
 use arrow_array::LargeListArray;
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, Decimal256Array,
-    Float16Array, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array,
-    IntervalDayTimeArray, IntervalYearMonthArray, ListArray, RecordBatch, StringArray, StructArray,
-    TimestampMicrosecondArray, UInt32Array, UInt64Array, UInt8Array,
+    FixedSizeBinaryArray, Float16Array, Float32Array, Float64Array, Int16Array, Int32Array,
+    Int64Array, Int8Array, IntervalDayTimeArray, IntervalYearMonthArray, ListArray, RecordBatch,
+    StringArray, StructArray, TimestampMicrosecondArray, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow_buffer::{i256, IntervalDayTime};
 use arrow_schema::{DataType, Field};
@@ -190,6 +190,20 @@ fn batch(seed: u64) -> RecordBatch {
     let rate = Decimal128Array::from_iter_values((0..n).map(|_| r.below(40) as i128 * -1_234))
         .with_precision_and_scale(9, 3)
         .unwrap();
+    // FixedSizeBinary: 16 random bytes with nulls (UUIDs), and 5 bytes of few values
+    // (dictionary pages where the file has them).
+    let uuids = FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+        (0..n).map(|_| {
+            let (a, b) = (r.next(), r.next());
+            (!r.null(10)).then(|| [a.to_le_bytes(), b.to_le_bytes()].concat())
+        }),
+        16,
+    )
+    .unwrap();
+    let codes = FixedSizeBinaryArray::try_from_iter(
+        (0..n).map(|_| (r.below(30) as u8..).take(5).collect::<Vec<u8>>()),
+    )
+    .unwrap();
     let mut map = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
     for i in 0..n {
         for (j, word) in words.iter().enumerate().take(i % 3) {
@@ -546,6 +560,8 @@ fn batch(seed: u64) -> RecordBatch {
         ("deep", Arc::new(deep)),
         ("discount", Arc::new(discount)),
         ("rate", Arc::new(rate)),
+        ("uuid", Arc::new(uuids)),
+        ("code", Arc::new(codes)),
     ];
     RecordBatch::try_from_iter(columns).unwrap()
 }

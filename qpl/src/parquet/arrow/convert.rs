@@ -83,6 +83,22 @@ pub(crate) fn converts(physical: PhysicalType, data_type: &DataType) -> bool {
     }
 }
 
+/// Whether FIXED_LEN_BYTE_ARRAY values of `width` bytes read as `data_type` are Arrow's
+/// FixedSizeBinary of that width.
+fn is_fixed_size_binary(data_type: &DataType, width: usize) -> bool {
+    matches!(data_type, DataType::FixedSizeBinary(n) if usize::try_from(*n) == Ok(width))
+}
+
+/// Whether a flat column of `physical` values read as `data_type` is made from PLAIN pages'
+/// bytes left in the page ([`plain_array`]): FixedSizeBinary of FIXED_LEN_BYTE_ARRAY (the
+/// reader's fixed-width batches take its decimals and FLOAT16s).
+pub(crate) fn reads_fixed_len_in_page(physical: PhysicalType, data_type: &DataType) -> bool {
+    match physical {
+        PhysicalType::FixedLenByteArray(width) => is_fixed_size_binary(data_type, width),
+        _ => false,
+    }
+}
+
 /// Whether `Dictionary(key, value)` is a dictionary type read here: Int32 keys (pyarrow's
 /// dictionary columns), values of a byte array type.
 pub(crate) fn is_dictionary_of_bytes(key: &DataType, value: &DataType) -> bool {
@@ -389,6 +405,23 @@ pub(crate) fn plain_array(
             values(bytes, present, v)?,
             nulls,
         )),
+        PhysicalType::FixedLenByteArray(width) if is_fixed_size_binary(data_type, width) => {
+            if bytes.len() != present * width {
+                return Err(ArrowError::ParquetError(format!(
+                    "{} bytes of PLAIN values for {present} values of {width} bytes",
+                    bytes.len()
+                )));
+            }
+            // Without nulls the page's bytes are the array's (no copy; a copy measured
+            // slower). The array is a page's (1 MB, pyarrow's), sliced into batches.
+            let buffer = match v {
+                None => Buffer::from(bytes),
+                Some(validity) => Buffer::from_vec(spread_fixed(&bytes, width, validity)),
+            };
+            let size = i32::try_from(width)
+                .map_err(|_| ArrowError::ParquetError(format!("values of {width} bytes")))?;
+            Arc::new(FixedSizeBinaryArray::try_new(size, buffer, nulls)?)
+        }
         other => {
             return Err(ArrowError::ParquetError(format!(
                 "PLAIN {} values are not left in their page",
@@ -633,26 +666,29 @@ fn fixed_size_binary(
     nulls: Option<NullBuffer>,
     size: i32,
 ) -> Result<ArrayRef, ArrowError> {
-    let width = size as usize;
     let bytes = match validity {
         None => values.values,
-        Some(validity) => {
-            let mut out = Vec::with_capacity(validity.len() * width);
-            let mut at = 0;
-            for (start, end) in validity.set_slices() {
-                out.resize(start * width, 0);
-                out.extend_from_slice(&values.values[at * width..(at + end - start) * width]);
-                at += end - start;
-            }
-            out.resize(validity.len() * width, 0);
-            out
-        }
+        Some(validity) => spread_fixed(&values.values, size as usize, validity),
     };
     Ok(Arc::new(FixedSizeBinaryArray::try_new(
         size,
         Buffer::from_vec(bytes),
         nulls,
     )?))
+}
+
+/// Values of `width` bytes each (`dense`, back to back) placed in the rows `validity` sets,
+/// the other rows' bytes zero: a copy a run of valid rows.
+fn spread_fixed(dense: &[u8], width: usize, validity: &BooleanBuffer) -> Vec<u8> {
+    let mut out = Vec::with_capacity(validity.len() * width);
+    let mut at = 0;
+    for (start, end) in validity.set_slices() {
+        out.resize(start * width, 0);
+        out.extend_from_slice(&dense[at * width..(at + end - start) * width]);
+        at += end - start;
+    }
+    out.resize(validity.len() * width, 0);
+    out
 }
 
 fn reinterpret<T: ArrowPrimitiveType, U: ArrowPrimitiveType<Native = T::Native>>(

@@ -308,8 +308,11 @@ impl FlatColumn {
             .is_none()
             .then(|| OpenFixed::new(column.physical_type, &data_type, batch_size))
             .flatten();
-        // FIXED_LEN_BYTE_ARRAY decimals are gathered or copied from the page by `fixed`.
-        arrow_page.fixed_len_byte_arrays_in_page = fixed.is_some();
+        // FIXED_LEN_BYTE_ARRAY decimals are gathered or copied from the page by `fixed`;
+        // FLOAT16 and FixedSizeBinary arrays made of a PLAIN page's bytes.
+        arrow_page.fixed_len_byte_arrays_in_page = fixed.is_some()
+            || (list.is_none()
+                && super::convert::reads_fixed_len_in_page(column.physical_type, &data_type));
         let mut flat = FlatColumn {
             input,
             metadata,

@@ -1,6 +1,7 @@
 //! A flat column of INT32, INT64, FLOAT or DOUBLE values (and the types they become: dates,
 //! timestamps, decimals, small integers), or of FIXED_LEN_BYTE_ARRAY decimals of up to 16
-//! bytes read as Decimal128 (pyarrow's decimals), written straight into arrays of the reader's
+//! bytes read as Decimal128 (pyarrow's decimals) and FLOAT16s, written straight into arrays of
+//! the reader's
 //! batches, as arrow-rs's reader does: a dictionary page's indices are decoded into a buffer
 //! kept across pages and each selected row's entry gathered once into a batch-sized buffer
 //! (widened there for a Decimal128); a PLAIN page's selected values are copied from the page.
@@ -11,12 +12,15 @@
 
 use std::sync::Arc;
 
-use arrow_array::types::{Decimal128Type, Float32Type, Float64Type, Int32Type, Int64Type};
+use arrow_array::types::{
+    Decimal128Type, Float16Type, Float32Type, Float64Type, Int32Type, Int64Type,
+};
 use arrow_array::{ArrayRef, PrimitiveArray};
 use arrow_buffer::{
     ArrowNativeType, BooleanBuffer, BooleanBufferBuilder, NullBuffer, ScalarBuffer,
 };
 use arrow_schema::{ArrowError, DataType};
+use half::f16 as F16;
 use qpl_fallback::parquet::FixedWidth;
 
 use super::convert::{coerce_i32, coerce_i64, converts, spread_words};
@@ -142,6 +146,13 @@ where
         let mut bytes = [0u8; 16];
         bytes[..W].copy_from_slice(&value);
         i128::from_be_bytes(bytes) >> (8 * (16 - W))
+    }
+}
+
+/// A FLOAT16 (FIXED_LEN_BYTE_ARRAY of 2 bytes, little-endian, as Parquet stores it).
+impl Widen<[u8; 2]> for F16 {
+    fn widen(value: [u8; 2]) -> F16 {
+        F16::from_le_bytes(value)
     }
 }
 
@@ -401,6 +412,7 @@ enum Typed {
     Float(Batch<f32>),
     Double(Batch<f64>),
     Decimal128(Batch<i128>),
+    Float16(Batch<F16>),
 }
 
 /// The batch being filled of a flat fixed-width column, across its pages.
@@ -412,8 +424,8 @@ pub(crate) struct OpenFixed {
 
 impl OpenFixed {
     /// For a column of `physical` values read as `data_type`: `Some` for INT32, INT64, FLOAT
-    /// and DOUBLE read as a type they convert to, and for FIXED_LEN_BYTE_ARRAY decimals of up
-    /// to 16 bytes read as Decimal128.
+    /// and DOUBLE read as a type they convert to, for FIXED_LEN_BYTE_ARRAY decimals of up to
+    /// 16 bytes read as Decimal128, and for FLOAT16.
     pub fn new(
         physical: PhysicalType,
         data_type: &DataType,
@@ -428,6 +440,9 @@ impl OpenFixed {
                 PhysicalType::Int32 | PhysicalType::Int64 | PhysicalType::FixedLenByteArray(1..=16),
                 DataType::Decimal128(_, _),
             ) => Typed::Decimal128(Batch::new(batch_size)),
+            (PhysicalType::FixedLenByteArray(2), DataType::Float16) => {
+                Typed::Float16(Batch::new(batch_size))
+            }
             (PhysicalType::Int32, _) => Typed::Int32(Batch::new(batch_size)),
             (PhysicalType::Int64, _) => Typed::Int64(Batch::new(batch_size)),
             (PhysicalType::Float, _) => Typed::Float(Batch::new(batch_size)),
@@ -449,6 +464,7 @@ impl OpenFixed {
             Typed::Float(b) => b.values.len(),
             Typed::Double(b) => b.values.len(),
             Typed::Decimal128(b) => b.values.len(),
+            Typed::Float16(b) => b.values.len(),
         }
     }
 
@@ -486,6 +502,7 @@ impl OpenFixed {
             (Typed::Int64(batch), _) => feed!(batch, i64, int64_array),
             (Typed::Float(batch), _) => feed!(batch, f32, float_array),
             (Typed::Double(batch), _) => feed!(batch, f64, double_array),
+            (Typed::Float16(batch), _) => feed!(batch, [u8; 2], float16_array),
             (Typed::Decimal128(batch), PhysicalType::Int32) => {
                 feed!(batch, i32, decimal128_array)
             }
@@ -515,6 +532,7 @@ impl OpenFixed {
             Typed::Float(batch) => finish(batch, data_type, float_array),
             Typed::Double(batch) => finish(batch, data_type, double_array),
             Typed::Decimal128(batch) => finish(batch, data_type, decimal128_array),
+            Typed::Float16(batch) => finish(batch, data_type, float16_array),
         }
     }
 }
@@ -614,6 +632,14 @@ fn double_array(
     _: &DataType,
 ) -> Result<ArrayRef, ArrowError> {
     Ok(Arc::new(PrimitiveArray::<Float64Type>::new(values, nulls)))
+}
+
+fn float16_array(
+    values: ScalarBuffer<F16>,
+    nulls: Option<NullBuffer>,
+    _: &DataType,
+) -> Result<ArrayRef, ArrowError> {
+    Ok(Arc::new(PrimitiveArray::<Float16Type>::new(values, nulls)))
 }
 
 fn decimal128_array(
