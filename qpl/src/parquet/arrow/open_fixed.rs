@@ -1,7 +1,7 @@
 //! A flat column of INT32, INT64, FLOAT or DOUBLE values (and the types they become: dates,
 //! timestamps, decimals, small integers), or of FIXED_LEN_BYTE_ARRAY decimals of up to 16
-//! bytes read as Decimal128 (pyarrow's decimals) and FLOAT16s, written straight into arrays of
-//! the reader's
+//! bytes read as Decimal128 (pyarrow's decimals), FLOAT16s and FixedSizeBinary(16)s (UUIDs),
+//! written straight into arrays of the reader's
 //! batches, as arrow-rs's reader does: a dictionary page's indices are decoded into a buffer
 //! kept across pages and each selected row's entry gathered once into a batch-sized buffer
 //! (widened there for a Decimal128); a PLAIN page's selected values are copied from the page.
@@ -15,7 +15,7 @@ use std::sync::Arc;
 use arrow_array::types::{
     Decimal128Type, Float16Type, Float32Type, Float64Type, Int32Type, Int64Type,
 };
-use arrow_array::{ArrayRef, PrimitiveArray};
+use arrow_array::{ArrayRef, FixedSizeBinaryArray, PrimitiveArray};
 use arrow_buffer::{
     ArrowNativeType, BooleanBuffer, BooleanBufferBuilder, NullBuffer, ScalarBuffer,
 };
@@ -44,9 +44,16 @@ pub(crate) enum Dense<'a> {
     Dictionary(&'a [u32], Option<&'a Values>),
 }
 
+/// How a page's bytes become a batch's value where one pair of types has two readings
+/// ([`Widen`]'s `H`): as they are (the default), or as a big-endian decimal.
+struct AsIs;
+/// See [`AsIs`].
+struct BigEndian;
+
 /// A page's values of physical type `P`, read as values of `Self`: the same (the batch's
-/// type is the page's) or widened (a Decimal128 of INT32 or INT64).
-trait Widen<P: FixedWidth>: ArrowNativeType + Default {
+/// type is the page's) or widened (a Decimal128 of INT32 or INT64), as `H` says where the
+/// types alone do not (16 bytes as a Decimal128 or as a FixedSizeBinary's value).
+trait Widen<P: FixedWidth, H = AsIs>: ArrowNativeType + Default {
     fn widen(value: P) -> Self;
 
     /// Appends the PLAIN values `bytes` holds (a whole number of them) to `out`, widened.
@@ -138,7 +145,7 @@ impl Widen<i64> for i128 {
 /// A FIXED_LEN_BYTE_ARRAY decimal of `W` bytes (big-endian two's complement, as Parquet stores
 /// it) as a Decimal128: its bytes at the top of 16, shifted down with the sign (a byte swap
 /// and an arithmetic shift; pyarrow writes its decimals so, 7 bytes for a precision of 15).
-impl<const W: usize> Widen<[u8; W]> for i128
+impl<const W: usize> Widen<[u8; W], BigEndian> for i128
 where
     [u8; W]: FixedWidth,
 {
@@ -146,6 +153,14 @@ where
         let mut bytes = [0u8; 16];
         bytes[..W].copy_from_slice(&value);
         i128::from_be_bytes(bytes) >> (8 * (16 - W))
+    }
+}
+
+/// A FixedSizeBinary value of 16 bytes (a UUID) held as an `i128` whose memory is the bytes,
+/// in their order: the batch's buffer is then the array's values.
+impl Widen<[u8; 16]> for i128 {
+    fn widen(value: [u8; 16]) -> i128 {
+        i128::from_ne_bytes(value)
     }
 }
 
@@ -202,7 +217,7 @@ enum Source<'a, P> {
 
 impl<P: FixedWidth> Source<'_, P> {
     /// Appends values `from..from + n` (in bounds: checked by the caller) to `out`.
-    fn copy_to<N: Widen<P>>(&self, out: &mut Vec<N>, from: usize, n: usize) {
+    fn copy_to<N: Widen<P, H>, H>(&self, out: &mut Vec<N>, from: usize, n: usize) {
         match self {
             Source::Values(values) => {
                 out.extend(values[from..from + n].iter().map(|&v| N::widen(v)))
@@ -264,13 +279,13 @@ impl<'a, P: FixedWidth> Source<'a, P> {
 
 /// Appends `valid.len()` rows to `out`: the rows `valid` sets take the values of `source`
 /// from `from` on, in order, the others the type's default ([`spread_words`]).
-fn spread_into<P: FixedWidth, N: Widen<P>>(
+fn spread_into<P: FixedWidth, N: Widen<P, H>, H>(
     out: &mut Vec<N>,
     source: Source<'_, P>,
     from: usize,
     valid: &BooleanBuffer,
 ) {
-    let copy = |out: &mut Vec<N>, at: usize| source.copy_to(out, at, 64);
+    let copy = |out: &mut Vec<N>, at: usize| source.copy_to::<N, H>(out, at, 64);
     spread_words(out, valid, from, copy, |at| N::widen(source.get(at)));
 }
 
@@ -302,7 +317,7 @@ impl<N: ArrowNativeType + Default> Batch<N> {
 
     /// Appends the selected rows of a page (see [`OpenFixed::feed`]; `source` checked to hold
     /// the page's values); returns the batches filled.
-    fn feed<P: FixedWidth>(
+    fn feed<P: FixedWidth, H>(
         &mut self,
         source: Source<'_, P>,
         validity: Option<&BooleanBuffer>,
@@ -311,7 +326,7 @@ impl<N: ArrowNativeType + Default> Batch<N> {
         queued: usize,
     ) -> Vec<Filled<N>>
     where
-        N: Widen<P>,
+        N: Widen<P, H>,
     {
         let mut full = Vec::new();
         let mut at = Cut {
@@ -319,7 +334,7 @@ impl<N: ArrowNativeType + Default> Batch<N> {
             next: 0,
         };
         match selected {
-            None => self.fill(source, validity, 0..rows, &mut at, &mut full),
+            None => self.fill::<P, H>(source, validity, 0..rows, &mut at, &mut full),
             Some(selected) if fragmented(selected) => {
                 // Runs of a few rows: the selected rows' values (or indices) gathered first,
                 // then appended as one page (a run at a time, the per-run work outweighed the
@@ -327,7 +342,8 @@ impl<N: ArrowNativeType + Default> Batch<N> {
                 let (positions, valid) = selected_positions(validity, selected);
                 let compacted = source.compact(&positions);
                 let n = selected.count_set_bits();
-                self.fill(compacted.source(), valid.as_ref(), 0..n, &mut at, &mut full);
+                let source = compacted.source();
+                self.fill::<P, H>(source, valid.as_ref(), 0..n, &mut at, &mut full);
             }
             Some(selected) => {
                 let mut passed = 0;
@@ -336,7 +352,7 @@ impl<N: ArrowNativeType + Default> Batch<N> {
                     at.next += validity.map_or(from - passed, |v| {
                         v.slice(passed, from - passed).count_set_bits()
                     });
-                    self.fill(source, validity, from..to, &mut at, &mut full);
+                    self.fill::<P, H>(source, validity, from..to, &mut at, &mut full);
                     passed = to;
                 }
             }
@@ -345,7 +361,7 @@ impl<N: ArrowNativeType + Default> Batch<N> {
     }
 
     /// Appends the page's rows `range`, a batch at a time; full batches go to `full`.
-    fn fill<P: FixedWidth>(
+    fn fill<P: FixedWidth, H>(
         &mut self,
         source: Source<'_, P>,
         validity: Option<&BooleanBuffer>,
@@ -353,7 +369,7 @@ impl<N: ArrowNativeType + Default> Batch<N> {
         at: &mut Cut,
         full: &mut Vec<Filled<N>>,
     ) where
-        N: Widen<P>,
+        N: Widen<P, H>,
     {
         let mut row = range.start;
         while row < range.end {
@@ -367,8 +383,8 @@ impl<N: ArrowNativeType + Default> Batch<N> {
             let present = valid.as_ref().map_or(n, |v| v.count_set_bits());
             let valid = valid.filter(|_| present < n);
             match &valid {
-                None => source.copy_to(&mut self.values, at.next, n),
-                Some(valid) => spread_into(&mut self.values, source, at.next, valid),
+                None => source.copy_to::<N, H>(&mut self.values, at.next, n),
+                Some(valid) => spread_into::<P, N, H>(&mut self.values, source, at.next, valid),
             }
             at.next += present;
             append_validity(
@@ -413,6 +429,8 @@ enum Typed {
     Double(Batch<f64>),
     Decimal128(Batch<i128>),
     Float16(Batch<F16>),
+    /// FixedSizeBinary(16), each value's bytes an `i128`'s memory.
+    FixedBinary16(Batch<i128>),
 }
 
 /// The batch being filled of a flat fixed-width column, across its pages.
@@ -425,7 +443,7 @@ pub(crate) struct OpenFixed {
 impl OpenFixed {
     /// For a column of `physical` values read as `data_type`: `Some` for INT32, INT64, FLOAT
     /// and DOUBLE read as a type they convert to, for FIXED_LEN_BYTE_ARRAY decimals of up to
-    /// 16 bytes read as Decimal128, and for FLOAT16.
+    /// 16 bytes read as Decimal128, for FLOAT16, and for FixedSizeBinary(16) (UUIDs).
     pub fn new(
         physical: PhysicalType,
         data_type: &DataType,
@@ -442,6 +460,9 @@ impl OpenFixed {
             ) => Typed::Decimal128(Batch::new(batch_size)),
             (PhysicalType::FixedLenByteArray(2), DataType::Float16) => {
                 Typed::Float16(Batch::new(batch_size))
+            }
+            (PhysicalType::FixedLenByteArray(16), DataType::FixedSizeBinary(16)) => {
+                Typed::FixedBinary16(Batch::new(batch_size))
             }
             (PhysicalType::Int32, _) => Typed::Int32(Batch::new(batch_size)),
             (PhysicalType::Int64, _) => Typed::Int64(Batch::new(batch_size)),
@@ -465,6 +486,7 @@ impl OpenFixed {
             Typed::Double(b) => b.values.len(),
             Typed::Decimal128(b) => b.values.len(),
             Typed::Float16(b) => b.values.len(),
+            Typed::FixedBinary16(b) => b.values.len(),
         }
     }
 
@@ -488,9 +510,13 @@ impl OpenFixed {
         let present = validity.map_or(rows, |v| v.count_set_bits());
         let data_type = &self.data_type;
         macro_rules! feed {
-            ($batch:expr, $physical:ty, $make:expr) => {{
+            ($batch:expr, $physical:ty, $make:expr) => {
+                feed!($batch, $physical, AsIs, $make)
+            };
+            ($batch:expr, $physical:ty, $how:ty, $make:expr) => {{
                 let source: Source<'_, $physical> = source(dense, present)?;
-                let filled = $batch.feed(source, validity, rows, selected, queued);
+                let filled =
+                    $batch.feed::<$physical, $how>(source, validity, rows, selected, queued);
                 filled
                     .into_iter()
                     .map(|(values, nulls)| $make(values, nulls, data_type))
@@ -503,6 +529,7 @@ impl OpenFixed {
             (Typed::Float(batch), _) => feed!(batch, f32, float_array),
             (Typed::Double(batch), _) => feed!(batch, f64, double_array),
             (Typed::Float16(batch), _) => feed!(batch, [u8; 2], float16_array),
+            (Typed::FixedBinary16(batch), _) => feed!(batch, [u8; 16], fixed_binary16_array),
             (Typed::Decimal128(batch), PhysicalType::Int32) => {
                 feed!(batch, i32, decimal128_array)
             }
@@ -510,7 +537,7 @@ impl OpenFixed {
                 macro_rules! widths {
                     ($($w:literal),*) => {
                         match width {
-                            $($w => feed!(batch, [u8; $w], decimal128_array),)*
+                            $($w => feed!(batch, [u8; $w], BigEndian, decimal128_array),)*
                             _ => Err(error(format!(
                                 "a decimal of {width} bytes read as Decimal128"
                             ))),
@@ -533,6 +560,7 @@ impl OpenFixed {
             Typed::Double(batch) => finish(batch, data_type, double_array),
             Typed::Decimal128(batch) => finish(batch, data_type, decimal128_array),
             Typed::Float16(batch) => finish(batch, data_type, float16_array),
+            Typed::FixedBinary16(batch) => finish(batch, data_type, fixed_binary16_array),
         }
     }
 }
@@ -640,6 +668,18 @@ fn float16_array(
     _: &DataType,
 ) -> Result<ArrayRef, ArrowError> {
     Ok(Arc::new(PrimitiveArray::<Float16Type>::new(values, nulls)))
+}
+
+fn fixed_binary16_array(
+    values: ScalarBuffer<i128>,
+    nulls: Option<NullBuffer>,
+    _: &DataType,
+) -> Result<ArrayRef, ArrowError> {
+    Ok(Arc::new(FixedSizeBinaryArray::try_new(
+        16,
+        values.into_inner(),
+        nulls,
+    )?))
 }
 
 fn decimal128_array(
