@@ -289,6 +289,9 @@ impl ChunkSource for ChunkWindow {
             // Past the file's end: the source's error.
             return self.source.bytes(start, length);
         }
+        // The last window goes first: where nothing else holds it (the page it held was
+        // fed), the allocator hands its memory, still in cache, to the read.
+        *window = (0, Bytes::new());
         let fetched = self.source.bytes(start, want)?;
         let slice = fetched.slice(..length.min(fetched.len()));
         *window = (start, fetched);
