@@ -732,33 +732,35 @@ fn byte_array_decimals(dictionary: bool, too_wide: bool) -> Bytes {
     };
     let mut group = writer.next_row_group().unwrap();
     for (width, optional) in [(13, true), (26, false)] {
-        let mut column = group.next_column().unwrap().unwrap();
         let def: Vec<i16> = (0..rows).map(|i| i16::from(i % 5 != 2)).collect();
         let values: Vec<ByteArray> = (0..rows)
             .filter(|&i| !optional || def[i] == 1)
             .map(|i| ByteArray::from(value(i % 40, width)))
             .collect();
-        column
-            .typed::<ByteArrayType>()
-            .write_batch(&values, optional.then_some(&def[..]), None)
-            .unwrap();
-        column.close().unwrap();
+        write_column::<ByteArrayType>(&mut group, &values, optional.then_some(&def[..]));
     }
     if too_wide {
         // DECIMAL(20, 0) is arrow-rs's Decimal128: 16 bytes at most, and these are 17.
-        let mut column = group.next_column().unwrap().unwrap();
         let values: Vec<ByteArray> = (0..rows)
             .map(|i| ByteArray::from(vec![(i % 3) as u8; 17]))
             .collect();
-        column
-            .typed::<ByteArrayType>()
-            .write_batch(&values, None, None)
-            .unwrap();
-        column.close().unwrap();
+        write_column::<ByteArrayType>(&mut group, &values, None);
     }
     group.close().unwrap();
     writer.close().unwrap();
     Bytes::from(out)
+}
+
+/// Writes `values` (their definition levels `def`, for an optional column) as the row group's
+/// next column.
+fn write_column<T: parquet::data_type::DataType>(
+    group: &mut parquet::file::writer::SerializedRowGroupWriter<'_, &mut Vec<u8>>,
+    values: &[T::T],
+    def: Option<&[i16]>,
+) {
+    let mut column = group.next_column().unwrap().unwrap();
+    column.typed::<T>().write_batch(values, def, None).unwrap();
+    column.close().unwrap();
 }
 
 #[test]
@@ -868,12 +870,7 @@ fn fixed_len_decimals(properties: WriterProperties, distinct: Option<u64>) -> By
             .filter(|&i| !optional || def[i] == 1)
             .map(|i| FixedLenByteArray::from(value(i)))
             .collect();
-        let mut column = group.next_column().unwrap().unwrap();
-        column
-            .typed::<FixedLenByteArrayType>()
-            .write_batch(&values, optional.then_some(&def[..]), None)
-            .unwrap();
-        column.close().unwrap();
+        write_column::<FixedLenByteArrayType>(&mut group, &values, optional.then_some(&def[..]));
     }
     group.close().unwrap();
     writer.close().unwrap();
