@@ -502,22 +502,14 @@ impl ChunkDecoder {
     }
 }
 
-/// The bytes of a PLAIN value whose page's values are left in place ([`ValuesAt::Page`]):
-/// [`plain_width`]'s, and FIXED_LEN_BYTE_ARRAY's length where `fixed_len` (see
-/// [`ArrowPage::fixed_len_byte_arrays_in_page`]).
+/// The bytes of a PLAIN value a page's values can be left in place for ([`ValuesAt::Page`]):
+/// INT32, FLOAT, INT64, DOUBLE, and FIXED_LEN_BYTE_ARRAY's length where `fixed_len` (see
+/// [`ArrowPage::fixed_len_byte_arrays_in_page`]); `None` for the others.
 pub(crate) fn in_page_width(physical_type: PhysicalType, fixed_len: bool) -> Option<usize> {
-    match physical_type {
-        PhysicalType::FixedLenByteArray(len) if fixed_len && len > 0 => Some(len),
-        other => plain_width(other),
-    }
-}
-
-/// The bytes of a PLAIN value of a fixed-width type a page's values can be left in place for
-/// ([`ValuesAt::Page`]): INT32, FLOAT, INT64, DOUBLE; `None` for the others.
-pub(crate) fn plain_width(physical_type: PhysicalType) -> Option<usize> {
     match physical_type {
         PhysicalType::Int32 | PhysicalType::Float => Some(4),
         PhysicalType::Int64 | PhysicalType::Double => Some(8),
+        PhysicalType::FixedLenByteArray(len) if fixed_len && len > 0 => Some(len),
         _ => None,
     }
 }

@@ -91,7 +91,7 @@ fn is_fixed_size_binary(data_type: &DataType, width: usize) -> bool {
 
 /// Whether a flat column of `physical` values read as `data_type` is made from PLAIN pages'
 /// bytes left in the page ([`plain_array`]): FixedSizeBinary of FIXED_LEN_BYTE_ARRAY (the
-/// reader's fixed-width batches take its decimals and FLOAT16s).
+/// reader's fixed-width batches take its decimals, FLOAT16s and FixedSizeBinary(16)s first).
 pub(crate) fn reads_fixed_len_in_page(physical: PhysicalType, data_type: &DataType) -> bool {
     match physical {
         PhysicalType::FixedLenByteArray(width) => is_fixed_size_binary(data_type, width),

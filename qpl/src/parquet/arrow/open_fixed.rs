@@ -15,7 +15,7 @@ use std::sync::Arc;
 use arrow_array::types::{
     Decimal128Type, Float16Type, Float32Type, Float64Type, Int32Type, Int64Type,
 };
-use arrow_array::{ArrayRef, FixedSizeBinaryArray, PrimitiveArray};
+use arrow_array::{ArrayRef, ArrowPrimitiveType, FixedSizeBinaryArray, PrimitiveArray};
 use arrow_buffer::{
     ArrowNativeType, BooleanBuffer, BooleanBufferBuilder, NullBuffer, ScalarBuffer,
 };
@@ -526,9 +526,9 @@ impl OpenFixed {
         match (&mut self.batch, self.physical) {
             (Typed::Int32(batch), _) => feed!(batch, i32, int32_array),
             (Typed::Int64(batch), _) => feed!(batch, i64, int64_array),
-            (Typed::Float(batch), _) => feed!(batch, f32, float_array),
-            (Typed::Double(batch), _) => feed!(batch, f64, double_array),
-            (Typed::Float16(batch), _) => feed!(batch, [u8; 2], float16_array),
+            (Typed::Float(batch), _) => feed!(batch, f32, primitive_array::<Float32Type>),
+            (Typed::Double(batch), _) => feed!(batch, f64, primitive_array::<Float64Type>),
+            (Typed::Float16(batch), _) => feed!(batch, [u8; 2], primitive_array::<Float16Type>),
             (Typed::FixedBinary16(batch), _) => feed!(batch, [u8; 16], fixed_binary16_array),
             (Typed::Decimal128(batch), PhysicalType::Int32) => {
                 feed!(batch, i32, decimal128_array)
@@ -556,10 +556,10 @@ impl OpenFixed {
         match &mut self.batch {
             Typed::Int32(batch) => finish(batch, data_type, int32_array),
             Typed::Int64(batch) => finish(batch, data_type, int64_array),
-            Typed::Float(batch) => finish(batch, data_type, float_array),
-            Typed::Double(batch) => finish(batch, data_type, double_array),
+            Typed::Float(batch) => finish(batch, data_type, primitive_array::<Float32Type>),
+            Typed::Double(batch) => finish(batch, data_type, primitive_array::<Float64Type>),
             Typed::Decimal128(batch) => finish(batch, data_type, decimal128_array),
-            Typed::Float16(batch) => finish(batch, data_type, float16_array),
+            Typed::Float16(batch) => finish(batch, data_type, primitive_array::<Float16Type>),
             Typed::FixedBinary16(batch) => finish(batch, data_type, fixed_binary16_array),
         }
     }
@@ -646,28 +646,13 @@ fn int64_array(
     coerce_i64(PrimitiveArray::<Int64Type>::new(values, nulls), data_type)
 }
 
-fn float_array(
-    values: ScalarBuffer<f32>,
+/// An array of `T`'s values as they are (floats of every width: the column's type is `T`'s).
+fn primitive_array<T: ArrowPrimitiveType>(
+    values: ScalarBuffer<T::Native>,
     nulls: Option<NullBuffer>,
     _: &DataType,
 ) -> Result<ArrayRef, ArrowError> {
-    Ok(Arc::new(PrimitiveArray::<Float32Type>::new(values, nulls)))
-}
-
-fn double_array(
-    values: ScalarBuffer<f64>,
-    nulls: Option<NullBuffer>,
-    _: &DataType,
-) -> Result<ArrayRef, ArrowError> {
-    Ok(Arc::new(PrimitiveArray::<Float64Type>::new(values, nulls)))
-}
-
-fn float16_array(
-    values: ScalarBuffer<F16>,
-    nulls: Option<NullBuffer>,
-    _: &DataType,
-) -> Result<ArrayRef, ArrowError> {
-    Ok(Arc::new(PrimitiveArray::<Float16Type>::new(values, nulls)))
+    Ok(Arc::new(PrimitiveArray::<T>::new(values, nulls)))
 }
 
 fn fixed_binary16_array(

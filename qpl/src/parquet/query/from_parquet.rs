@@ -365,9 +365,9 @@ pub fn chunk_page_reader_shared<R: ChunkReader + 'static>(
     row_group: usize,
     column: usize,
 ) -> Result<Box<dyn PageReader>, ParquetError> {
-    let (chunk, _) = chunk_meta(metadata, row_group, column)?;
-    let (_, start, end) = checked_chunk(reader.len(), chunk.clone())?;
-    crate::parquet::thrift::page_sizes(end - start, |at, n| reader.get_bytes(start + at, n))?;
+    chunk_page_starts(metadata, row_group, column, reader.len(), |at, n| {
+        reader.get_bytes(at, n)
+    })?;
     checked_chunk_page_reader(reader, metadata, row_group, column)
 }
 
