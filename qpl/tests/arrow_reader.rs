@@ -935,15 +935,7 @@ fn fixed_len_decimals_of_every_width_equal_arrow_rs() {
             let theirs = theirs_all(&file, batch_size);
             assert_same(&format!("{name}, batch {batch_size}"), &ours, &theirs);
         }
-        let ours = ParquetRecordBatchReaderBuilder::try_new(file.clone())
-            .unwrap()
-            .with_batch_size(500)
-            .with_row_selection(selection.clone());
-        let theirs = ArrowRsBuilder::try_new(file.clone())
-            .unwrap()
-            .with_batch_size(500)
-            .with_row_selection(selection.clone());
-        let (ours, theirs) = collect(ours, theirs);
+        let (ours, theirs) = selected_reads(&file, 500, &selection);
         assert_same(&format!("{name}, selection"), &ours, &theirs);
     }
 }
@@ -1049,17 +1041,7 @@ fn selections_offsets_limits_projections_and_row_groups() {
         let cases: Vec<(&str, Box<Reads<'_>>)> = vec![
             (
                 "selection",
-                Box::new(|file: &Bytes| {
-                    let ours = ParquetRecordBatchReaderBuilder::try_new(file.clone())
-                        .unwrap()
-                        .with_batch_size(1000)
-                        .with_row_selection(selection.clone());
-                    let theirs = ArrowRsBuilder::try_new(file.clone())
-                        .unwrap()
-                        .with_batch_size(1000)
-                        .with_row_selection(selection.clone());
-                    collect(ours, theirs)
-                }),
+                Box::new(|file: &Bytes| selected_reads(file, 1000, &selection)),
             ),
             (
                 "offset and limit",
@@ -1127,6 +1109,23 @@ fn selections_offsets_limits_projections_and_row_groups() {
             assert_same(&format!("{name}, {case}"), &ours, &theirs);
         }
     }
+}
+
+/// `file`'s rows that `selection` selects, in batches of `batch_size`, read by both readers.
+fn selected_reads(
+    file: &Bytes,
+    batch_size: usize,
+    selection: &RowSelection,
+) -> (Vec<RecordBatch>, Vec<RecordBatch>) {
+    let ours = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+        .unwrap()
+        .with_batch_size(batch_size)
+        .with_row_selection(selection.clone());
+    let theirs = ArrowRsBuilder::try_new(file.clone())
+        .unwrap()
+        .with_batch_size(batch_size)
+        .with_row_selection(selection.clone());
+    collect(ours, theirs)
 }
 
 /// A case: reads a file with both readers.
