@@ -55,7 +55,7 @@ const ROWS: usize = 5_000;
 type F16 = <arrow_array::types::Float16Type as arrow_array::ArrowPrimitiveType>::Native;
 
 /// One batch with a column per flat type (required and nullable), plus nested columns (one,
-/// a list of three levels, that arrow-rs's reader reads for ours).
+/// a list of nested structs, that arrow-rs's reader reads for ours).
 fn batch(seed: u64) -> RecordBatch {
     let mut r = Rng(seed);
     let n = ROWS;
@@ -248,7 +248,7 @@ fn batch(seed: u64) -> RecordBatch {
         Some((0..n).map(|i| i % 8 != 0).collect()),
     )
     .unwrap();
-    // Lists of three levels: read by arrow-rs's reader.
+    // Lists of three levels.
     let mut cube = ListBuilder::new(ListBuilder::new(ListBuilder::new(Int32Builder::new())));
     for i in 0..n {
         for j in 0..i % 3 {
@@ -512,6 +512,51 @@ fn batch(seed: u64) -> RecordBatch {
         Some((0..n).map(|i| i % 11 != 9).collect::<Vec<_>>().into()),
     )
     .unwrap();
+    // A list of nested structs (`list<struct<who: struct<age>>>`), nulls at every level:
+    // read by arrow-rs's reader.
+    let crowd_count = (0..n).map(|i| i % 3).sum::<usize>();
+    let age = Field::new("age", DataType::Int32, true);
+    let who = StructArray::try_new(
+        vec![Arc::new(age)].into(),
+        vec![Arc::new(Int32Array::from_iter(
+            (0..crowd_count).map(|k| (k % 5 != 1).then_some(k as i32)),
+        ))],
+        Some(
+            (0..crowd_count)
+                .map(|k| k % 7 != 2)
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+    )
+    .unwrap();
+    let who_field = Field::new("who", arrow_array::Array::data_type(&who).clone(), true);
+    let person = StructArray::try_new(
+        vec![Arc::new(who_field)].into(),
+        vec![Arc::new(who)],
+        Some(
+            (0..crowd_count)
+                .map(|k| k % 6 != 3)
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+    )
+    .unwrap();
+    let crowd = ListArray::try_new(
+        Arc::new(Field::new(
+            "item",
+            arrow_array::Array::data_type(&person).clone(),
+            true,
+        )),
+        arrow_buffer::OffsetBuffer::from_lengths((0..n).map(|i| i % 3)),
+        Arc::new(person),
+        Some(
+            (0..n)
+                .map(|i| i % 3 != 0 || i % 2 == 0)
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+    )
+    .unwrap();
     let columns: Vec<(&str, ArrayRef)> = vec![
         ("id", Arc::new(Int64Array::from(i64s))),
         ("key", Arc::new(Int32Array::from(keys))),
@@ -553,6 +598,7 @@ fn batch(seed: u64) -> RecordBatch {
         ("grid", Arc::new(grid.finish())),
         ("holder", Arc::new(holder)),
         ("cube", Arc::new(cube.finish())),
+        ("crowd", Arc::new(crowd)),
         ("items", Arc::new(items)),
         ("path", Arc::new(path)),
         ("record", Arc::new(record)),
@@ -979,20 +1025,20 @@ fn batches_of_one_row() {
 }
 
 #[test]
-fn every_column_but_a_list_of_three_levels_is_read_here() {
+fn every_column_but_a_list_of_nested_structs_is_read_here() {
     let (_, file) = &files()[0];
     let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
         .unwrap()
         .build()
         .unwrap();
-    assert_eq!(reader.columns_read_by_arrow_rs(), ["cube"]);
+    assert_eq!(reader.columns_read_by_arrow_rs(), ["crowd"]);
 }
 
 #[test]
 fn a_page_handed_to_arrow_rs_above_the_executors_limit_is_refused() {
     let (_, file) = &files()[0];
-    let cube_only = |builder: ParquetRecordBatchReaderBuilder<Bytes>| {
-        let mask = ProjectionMask::columns(builder.parquet_schema(), ["cube"]);
+    let crowd_only = |builder: ParquetRecordBatchReaderBuilder<Bytes>| {
+        let mask = ProjectionMask::columns(builder.parquet_schema(), ["crowd"]);
         builder.with_projection(mask)
     };
     // arrow-rs's reader would trust the pages' claimed sizes: they are checked before.
@@ -1002,29 +1048,29 @@ fn a_page_handed_to_arrow_rs_above_the_executors_limit_is_refused() {
         ..qpl_rs::Config::default()
     });
     let builder = ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap();
-    let e = cube_only(builder)
+    let e = crowd_only(builder)
         .with_executor(small)
         .build()
         .err()
-        .expect("a page of lists of three levels above 64 bytes")
+        .expect("a page of lists of nested structs above 64 bytes")
         .to_string();
-    assert!(e.contains("cube") && e.contains("max_output_bytes"), "{e}");
+    assert!(e.contains("crowd") && e.contains("max_output_bytes"), "{e}");
     // Within the default limit the same column reads as arrow-rs reads it.
     let ours: Vec<RecordBatch> =
-        cube_only(ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap())
+        crowd_only(ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap())
             .build()
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
     let theirs = ArrowRsBuilder::try_new(file.clone()).unwrap();
-    let mask = ProjectionMask::columns(theirs.parquet_schema(), ["cube"]);
+    let mask = ProjectionMask::columns(theirs.parquet_schema(), ["crowd"]);
     let theirs: Vec<RecordBatch> = theirs
         .with_projection(mask)
         .build()
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_same("cube", &ours, &theirs);
+    assert_same("crowd", &ours, &theirs);
 }
 
 #[test]
@@ -1474,7 +1520,7 @@ fn a_negative_chunk_offset_of_a_column_handed_to_arrow_rs_is_an_error() {
     // parquet crate's `byte_range` panics on it, and the walk of the pages handed to arrow-rs
     // asked it first. Now the chunk's range is checked as this reader's own chunks are. The
     // fuzz target's file (below) has its nested columns read here since; the same damage is
-    // made here to the list of three levels, which arrow-rs reads.
+    // made here to the list of nested structs, which arrow-rs reads.
     let (_, file) = &files()[0];
     let metadata = ParquetMetaDataReader::new().parse_and_finish(file).unwrap();
     let schema = metadata.file_metadata().schema_descr_ptr();
@@ -1485,7 +1531,7 @@ fn a_negative_chunk_offset_of_a_column_handed_to_arrow_rs_is_an_error() {
             let columns = group
                 .columns()
                 .iter()
-                .map(|chunk| match chunk.column_path().parts()[0] == "cube" {
+                .map(|chunk| match chunk.column_path().parts()[0] == "crowd" {
                     true => chunk
                         .clone()
                         .into_builder()
@@ -2329,6 +2375,88 @@ fn lists_of_structs_of_each_parquet_form_equal_arrow_rs_and_disagreeing_fields_a
     let s: Levels = (&[2, 1, 0, 2], &[0, 1, 0, 0]);
     let file = write(bare, [1, 2], [a, s], true);
     assert_same("unannotated", &read(&file).unwrap(), &theirs_all(&file, 2));
+}
+
+#[test]
+fn lists_of_four_levels_equal_arrow_rs() {
+    // `list<large_list<list<list<int32>>>>` with null and empty lists at every level and null
+    // elements, alone and inside a struct, over pages of a few rows: read here, level by
+    // level, at batch sizes that cut rows' lists apart from their pages.
+    let mut r = Rng(0x51ED_2700_1234_0001);
+    let mut lists = ListBuilder::new(LargeListBuilder::new(ListBuilder::new(ListBuilder::new(
+        Int32Builder::new(),
+    ))));
+    for _ in 0..3_000 {
+        for _ in 0..r.below(3) {
+            for _ in 0..r.below(3) {
+                for _ in 0..r.below(3) {
+                    for _ in 0..r.below(4) {
+                        let value = r.below(1000) as i32;
+                        let builder = lists.values().values().values().values();
+                        builder.append_option((!r.null(10)).then_some(value));
+                    }
+                    let valid = !r.null(10);
+                    lists.values().values().values().append(valid);
+                }
+                let valid = !r.null(10);
+                lists.values().values().append(valid);
+            }
+            let valid = !r.null(10);
+            lists.values().append(valid);
+        }
+        let valid = !r.null(10);
+        lists.append(valid);
+    }
+    let lists = lists.finish();
+    let rows = arrow_array::Array::len(&lists);
+    let holder = StructArray::try_new(
+        vec![Arc::new(Field::new(
+            "lists",
+            arrow_array::Array::data_type(&lists).clone(),
+            true,
+        ))]
+        .into(),
+        vec![Arc::new(lists.clone()) as ArrayRef],
+        Some((0..rows).map(|i| i % 5 != 2).collect::<Vec<_>>().into()),
+    )
+    .unwrap();
+    let batch = RecordBatch::try_from_iter([
+        ("lists", Arc::new(lists) as ArrayRef),
+        ("holder", Arc::new(holder) as ArrayRef),
+    ])
+    .unwrap();
+    for dictionary in [true, false] {
+        let properties = WriterProperties::builder()
+            .set_data_page_row_count_limit(50)
+            .set_write_batch_size(10)
+            .set_dictionary_enabled(dictionary)
+            .build();
+        let mut out = Vec::new();
+        let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(properties)).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let file = Bytes::from(out);
+        for batch_size in [1, 7, 1000] {
+            let name = format!("dictionary {dictionary}, batch {batch_size}");
+            let ours = read_here(&file, batch_size).unwrap();
+            assert_same(&name, &ours, &theirs_all(&file, batch_size));
+        }
+        // A selection of short and long runs.
+        let selection = RowSelection::from(vec![
+            RowSelector::skip(3),
+            RowSelector::select(2),
+            RowSelector::skip(700),
+            RowSelector::select(1500),
+            RowSelector::skip(1),
+            RowSelector::select(794),
+        ]);
+        let (ours, theirs) = selected_reads(&file, 64, &selection);
+        assert_same(
+            &format!("dictionary {dictionary}, selected"),
+            &ours,
+            &theirs,
+        );
+    }
 }
 
 #[test]

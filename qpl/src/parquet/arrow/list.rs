@@ -135,9 +135,9 @@ fn list_shape_at(
         .filter(|n| repetition(n) == Repetition::REPEATED)
         .count()
     {
+        0 => return None,
         1 => {}
-        2 => return list_of_lists_shape(schema, leaf, nodes, base, child, large),
-        _ => return None,
+        _ => return list_of_lists_shape(schema, leaf, nodes, base, child, large),
     }
     let physical = column_of(&descr).ok()?.physical_type;
     if !converts(physical, child.data_type()) {
@@ -179,7 +179,8 @@ fn list_shape_at(
 /// The shape of a list of lists (`nodes` from the outer list down to leaf `leaf`, under fields
 /// defined from level `base` on): the outer list three-level (`group l (LIST) { repeated group
 /// list { element } }`, its element the inner list's group, optional or required), the inner
-/// list any form [`list_shape_at`] reads, its elements of a type converted here.
+/// list any form [`list_shape_at`] reads (itself a list of lists, at any depth), its elements
+/// of a type converted here.
 fn list_of_lists_shape(
     schema: &SchemaDescriptor,
     leaf: usize,
@@ -204,7 +205,7 @@ fn list_of_lists_shape(
     }
     let list_defined = base + optional(list);
     let element = list_defined + 1;
-    // One list below (its path holds one repeated node): its shape has no inner list.
+    // The lists below: one (its shape has no inner list) or lists of lists again.
     let inner = list_shape_at(schema, leaf, below, element, inner_child, inner_large)?;
     Some(ListShape {
         list_defined,

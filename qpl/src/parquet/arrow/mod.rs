@@ -1017,10 +1017,9 @@ impl RecordBatchReader for ParquetRecordBatchReader {
 
 impl ParquetRecordBatchReader {
     /// The top-level fields whose columns this reader hands to arrow-rs's reader (nested
-    /// columns other than lists of one leaf, lists of such lists, maps of two, lists of structs
-    /// of flat fields, and structs of flat fields, lists of them, lists of structs of them, maps
-    /// and such structs at any depth: lists of three levels, lists of nested structs, maps of
-    /// nested keys or values;
+    /// columns other than lists of one leaf at any depth, maps of two, lists of structs of
+    /// flat fields, and structs of flat fields, lists of them, lists of structs of them, maps
+    /// and such structs at any depth: lists of nested structs, maps of nested keys or values;
     /// MonthDayNano intervals, which arrow-rs refuses too; dictionaries other than Int32 keys
     /// over byte arrays), in schema order.
     pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {
