@@ -15,7 +15,8 @@ date32/64, time32/64, timestamps s/ms/us/ns with and without a time zone, INT96 
 decimal128 in INT32, INT64 and FIXED_LEN_BYTE_ARRAY, float16, uuid, fixed_size_binary,
 string/large_string/binary/large_binary, string_view/binary_view, dictionary<int32, string>,
 boolean), each nullable with an all-null twin, in v1 and v2 pages and every codec; nested
-columns (structs in structs, lists of lists, lists of structs, maps, nulls at every level) with
+columns (structs in structs, lists of lists and of lists of lists, lists of structs and of
+structs holding structs, maps, nulls at every level) with
 compliant and non-compliant (`use_compliant_nested_type=False`) list names; a table of 0 rows;
 a file whose first row group has 0 rows; dictionaries that fall back to PLAIN mid-chunk (a
 small `dictionary_pagesize_limit`).
@@ -191,7 +192,8 @@ def typed_columns(rng, n):
 
 
 def nested_table(rng, n):
-    """Structs, lists, maps; a null possible at every level."""
+    """Structs, lists (of three levels too), lists of structs (of structs too), maps; a null
+    possible at every level."""
 
     def maybe(v, percent=10):
         return None if rng.randrange(100) < percent else v
@@ -205,6 +207,8 @@ def nested_table(rng, n):
         "ls": [maybe([point() for _ in range(rng.randrange(4))]) for _ in range(n)],
         "m": [maybe([("k%d" % k, maybe(rng.randrange(100))) for k in range(rng.randrange(4))]) for _ in range(n)],
         "flat": [maybe(rng.randrange(10**6)) for _ in range(n)],
+        "lll": [maybe([maybe([maybe([maybe(rng.randrange(50)) for _ in range(rng.randrange(3))]) for _ in range(rng.randrange(3))]) for _ in range(rng.randrange(3))]) for _ in range(n)],
+        "lsn": [maybe([maybe({"name": maybe("n%d" % rng.randrange(20)), "at": point()}) for _ in range(rng.randrange(3))]) for _ in range(n)],
     }
     point_t = pa.struct([("x", pa.int32()), ("y", pa.float64()), ("label", pa.string())])
     schema = pa.schema([
@@ -213,6 +217,8 @@ def nested_table(rng, n):
         ("ls", pa.list_(point_t)),
         ("m", pa.map_(pa.string(), pa.int64())),
         ("flat", pa.int64()),
+        ("lll", pa.list_(pa.list_(pa.list_(pa.int32())))),
+        ("lsn", pa.list_(pa.struct([("name", pa.string()), ("at", point_t)]))),
     ])
     return pa.table(rows, schema=schema)
 

@@ -308,8 +308,9 @@ fn every_corpus_file_reads_as_arrow_rs_reads_it() {
 }
 
 /// pyarrow's nested files: the struct holding a struct and a list (`s`), the list of structs
-/// (`ls`), the map (`m`) and the list of lists (`ll`) are all read by this project, none
-/// handed to arrow-rs's reader (the corpus test above compares the batches).
+/// (`ls`), the map (`m`), the list of lists (`ll`), the list of lists of lists (`lll`) and the
+/// list of structs holding a struct (`lsn`) are all read by this project, none handed to
+/// arrow-rs's reader (the corpus test above compares the batches).
 #[test]
 fn pyarrow_structs_lists_of_structs_maps_and_lists_of_lists_are_read_here() {
     let nested: Vec<_> = pyarrow_files()

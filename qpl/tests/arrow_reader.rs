@@ -55,7 +55,7 @@ const ROWS: usize = 5_000;
 type F16 = <arrow_array::types::Float16Type as arrow_array::ArrowPrimitiveType>::Native;
 
 /// One batch with a column per flat type (required and nullable), plus nested columns (one,
-/// a list of nested structs, that arrow-rs's reader reads for ours).
+/// a map of lists, that arrow-rs's reader reads for ours).
 fn batch(seed: u64) -> RecordBatch {
     let mut r = Rng(seed);
     let n = ROWS;
@@ -512,8 +512,7 @@ fn batch(seed: u64) -> RecordBatch {
         Some((0..n).map(|i| i % 11 != 9).collect::<Vec<_>>().into()),
     )
     .unwrap();
-    // A list of nested structs (`list<struct<who: struct<age>>>`), nulls at every level:
-    // read by arrow-rs's reader.
+    // A list of nested structs (`list<struct<who: struct<age>>>`), nulls at every level.
     let crowd_count = (0..n).map(|i| i % 3).sum::<usize>();
     let age = Field::new("age", DataType::Int32, true);
     let who = StructArray::try_new(
@@ -557,6 +556,22 @@ fn batch(seed: u64) -> RecordBatch {
         ),
     )
     .unwrap();
+    // A map whose values are lists: read by arrow-rs's reader.
+    let mut tally = MapBuilder::new(
+        None,
+        StringBuilder::new(),
+        ListBuilder::new(Int32Builder::new()),
+    );
+    for i in 0..n {
+        for j in 0..i % 3 {
+            tally.keys().append_value(words[(i + j) % 6]);
+            for k in 0..(i + j) % 4 {
+                tally.values().values().append_value((i * k) as i32);
+            }
+            tally.values().append(j != 1);
+        }
+        tally.append(i % 7 != 3).unwrap();
+    }
     let columns: Vec<(&str, ArrayRef)> = vec![
         ("id", Arc::new(Int64Array::from(i64s))),
         ("key", Arc::new(Int32Array::from(keys))),
@@ -599,6 +614,7 @@ fn batch(seed: u64) -> RecordBatch {
         ("holder", Arc::new(holder)),
         ("cube", Arc::new(cube.finish())),
         ("crowd", Arc::new(crowd)),
+        ("tally", Arc::new(tally.finish())),
         ("items", Arc::new(items)),
         ("path", Arc::new(path)),
         ("record", Arc::new(record)),
@@ -1025,20 +1041,20 @@ fn batches_of_one_row() {
 }
 
 #[test]
-fn every_column_but_a_list_of_nested_structs_is_read_here() {
+fn every_column_but_a_map_of_lists_is_read_here() {
     let (_, file) = &files()[0];
     let reader = ParquetRecordBatchReaderBuilder::try_new(file.clone())
         .unwrap()
         .build()
         .unwrap();
-    assert_eq!(reader.columns_read_by_arrow_rs(), ["crowd"]);
+    assert_eq!(reader.columns_read_by_arrow_rs(), ["tally"]);
 }
 
 #[test]
 fn a_page_handed_to_arrow_rs_above_the_executors_limit_is_refused() {
     let (_, file) = &files()[0];
-    let crowd_only = |builder: ParquetRecordBatchReaderBuilder<Bytes>| {
-        let mask = ProjectionMask::columns(builder.parquet_schema(), ["crowd"]);
+    let tally_only = |builder: ParquetRecordBatchReaderBuilder<Bytes>| {
+        let mask = ProjectionMask::columns(builder.parquet_schema(), ["tally"]);
         builder.with_projection(mask)
     };
     // arrow-rs's reader would trust the pages' claimed sizes: they are checked before.
@@ -1048,29 +1064,29 @@ fn a_page_handed_to_arrow_rs_above_the_executors_limit_is_refused() {
         ..qpl_rs::Config::default()
     });
     let builder = ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap();
-    let e = crowd_only(builder)
+    let e = tally_only(builder)
         .with_executor(small)
         .build()
         .err()
-        .expect("a page of lists of nested structs above 64 bytes")
+        .expect("a page of maps of lists above 64 bytes")
         .to_string();
-    assert!(e.contains("crowd") && e.contains("max_output_bytes"), "{e}");
+    assert!(e.contains("tally") && e.contains("max_output_bytes"), "{e}");
     // Within the default limit the same column reads as arrow-rs reads it.
     let ours: Vec<RecordBatch> =
-        crowd_only(ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap())
+        tally_only(ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap())
             .build()
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
     let theirs = ArrowRsBuilder::try_new(file.clone()).unwrap();
-    let mask = ProjectionMask::columns(theirs.parquet_schema(), ["crowd"]);
+    let mask = ProjectionMask::columns(theirs.parquet_schema(), ["tally"]);
     let theirs: Vec<RecordBatch> = theirs
         .with_projection(mask)
         .build()
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_same("crowd", &ours, &theirs);
+    assert_same("tally", &ours, &theirs);
 }
 
 #[test]
@@ -1520,7 +1536,7 @@ fn a_negative_chunk_offset_of_a_column_handed_to_arrow_rs_is_an_error() {
     // parquet crate's `byte_range` panics on it, and the walk of the pages handed to arrow-rs
     // asked it first. Now the chunk's range is checked as this reader's own chunks are. The
     // fuzz target's file (below) has its nested columns read here since; the same damage is
-    // made here to the list of nested structs, which arrow-rs reads.
+    // made here to the map of lists, which arrow-rs reads.
     let (_, file) = &files()[0];
     let metadata = ParquetMetaDataReader::new().parse_and_finish(file).unwrap();
     let schema = metadata.file_metadata().schema_descr_ptr();
@@ -1531,7 +1547,7 @@ fn a_negative_chunk_offset_of_a_column_handed_to_arrow_rs_is_an_error() {
             let columns = group
                 .columns()
                 .iter()
-                .map(|chunk| match chunk.column_path().parts()[0] == "crowd" {
+                .map(|chunk| match chunk.column_path().parts()[0] == "tally" {
                     true => chunk
                         .clone()
                         .into_builder()
@@ -2357,6 +2373,33 @@ fn lists_of_structs_of_each_parquet_form_equal_arrow_rs_and_disagreeing_fields_a
     // One element more in the second field.
     let b_longer: Levels = (&[4, 2, 3, 4, 0, 1, 4], &[0, 1, 1, 1, 0, 0, 0]);
     let e = read(&write(three_level, [4, 4], [a, b_longer], false)).expect_err("lengths differ");
+    assert!(e.contains("differ in lengths or nulls"), "{e}");
+    // A struct in the element: `{a, inner: {s}}`, levels 4 an inner struct, 5 its string.
+    let nested = "message schema {
+        optional group items (LIST) {
+            repeated group list {
+                optional group element {
+                    optional int32 a;
+                    optional group inner { optional binary s (UTF8); }
+                }
+            }
+        }
+    }";
+    // Rows: [{a, {s}}, null, {a, null}], null, [], [{null, {null}}].
+    let s: Levels = (&[5, 2, 3, 0, 1, 4], &[0, 1, 1, 0, 0, 0]);
+    let file = write(nested, [4, 5], [a, s], true);
+    assert_same("nested", &read(&file).unwrap(), &theirs_all(&file, 2));
+    // Its string leaf through a selection (dictionary indices looked up for the rows kept).
+    let selection = RowSelection::from(vec![
+        RowSelector::skip(1),
+        RowSelector::select(2),
+        RowSelector::skip(1),
+    ]);
+    let (ours, theirs) = selected_reads(&file, 1, &selection);
+    assert_same("nested, selected", &ours, &theirs);
+    // The element null in the string's levels only.
+    let s_disagrees: Levels = (&[2, 2, 3, 0, 1, 4], &[0, 1, 1, 0, 0, 0]);
+    let e = read(&write(nested, [4, 5], [a, s_disagrees], true)).expect_err("nulls differ");
     assert!(e.contains("differ in lengths or nulls"), "{e}");
     // Two-level (the repeated group is the struct, never null) with a required and an
     // optional string field; and an unannotated repeated group (the list never null).

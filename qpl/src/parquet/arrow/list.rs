@@ -4,20 +4,21 @@
 //! annotation (`repeated T l`). Offsets and the lists' validity come from the repetition and
 //! definition levels in one pass; the elements are converted as a flat column's values.
 //!
-//! A list of structs of flat fields is read a leaf at a time: each leaf as a list of a struct
-//! of that one field ([`list_struct_shapes`]), the struct's validity from the same levels, and
-//! the leaves' lists joined per batch ([`join_list_struct`]).
+//! A list of structs of flat fields (or of structs of them, at any depth) is read a leaf at a
+//! time: each leaf as a list of the struct narrowed to its path ([`list_struct_shapes`]), the
+//! structs' validity from the same levels, and the leaves' lists joined per batch
+//! ([`join_list_struct`](super::join::join_list_struct)).
 
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, GenericListArray, OffsetSizeTrait};
+use arrow_array::{ArrayRef, GenericListArray, OffsetSizeTrait};
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, FieldRef};
 use parquet::basic::Repetition;
 use parquet::schema::types::{SchemaDescriptor, Type};
 
 use super::convert::{converts, is_offset_bytes, take_array, take_values};
-use super::structs::{struct_nulls, wrap_in_structs, StructParent};
+use super::structs::{chain, struct_nulls, wrap_in_structs, StructParent};
 use crate::parquet::query::column_of;
 use crate::parquet::{ByteArrays, ColumnData, Values};
 
@@ -33,10 +34,11 @@ pub(crate) struct ListShape {
     /// The element field of the Arrow type.
     child: FieldRef,
     large: bool,
-    /// For a leaf of a list of structs: `child` is a struct of this one leaf, the struct
-    /// element non-null from `defined` on (`element` for a struct never null), `child` of it
-    /// the leaf's field.
-    member: Option<StructParent>,
+    /// For a leaf of a list of structs: the structs on the leaf's path from the element down
+    /// (`child` is the element's struct narrowed to that path), each non-null from its
+    /// `defined` level on (`element` for a struct never null), each one's `child` the next
+    /// one's field and the last one's the leaf's. Empty for a list of another element.
+    members: Vec<StructParent>,
     /// For a list inside structs: the structs it is wrapped in, outermost first, each
     /// holding only its field on the list's path.
     parents: Vec<StructParent>,
@@ -55,8 +57,8 @@ impl ListShape {
 
     /// The field of the leaf's values: the element's, or a list of structs' field.
     fn leaf(&self) -> &FieldRef {
-        self.member
-            .as_ref()
+        self.members
+            .last()
             .map_or(&self.child, |member| &member.child)
     }
 
@@ -213,7 +215,7 @@ fn list_of_lists_shape(
         max: inner.max,
         child: Arc::clone(child),
         large,
-        member: None,
+        members: Vec::new(),
         parents: Vec::new(),
         inner: Some(Box::new(inner)),
     })
@@ -239,15 +241,15 @@ fn shape_of(
         max,
         child: Arc::clone(child),
         large,
-        member: None,
+        members: Vec::new(),
         parents: Vec::new(),
         inner: None,
     })
 }
 
 /// A list of structs read as `data_type` (a `List` or `LargeList` of a `Struct`) from the
-/// struct's leaves `leaves`, one list of a struct of one field per leaf, when every field is a
-/// leaf of a type converted here. The list is three-level (`group l (LIST) { repeated group
+/// struct's leaves `leaves`, one list of the struct narrowed to one leaf's path per leaf, when
+/// every field is a leaf of a type converted here or a struct of such fields, at any depth. The list is three-level (`group l (LIST) { repeated group
 /// list { optional group element { fields } } }`), two-level (`group l (LIST) { repeated group
 /// element { fields } }`) or an unannotated repeated group; the struct may be optional, its
 /// fields optional or required.
@@ -273,11 +275,14 @@ pub(crate) fn list_struct_shapes_in(
     let DataType::Struct(fields) = element.data_type() else {
         return None;
     };
-    if fields.is_empty() || fields.len() != leaves.len() {
+    // Each leaf's fields from the element's down (structs in the element at any depth).
+    let field_paths = leaf_field_paths(fields);
+    if fields.is_empty() || field_paths.len() != leaves.len() {
         return None;
     }
     let mut shapes = Vec::with_capacity(leaves.len());
-    for (&leaf, field) in leaves.iter().zip(fields) {
+    for (&leaf, fields_down) in leaves.iter().zip(field_paths) {
+        let field = fields_down.last()?;
         let descr = schema.column(leaf);
         let physical = column_of(&descr).ok()?.physical_type;
         if descr.max_rep_level() != 1 || !converts(physical, field.data_type()) {
@@ -293,45 +298,51 @@ pub(crate) fn list_struct_shapes_in(
             1 => base + optional(nodes[0]),
             _ => return None,
         };
-        // The struct: the repeated group itself, or its one field.
-        let (structure, struct_optional, leaf_node) = match nodes[repeated..] {
-            [structure, leaf_node] => (structure, 0, leaf_node),
-            [list, structure, leaf_node]
-                if list.get_fields().len() == 1
-                    && repetition(structure) != Repetition::REPEATED =>
-            {
-                (structure, optional(structure), leaf_node)
-            }
-            _ => return None,
-        };
-        let shaped = structure.is_group()
-            && structure.get_fields().len() == fields.len()
-            && !leaf_node.is_group()
-            && repetition(leaf_node) != Repetition::REPEATED
-            && leaf_node.name() == field.name();
+        // The struct: the repeated group itself, or its one field; below it a node per
+        // field down to the leaf.
+        let below_list = &nodes[repeated..];
+        let (structure, struct_optional, below) =
+            match below_list.len().checked_sub(fields_down.len())? {
+                1 => (below_list[0], 0, &below_list[1..]),
+                2 if below_list[0].get_fields().len() == 1
+                    && repetition(below_list[1]) != Repetition::REPEATED =>
+                {
+                    (below_list[1], optional(below_list[1]), &below_list[2..])
+                }
+                _ => return None,
+            };
         let element_level = list_defined + 1;
-        let defined = element_level + struct_optional;
-        let max = defined + optional(leaf_node);
-        let nullable_agrees = (struct_optional == 0 || element.is_nullable())
-            && (optional(leaf_node) == 0 || field.is_nullable());
-        if !shaped || !nullable_agrees || descr.max_def_level() != max {
+        let mut defined = element_level + struct_optional;
+        let mut members = Vec::with_capacity(fields_down.len());
+        let mut nullable_agrees = struct_optional == 0 || element.is_nullable();
+        let mut shaped = structure.is_group() && structure.get_fields().len() == fields.len();
+        for (at, (node, field)) in below.iter().zip(&fields_down).enumerate() {
+            let last = at + 1 == fields_down.len();
+            shaped &= node.is_group() != last
+                && repetition(node) != Repetition::REPEATED
+                && node.name() == field.name();
+            nullable_agrees &= optional(node) == 0 || field.is_nullable();
+            members.push((defined, Arc::clone(field)));
+            defined += optional(node);
+        }
+        if !shaped || !nullable_agrees || descr.max_def_level() != defined {
             return None;
         }
-        let one_field = DataType::Struct(vec![Arc::clone(field)].into());
+        // The element's struct and the ones below, each narrowed to the leaf's path.
+        let (leaf_defined, leaf_field) = members.pop()?;
+        let members = chain(&members, leaf_defined, &leaf_field);
+        let narrowed = DataType::Struct(vec![Arc::clone(&members[0].child)].into());
         shapes.push(ListShape {
             list_defined,
             element: element_level,
-            max,
+            max: defined,
             child: Arc::new(arrow_schema::Field::new(
                 element.name(),
-                one_field,
+                narrowed,
                 element.is_nullable(),
             )),
             large,
-            member: Some(StructParent {
-                defined,
-                child: Arc::clone(field),
-            }),
+            members,
             parents: Vec::new(),
             inner: None,
         });
@@ -339,74 +350,22 @@ pub(crate) fn list_struct_shapes_in(
     Some(shapes)
 }
 
-/// A batch of a list of structs of `data_type` from its leaves' lists (as
-/// [`list_struct_shapes`] reads them, each of a struct of one field): the first one's offsets,
-/// list nulls and struct nulls, which every other leaf's must equal, over the leaves' values.
-pub(crate) fn join_list_struct(
-    data_type: &DataType,
-    parts: &[&ArrayRef],
-) -> Result<ArrayRef, ArrowError> {
-    match data_type {
-        DataType::List(element) => join_list_struct_as::<i32>(element, parts),
-        DataType::LargeList(element) => join_list_struct_as::<i64>(element, parts),
-        _ => Err(ArrowError::ParquetError(
-            "a list of structs of another type".into(),
-        )),
-    }
-}
-
-fn join_list_struct_as<O: OffsetSizeTrait>(
-    element: &FieldRef,
-    parts: &[&ArrayRef],
-) -> Result<ArrayRef, ArrowError> {
-    let error = |m: &str| ArrowError::ParquetError(m.into());
-    let DataType::Struct(fields) = element.data_type() else {
-        return Err(error("a list of structs whose elements are no structs"));
-    };
-    let nulls = |n: Option<&NullBuffer>| n.filter(|n| n.null_count() > 0).cloned();
-    let mut children = Vec::with_capacity(parts.len());
-    let mut first: Option<(Vec<O>, Option<NullBuffer>, Option<NullBuffer>)> = None;
-    for part in parts {
-        let list = part
-            .as_any()
-            .downcast_ref::<GenericListArray<O>>()
-            .ok_or_else(|| error("a list of structs' part is no list"))?;
-        let (offsets, values) = rebased(list);
-        let values = values
-            .as_any()
-            .downcast_ref::<arrow_array::StructArray>()
-            .ok_or_else(|| error("a list of structs' part holds no struct"))?;
-        let shape = (offsets, nulls(list.nulls()), nulls(values.nulls()));
-        match &first {
-            None => first = Some(shape),
-            Some(first) if *first == shape => {}
-            Some(_) => {
-                return Err(error(
-                    "a list of structs' fields differ in lengths or nulls",
-                ))
+/// The fields from each of `fields` down to each flat leaf below it, in the leaves' order:
+/// `[[a], [b, x], [b, y]]` for `{a, b: {x, y}}`.
+pub(crate) fn leaf_field_paths(fields: &arrow_schema::Fields) -> Vec<Vec<FieldRef>> {
+    let mut paths = Vec::new();
+    for field in fields {
+        match field.data_type() {
+            DataType::Struct(inner) => {
+                for mut below in leaf_field_paths(inner) {
+                    below.insert(0, Arc::clone(field));
+                    paths.push(below);
+                }
             }
+            _ => paths.push(vec![Arc::clone(field)]),
         }
-        children.push(Arc::clone(values.column(0)));
     }
-    let (offsets, list_nulls, struct_nulls) =
-        first.ok_or_else(|| error("a list of structs without fields"))?;
-    let values = arrow_array::StructArray::try_new(fields.clone(), children, struct_nulls)?;
-    Ok(Arc::new(GenericListArray::<O>::try_new(
-        Arc::clone(element),
-        OffsetBuffer::new(ScalarBuffer::from(offsets)),
-        Arc::new(values),
-        list_nulls,
-    )?))
-}
-
-/// A list's offsets from 0 and its values cut to them (a batch may be a slice of a page's).
-fn rebased<O: OffsetSizeTrait>(list: &GenericListArray<O>) -> (Vec<O>, ArrayRef) {
-    let offsets = list.value_offsets();
-    let (first, last) = (offsets[0], offsets[offsets.len() - 1]);
-    let values = list
-        .values()
-        .slice(first.as_usize(), (last - first).as_usize());
-    (offsets.iter().map(|&o| o - first).collect(), values)
+    paths
 }
 
 fn repetition(t: &Type) -> Repetition {
@@ -494,47 +453,6 @@ pub(crate) fn map_shapes_in(
     let keys = shape(*key_leaf, key, 0).filter(|s| s.max == s.element)?;
     let values = shape(*value_leaf, value, 1)?;
     Some([keys, values])
-}
-
-/// A batch of a map column of `data_type` from its keys' and values' lists (as
-/// [`map_shapes`] reads them): the keys' offsets and nulls, entries of the two lists' values.
-pub(crate) fn join_map(
-    data_type: &DataType,
-    keys: &ArrayRef,
-    values: &ArrayRef,
-) -> Result<ArrayRef, ArrowError> {
-    let error = |m: &str| ArrowError::ParquetError(m.into());
-    let DataType::Map(entries, sorted) = data_type else {
-        return Err(error("a map column of another type"));
-    };
-    let DataType::Struct(fields) = entries.data_type() else {
-        return Err(error("a map's entries are no struct"));
-    };
-    let list = |array: &ArrayRef| {
-        array
-            .as_any()
-            .downcast_ref::<GenericListArray<i32>>()
-            .cloned()
-            .ok_or_else(|| error("a map's part is no list"))
-    };
-    let (keys, values) = (list(keys)?, list(values)?);
-    let (key_offsets, key_values) = rebased(&keys);
-    let (value_offsets, value_values) = rebased(&values);
-    // The same nulls, whether or not a part keeps a buffer without nulls.
-    let nulls = |list: &GenericListArray<i32>| list.nulls().filter(|n| n.null_count() > 0).cloned();
-    let map_nulls = nulls(&keys);
-    if key_offsets != value_offsets || map_nulls != nulls(&values) {
-        return Err(error("a map's keys and values differ in lengths or nulls"));
-    }
-    let entries_array =
-        arrow_array::StructArray::try_new(fields.clone(), vec![key_values, value_values], None)?;
-    Ok(Arc::new(arrow_array::MapArray::try_new(
-        Arc::clone(entries),
-        OffsetBuffer::new(ScalarBuffer::from(key_offsets)),
-        entries_array,
-        map_nulls,
-        *sorted,
-    )?))
 }
 
 /// Takes the rows of `data` (one page's levels and values, emptied) as a list array, and the
@@ -646,20 +564,10 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
     // until a level defines an element); each slot counts what came before it.
     let mut offsets = vec![O::usize_as(0); rows + 1];
     let mut element_levels = vec![0i16; if element_nullable { def.len() + 1 } else { 0 }];
-    // A list of structs' leaf: whether each element's struct is non-null, the same way.
-    let struct_defined = shape
-        .member
-        .as_ref()
-        .map(|m| m.defined)
-        .filter(|&defined| defined > shape.element);
-    let mut struct_valid = vec![
-        false;
-        if struct_defined.is_some() {
-            def.len() + 1
-        } else {
-            0
-        }
-    ];
+    // A list of structs' leaf: each element's level, the same way, when a struct on the
+    // path can be null.
+    let struct_levels_kept = shape.members.iter().any(|m| m.defined > shape.element);
+    let mut struct_levels = vec![0i16; if struct_levels_kept { def.len() + 1 } else { 0 }];
     let (mut row, mut elements) = (0, 0);
     for (&d, &r) in def.iter().zip(rep) {
         offsets[row] = O::usize_as(elements);
@@ -667,8 +575,8 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
         if element_nullable {
             element_levels[elements] = i16::from(d == shape.max);
         }
-        if let Some(defined) = struct_defined {
-            struct_valid[elements] = d >= defined;
+        if struct_levels_kept {
+            struct_levels[elements] = d;
         }
         elements += usize::from(d >= shape.element);
     }
@@ -693,32 +601,28 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
         elements,
         leaf_type,
     )?;
-    let struct_valid =
-        struct_defined.map(|_| BooleanBuffer::collect_bool(elements, |i| struct_valid[i]));
-    let child = element_of(shape, leaf, struct_valid)?;
+    struct_levels.truncate(elements);
+    let child = element_of(shape, leaf, &struct_levels)?;
     *values = elements_data.values;
     list_array::<O>(shape, offsets, child, nulls)
 }
 
 /// A list's elements from its leaf's values `leaf`: the leaf itself, or for a list of
-/// structs the struct (of this one field) around it, valid where `struct_valid` says
-/// (`None`: everywhere).
+/// structs the structs on its path around it, each valid where the elements' levels
+/// `struct_levels` reach its defined level (empty: every struct is valid everywhere).
 fn element_of(
     shape: &ListShape,
     leaf: ArrayRef,
-    struct_valid: Option<BooleanBuffer>,
+    struct_levels: &[i16],
 ) -> Result<ArrayRef, ArrowError> {
-    let Some(member) = &shape.member else {
+    if shape.members.is_empty() {
         return Ok(leaf);
+    }
+    let nulls = match struct_levels.is_empty() {
+        true => vec![None; shape.members.len()],
+        false => struct_nulls(&shape.members, struct_levels, struct_levels.len()),
     };
-    let nulls = struct_valid
-        .map(NullBuffer::new)
-        .filter(|n| n.null_count() > 0);
-    Ok(Arc::new(arrow_array::StructArray::try_new(
-        vec![Arc::clone(&member.child)].into(),
-        vec![leaf],
-        nulls,
-    )?))
+    wrap_in_structs(leaf, &shape.members, nulls)
 }
 
 /// A list page of dictionary-encoded byte arrays fed a piece at a time: where the next piece
@@ -895,13 +799,9 @@ pub(crate) fn take_list_selected(
     let mut offsets = Vec::with_capacity(selected + 1);
     let mut list_valid = BooleanBufferBuilder::new(selected);
     let mut element_valid = BooleanBufferBuilder::new(if element_nullable { selected } else { 0 });
-    // A list of structs' leaf: whether each element's struct is non-null.
-    let struct_defined = shape
-        .member
-        .as_ref()
-        .map(|m| m.defined)
-        .filter(|&defined| defined > shape.element);
-    let mut struct_valid = BooleanBufferBuilder::new(0);
+    // A list of structs' leaf: each element's level, when a struct on the path can be null.
+    let struct_levels_kept = shape.members.iter().any(|m| m.defined > shape.element);
+    let mut struct_levels = Vec::new();
     let mut ids = Vec::with_capacity(selected);
     // Inside structs: each selected row's first level, for the structs' validity.
     let mut row_levels = Vec::new();
@@ -960,8 +860,8 @@ pub(crate) fn take_list_selected(
             if element_nullable {
                 element_valid.append(d == shape.max);
             }
-            if let Some(defined) = struct_defined {
-                struct_valid.append(d >= defined);
+            if struct_levels_kept {
+                struct_levels.push(d);
             }
             if d == shape.max {
                 let id = *indices.get(value).ok_or_else(|| {
@@ -987,7 +887,7 @@ pub(crate) fn take_list_selected(
     let validity = element_nullable.then(|| element_valid.finish());
     let leaf_type = shape.leaf().data_type();
     let leaf = take_values(&mut values, validity, elements, leaf_type)?;
-    let child = element_of(shape, leaf, struct_defined.map(|_| struct_valid.finish()))?;
+    let child = element_of(shape, leaf, &struct_levels)?;
     let nulls = (shape.list_defined > 0)
         .then(|| NullBuffer::new(list_valid.finish()))
         .filter(|n| n.null_count() > 0);
@@ -1117,7 +1017,7 @@ mod tests {
             max: 3,
             child: Arc::new(arrow_schema::Field::new("element", DataType::Utf8, true)),
             large: false,
-            member: None,
+            members: Vec::new(),
             parents: Vec::new(),
             inner: None,
         };
@@ -1199,6 +1099,7 @@ mod tests {
     fn a_list_of_lists_takes_its_inner_lists_from_the_levels_that_start_them() {
         use arrow_array::cast::AsArray;
         use arrow_array::types::Int32Type;
+        use arrow_array::Array;
         // optional group ll (LIST) { repeated group list { optional group element (LIST) {
         // repeated group list { optional int32 element } } } }: levels 1 outer list, 2 outer
         // element, 3 inner list, 4 inner element, 5 a value.
@@ -1210,7 +1111,7 @@ mod tests {
             max: 5,
             child: field("element", DataType::Int32),
             large: false,
-            member: None,
+            members: Vec::new(),
             parents: Vec::new(),
             inner: None,
         };
@@ -1220,7 +1121,7 @@ mod tests {
             max: 5,
             child: field("element", inner.data_type()),
             large: false,
-            member: None,
+            members: Vec::new(),
             parents: Vec::new(),
             inner: Some(Box::new(inner)),
         };

@@ -40,6 +40,7 @@ mod chunk_bytes;
 mod convert;
 mod filter;
 mod flat;
+mod join;
 mod list;
 mod open_bytes;
 mod open_fixed;
@@ -721,7 +722,7 @@ impl StructWalk<'_> {
                         shape.data_type(),
                         field.is_nullable(),
                     );
-                    shape.set_parents(chain(outer, defined, &Arc::new(narrowed)));
+                    shape.set_parents(structs::chain(outer, defined, &Arc::new(narrowed)));
                     parts.push(StructPart::List(shape));
                 }
             };
@@ -736,12 +737,13 @@ impl StructWalk<'_> {
                 wrapped(shapes.into(), parts);
                 continue;
             }
-            // A list of structs: its element's fields, each a leaf read as a list of a struct
-            // of it, wrapped in the structs above.
+            // A list of structs: its element's leaves (of its fields, or of structs in it),
+            // each read as a list of the struct narrowed to it, wrapped in the structs above.
             if let DataType::List(element) | DataType::LargeList(element) = field.data_type() {
                 if let DataType::Struct(inner) = element.data_type() {
-                    let taken = leaves.get(..inner.len())?;
-                    *leaves = &leaves[inner.len()..];
+                    let count = list::leaf_field_paths(inner).len();
+                    let taken = leaves.get(..count)?;
+                    *leaves = &leaves[count..];
                     if !taken.iter().all(|&leaf| on_path(leaf)) {
                         return None;
                     }
@@ -769,7 +771,7 @@ impl StructWalk<'_> {
                     self.schema,
                     leaf,
                     depth,
-                    chain(outer, defined, field),
+                    structs::chain(outer, defined, field),
                     field,
                 )?));
                 continue;
@@ -782,98 +784,10 @@ impl StructWalk<'_> {
             {
                 return None;
             }
-            parts.push(StructPart::Flat(chain(outer, defined, field)));
+            parts.push(StructPart::Flat(structs::chain(outer, defined, field)));
         }
         Some(())
     }
-}
-
-/// The structs a flat leaf of field `field` is wrapped in, outermost first. `outer` holds,
-/// from the top-level struct down, each struct's defined level and its field on the leaf's
-/// path (a struct); the innermost struct, non-null from `defined` on, holds `field`. Each
-/// wrapper holds only the leaf's path: `{p: {x}}` for leaf `x` of struct `p` in `s`.
-fn chain(
-    outer: &[(i16, arrow_schema::FieldRef)],
-    defined: i16,
-    field: &arrow_schema::FieldRef,
-) -> Vec<structs::StructParent> {
-    let mut parents = vec![structs::StructParent {
-        defined,
-        child: Arc::clone(field),
-    }];
-    for (defined, struct_field) in outer.iter().rev() {
-        let narrowed = arrow_schema::Field::new(
-            struct_field.name(),
-            DataType::Struct(vec![Arc::clone(&parents[0].child)].into()),
-            struct_field.is_nullable(),
-        );
-        parents.insert(
-            0,
-            structs::StructParent {
-                defined: *defined,
-                child: Arc::new(narrowed),
-            },
-        );
-    }
-    parents
-}
-
-/// One struct of `data_type` from structs of one field each, in the order of its fields
-/// (the same rows, the same validity: checked, as each leaf's levels gave it). Consecutive
-/// parts of a field that is itself a struct are joined into it the same way.
-fn join_struct(data_type: &DataType, parts: &[&ArrayRef]) -> Result<ArrayRef, ArrowError> {
-    let error = |m: &str| ArrowError::ParquetError(m.into());
-    let DataType::Struct(fields) = data_type else {
-        return Err(error("a struct column of another type"));
-    };
-    let mut nulls = None;
-    let mut narrowed = Vec::with_capacity(parts.len());
-    for (i, part) in parts.iter().enumerate() {
-        let part = part
-            .as_any()
-            .downcast_ref::<arrow_array::StructArray>()
-            .ok_or_else(|| error("a struct field's part is no struct"))?;
-        let part_nulls = part.nulls().filter(|n| n.null_count() > 0).cloned();
-        if i == 0 {
-            nulls = part_nulls;
-        } else if part_nulls != nulls {
-            return Err(error("a struct's fields differ in the struct's nulls"));
-        }
-        let [field] = &part.fields()[..] else {
-            return Err(error("a struct field's part holds other than one field"));
-        };
-        narrowed.push((field.name().clone(), part.column(0)));
-    }
-    let mut children = Vec::with_capacity(fields.len());
-    let mut at = 0;
-    for field in fields {
-        let end = at
-            + narrowed[at..]
-                .iter()
-                .take_while(|(name, _)| name == field.name())
-                .count();
-        let group: Vec<&ArrayRef> = narrowed[at..end].iter().map(|(_, c)| *c).collect();
-        let list_of_structs = matches!(
-            field.data_type(),
-            DataType::List(e) | DataType::LargeList(e) if matches!(e.data_type(), DataType::Struct(_))
-        );
-        children.push(match (field.data_type(), &group[..]) {
-            (DataType::Struct(_), [_, ..]) => join_struct(field.data_type(), &group)?,
-            (_, [_, ..]) if list_of_structs => list::join_list_struct(field.data_type(), &group)?,
-            (DataType::Map(..), [keys, values]) => list::join_map(field.data_type(), keys, values)?,
-            (_, [child]) => Arc::clone(child),
-            _ => return Err(error("a struct's parts do not match its fields")),
-        });
-        at = end;
-    }
-    if at != narrowed.len() {
-        return Err(error("a struct's parts do not match its fields"));
-    }
-    Ok(Arc::new(arrow_array::StructArray::try_new(
-        fields.clone(),
-        children,
-        nulls,
-    )?))
 }
 
 /// Where an output column comes from.
@@ -886,8 +800,8 @@ enum Source {
     Struct(Vec<usize>),
     /// A map read here: its keys' and its values' lists, `columns[k]` and `columns[v]`.
     Map(usize, usize),
-    /// A list of structs of flat fields read here: `columns[i]` for each field, each giving a
-    /// list of a struct of that field.
+    /// A list of structs of flat fields (or of structs of them) read here: `columns[i]` for
+    /// each leaf, each giving a list of the struct narrowed to that leaf's path.
     ListStruct(Vec<usize>),
     /// arrow-rs's reader (nested columns, and types not converted here yet): its batches'
     /// column `i`.
@@ -961,14 +875,14 @@ impl ParquetRecordBatchReader {
             .zip(self.schema.fields())
             .map(|(source, field)| match *source {
                 Source::Ours(i) => Ok(Arc::clone(&ours[i])),
-                Source::Map(k, v) => list::join_map(field.data_type(), &ours[k], &ours[v]),
+                Source::Map(k, v) => join::join_map(field.data_type(), &ours[k], &ours[v]),
                 Source::Struct(ref parts) => {
                     let parts: Vec<&ArrayRef> = parts.iter().map(|&i| &ours[i]).collect();
-                    join_struct(field.data_type(), &parts)
+                    join::join_struct(field.data_type(), &parts)
                 }
                 Source::ListStruct(ref parts) => {
                     let parts: Vec<&ArrayRef> = parts.iter().map(|&i| &ours[i]).collect();
-                    list::join_list_struct(field.data_type(), &parts)
+                    join::join_list_struct(field.data_type(), &parts)
                 }
                 Source::ArrowRs(i) => Ok(Arc::clone(
                     theirs.as_ref().expect("arrow-rs reads").column(i),
@@ -1018,8 +932,9 @@ impl RecordBatchReader for ParquetRecordBatchReader {
 impl ParquetRecordBatchReader {
     /// The top-level fields whose columns this reader hands to arrow-rs's reader (nested
     /// columns other than lists of one leaf at any depth, maps of two, lists of structs of
-    /// flat fields, and structs of flat fields, lists of them, lists of structs of them, maps
-    /// and such structs at any depth: lists of nested structs, maps of nested keys or values;
+    /// flat fields or of nested structs of them, and structs of flat fields, lists of them,
+    /// lists of structs of them, maps and such structs at any depth: lists of structs holding
+    /// lists or maps, maps of nested keys or values;
     /// MonthDayNano intervals, which arrow-rs refuses too; dictionaries other than Int32 keys
     /// over byte arrays), in schema order.
     pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {

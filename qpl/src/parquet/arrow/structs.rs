@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, StructArray};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
-use arrow_schema::{ArrowError, FieldRef};
+use arrow_schema::{ArrowError, DataType, FieldRef};
 
 use crate::parquet::validity::level_word;
 
@@ -66,4 +66,34 @@ pub(crate) fn wrap_in_structs(
         )?);
     }
     Ok(array)
+}
+
+/// The structs a flat leaf of field `field` is wrapped in, outermost first. `outer` holds,
+/// from the top-level struct down, each struct's defined level and its field on the leaf's
+/// path (a struct); the innermost struct, non-null from `defined` on, holds `field`. Each
+/// wrapper holds only the leaf's path: `{p: {x}}` for leaf `x` of struct `p` in `s`.
+pub(crate) fn chain(
+    outer: &[(i16, arrow_schema::FieldRef)],
+    defined: i16,
+    field: &arrow_schema::FieldRef,
+) -> Vec<StructParent> {
+    let mut parents = vec![StructParent {
+        defined,
+        child: Arc::clone(field),
+    }];
+    for (defined, struct_field) in outer.iter().rev() {
+        let narrowed = arrow_schema::Field::new(
+            struct_field.name(),
+            DataType::Struct(vec![Arc::clone(&parents[0].child)].into()),
+            struct_field.is_nullable(),
+        );
+        parents.insert(
+            0,
+            StructParent {
+                defined: *defined,
+                child: Arc::new(narrowed),
+            },
+        );
+    }
+    parents
 }
