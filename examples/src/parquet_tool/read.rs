@@ -26,8 +26,10 @@
 //! `rows`, `batches`, `columns` and the times are null when the read failed. With `--no-check`
 //! the result is `error` only when ours fails (arrow-rs failing only nulls `arrow_rs_ms`).
 //!
-//! The readers are stepped in lockstep (batch i of one, then batch i of the other), each call
-//! timed on its own, so memory holds two batches whatever the file's size. Exit status: 2 when
+//! The readers are stepped in lockstep (batch i of one, then batch i of the other, the two
+//! taking turns to go first: the first to read a page copies it from the page cache cold, the
+//! second finds it in the CPU's caches), each call timed on its own, so memory holds two
+//! batches whatever the file's size. Exit status: 2 when
 //! any file is an error, else 1 when any is a mismatch, else 0.
 
 use std::fs::File;
@@ -314,15 +316,25 @@ fn compare(file: &FilePath, options: &Options) -> Result<Read, String> {
         theirs: None,
     };
     let mut their_batches = 0u64;
-    loop {
-        let mine = ours.next()?;
-        let reference = match theirs.as_mut().map(Timed::next).transpose() {
-            Ok(batch) => batch.flatten(),
-            Err(e) if options.check => return Err(format!("arrow-rs: {e}")),
+    // arrow-rs's next batch; after its error none, unless the check needs its batches.
+    let their_next =
+        |theirs: &mut Option<Timed<_>>| match theirs.as_mut().map(Timed::next).transpose() {
+            Ok(batch) => Ok(batch.flatten()),
+            Err(e) if options.check => Err(format!("arrow-rs: {e}")),
             Err(_) => {
-                theirs = None;
-                None
+                *theirs = None;
+                Ok(None)
             }
+        };
+    for step in 0u64.. {
+        // The reader that reads a page first copies it from the page cache cold; the other
+        // finds the same bytes in the CPU's caches. They take turns going first.
+        let (mine, reference) = if step % 2 == 0 {
+            let mine = ours.next()?;
+            (mine, their_next(&mut theirs)?)
+        } else {
+            let reference = their_next(&mut theirs)?;
+            (ours.next()?, reference)
         };
         if let Some(batch) = &mine {
             read.rows += batch.num_rows() as u64;
