@@ -114,7 +114,7 @@ use crate::path::Path;
 mod from_parquet;
 #[cfg(feature = "parquet")]
 pub(crate) use from_parquet::{
-    checked_chunk, checked_chunk_page_reader, chunk_page_starts, leaf_index,
+    checked_chunk, checked_chunk_page_reader, chunk_page_starts, chunk_place, leaf_index,
 };
 #[cfg(feature = "parquet")]
 pub use from_parquet::{

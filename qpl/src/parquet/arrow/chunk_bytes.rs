@@ -75,6 +75,11 @@ impl<T: ChunkReader + 'static> ChunkReader for SharedReader<T> {
 pub(crate) trait ChunkSource: Send + Sync {
     /// The file's length.
     fn file_len(&self) -> u64;
+    /// Where what a reader from an offset may read ends: the file's end, or a column chunk's
+    /// (so that a page header's read fetches no bytes of the chunks after it).
+    fn read_end(&self) -> u64 {
+        self.file_len()
+    }
     /// `length` bytes at `start`.
     fn bytes(&self, start: u64, length: usize) -> Result<Bytes>;
 }
@@ -174,7 +179,7 @@ impl WindowReader {
 impl Read for WindowReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if self.window.is_empty() {
-            let left = self.source.file_len().saturating_sub(self.next);
+            let left = self.source.read_end().saturating_sub(self.next);
             let want = left.min(READ_WINDOW) as usize;
             if want == 0 {
                 return Ok(0);
@@ -239,12 +244,18 @@ pub(crate) struct ChunkWindow {
 
 impl ChunkWindow {
     /// A window over `source` whose chunk's pages start at `pages` (ascending, then the
-    /// chunk's end: what `chunk_page_starts` gives).
-    pub(crate) fn with_pages(source: Arc<dyn ChunkSource>, pages: Vec<u64>) -> ChunkWindow {
+    /// chunk's end: what `chunk_page_starts` gives), holding `first` at first: the bytes
+    /// `first.1` at offset `first.0`, already read (the header walk's last read: a small
+    /// chunk whole, which is then not read again).
+    pub(crate) fn with_pages(
+        source: Arc<dyn ChunkSource>,
+        pages: Vec<u64>,
+        first: (u64, Bytes),
+    ) -> ChunkWindow {
         ChunkWindow {
             source,
             pages,
-            window: Mutex::new((0, Bytes::new())),
+            window: Mutex::new(first),
         }
     }
 
@@ -270,6 +281,13 @@ impl ChunkWindow {
 impl ChunkSource for ChunkWindow {
     fn file_len(&self) -> u64 {
         self.source.file_len()
+    }
+
+    fn read_end(&self) -> u64 {
+        self.pages
+            .last()
+            .copied()
+            .unwrap_or_else(|| self.file_len())
     }
 
     fn bytes(&self, start: u64, length: usize) -> Result<Bytes> {
@@ -333,8 +351,11 @@ mod tests {
             file: file.clone(),
             reads: AtomicUsize::new(0),
         });
-        let window =
-            ChunkWindow::with_pages(Arc::clone(&counted) as Arc<dyn ChunkSource>, Vec::new());
+        let window = ChunkWindow::with_pages(
+            Arc::clone(&counted) as Arc<dyn ChunkSource>,
+            Vec::new(),
+            (0, Bytes::new()),
+        );
         let reads = || counted.reads.load(Ordering::Relaxed);
         // Headers and small pages one after another: one read of the file.
         let mut at = 10;
@@ -393,8 +414,11 @@ mod tests {
             file: file.clone(),
             reads: AtomicUsize::new(0),
         });
-        let window =
-            ChunkWindow::with_pages(Arc::clone(&counted) as Arc<dyn ChunkSource>, pages.clone());
+        let window = ChunkWindow::with_pages(
+            Arc::clone(&counted) as Arc<dyn ChunkSource>,
+            pages.clone(),
+            (0, Bytes::new()),
+        );
         let reads = || counted.reads.load(Ordering::Relaxed);
         let check = |at: u64, n: usize| {
             let got = window.bytes(at, n).unwrap();
@@ -419,5 +443,38 @@ mod tests {
         assert_eq!(reads(), 4);
         check(50, 10);
         assert_eq!(reads(), 5);
+    }
+
+    #[test]
+    fn a_chunk_the_header_walk_read_whole_is_not_read_again() {
+        // A chunk of two pages at bytes 100..1 100 of a file of 50 000, read whole by the
+        // header walk: its pages' headers (read from an offset, as the parquet crate reads
+        // them) and bodies come from that read, and no read passes the chunk's end.
+        let pages = vec![100u64, 600, 1_100];
+        let file = Bytes::from((0..50_000u32).map(|i| i as u8).collect::<Vec<u8>>());
+        let counted = Arc::new(Counted {
+            file: file.clone(),
+            reads: AtomicUsize::new(0),
+        });
+        let first = (100, file.slice(100..1_100));
+        let window = Arc::new(ChunkWindow::with_pages(
+            Arc::clone(&counted) as Arc<dyn ChunkSource>,
+            pages,
+            first,
+        ));
+        assert_eq!(window.read_end(), 1_100);
+        let source = DynSource(Arc::clone(&window) as Arc<dyn ChunkSource>);
+        for start in [100u64, 600] {
+            let mut header = Vec::new();
+            source
+                .get_read(start)
+                .unwrap()
+                .read_to_end(&mut header)
+                .unwrap();
+            assert_eq!(header, file[start as usize..1_100]);
+            let body = source.get_bytes(start + 20, 480).unwrap();
+            assert_eq!(body, file.slice(start as usize + 20..start as usize + 500));
+        }
+        assert_eq!(counted.reads.load(Ordering::Relaxed), 0);
     }
 }

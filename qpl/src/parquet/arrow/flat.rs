@@ -25,7 +25,9 @@ use super::open_fixed::{Dense, OpenFixed};
 use super::selection::{fragmented, selected_positions, Cursor, Take};
 use super::structs::{struct_nulls, wrap_in_structs, StructParent};
 use super::view::{self, CopyViews, OpenViews, PlainViews, ViewDictionary};
-use crate::parquet::query::{checked_chunk_page_reader, chunk_page_starts, column_of, page_of};
+use crate::parquet::query::{
+    checked_chunk_page_reader, chunk_page_starts, chunk_place, column_of, page_of,
+};
 use crate::parquet::validity::in_page_width;
 use crate::parquet::{
     ArrowPage, Bits, ChunkDecoder, Column, ColumnData, Encoding, IndexStream, ListPageStreams,
@@ -555,21 +557,21 @@ impl FlatColumn {
                 // Page by page: the memory of a window or a page, not of the chunk, where
                 // the input is a file (a `Bytes` input is sliced either way).
                 // The page headers are checked first, each with a read of a few KiB, and
-                // where the pages start kept: each page is then read with its header.
+                // where the pages start kept: each page is then read with its header. The
+                // walk's last read stays in the window: a small chunk is read once.
                 let input = &self.input;
-                let pages = chunk_page_starts(
-                    &self.metadata,
-                    row_group,
-                    self.leaf,
-                    input.file_len(),
-                    |at, n| input.bytes(at, n),
-                )
+                let place = chunk_place(&self.metadata, row_group, self.leaf, input.file_len())
+                    .map_err(|e| self.error(e))?;
+                let mut last = (0, bytes::Bytes::new());
+                let pages = chunk_page_starts(&place, |at, n| {
+                    let bytes = input.bytes(at, n)?;
+                    last = (at, bytes.clone());
+                    Ok(bytes)
+                })
                 .map_err(|e| self.error(e))?;
-                let window = ChunkWindow::with_pages(Arc::clone(&self.input), pages);
+                let window = ChunkWindow::with_pages(Arc::clone(&self.input), pages, last);
                 let source = Arc::new(DynSource(Arc::new(window)));
-                let reader =
-                    checked_chunk_page_reader(source, &self.metadata, row_group, self.leaf)
-                        .map_err(|e| self.error(e))?;
+                let reader = checked_chunk_page_reader(source, place).map_err(|e| self.error(e))?;
                 self.pages = Some(reader);
                 self.decoder.reset();
                 if let Some(views) = &mut self.views {

@@ -365,24 +365,46 @@ pub fn chunk_page_reader_shared<R: ChunkReader + 'static>(
     row_group: usize,
     column: usize,
 ) -> Result<Box<dyn PageReader>, ParquetError> {
-    chunk_page_starts(metadata, row_group, column, reader.len(), |at, n| {
-        reader.get_bytes(at, n)
-    })?;
-    checked_chunk_page_reader(reader, metadata, row_group, column)
+    let place = chunk_place(metadata, row_group, column, reader.len())?;
+    chunk_page_starts(&place, |at, n| reader.get_bytes(at, n))?;
+    checked_chunk_page_reader(reader, place)
 }
 
-/// Where the pages of a column chunk start in a file of `file_len` bytes, then where the chunk
-/// ends: each page header checked as [`chunk_page_reader_shared`] checks them, read through
-/// `read(offset, n)` (up to `n` bytes of the file at `offset`).
-pub(crate) fn chunk_page_starts(
+/// A column chunk whose byte range was checked to lie inside its file ([`checked_chunk`]),
+/// with its row group's row count.
+pub(crate) struct ChunkPlace {
+    meta: ColumnChunkMetaData,
+    rows: usize,
+    /// The chunk's bytes in the file: `start..end`.
+    pub start: u64,
+    pub end: u64,
+}
+
+/// Column `column` of row group `row_group` of a file of `file_len` bytes, its range checked.
+pub(crate) fn chunk_place(
     metadata: &ParquetMetaData,
     row_group: usize,
     column: usize,
     file_len: u64,
-    read: impl Fn(u64, usize) -> Result<bytes::Bytes, ParquetError>,
+) -> Result<ChunkPlace, ParquetError> {
+    let (chunk, rows) = chunk_meta(metadata, row_group, column)?;
+    let (meta, start, end) = checked_chunk(file_len, chunk.clone())?;
+    Ok(ChunkPlace {
+        meta,
+        rows,
+        start,
+        end,
+    })
+}
+
+/// Where the pages of the column chunk at `place` start in its file, then where the chunk
+/// ends: each page header checked as [`chunk_page_reader_shared`] checks them, read through
+/// `read(offset, n)` (up to `n` bytes of the file at `offset`).
+pub(crate) fn chunk_page_starts(
+    place: &ChunkPlace,
+    read: impl FnMut(u64, usize) -> Result<bytes::Bytes, ParquetError>,
 ) -> Result<Vec<u64>, ParquetError> {
-    let (chunk, _) = chunk_meta(metadata, row_group, column)?;
-    let (_, start, end) = checked_chunk(file_len, chunk.clone())?;
+    let (start, end, mut read) = (place.start, place.end, read);
     let mut starts = crate::parquet::thrift::page_starts(end - start, |at, n| read(start + at, n))?;
     for page in &mut starts {
         *page += start;
@@ -395,12 +417,14 @@ pub(crate) fn chunk_page_starts(
 /// ([`chunk_page_starts`]).
 pub(crate) fn checked_chunk_page_reader<R: ChunkReader + 'static>(
     reader: Arc<R>,
-    metadata: &ParquetMetaData,
-    row_group: usize,
-    column: usize,
+    place: ChunkPlace,
 ) -> Result<Box<dyn PageReader>, ParquetError> {
-    let (chunk, rows) = chunk_meta(metadata, row_group, column)?;
-    let (meta, start, end) = checked_chunk(reader.len(), chunk.clone())?;
+    let ChunkPlace {
+        meta,
+        rows,
+        start,
+        end,
+    } = place;
     let range = Arc::new(ChunkRange { reader, start, end });
     Ok(Box::new(SerializedPageReader::new(
         range, &meta, rows, None,
