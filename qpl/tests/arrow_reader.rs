@@ -556,6 +556,19 @@ fn batch(seed: u64) -> RecordBatch {
         ),
     )
     .unwrap();
+    // Arrow's Null type, and lists of it.
+    let voids = ListArray::try_new(
+        Arc::new(Field::new("item", DataType::Null, true)),
+        arrow_buffer::OffsetBuffer::from_lengths((0..n).map(|i| i % 4)),
+        Arc::new(arrow_array::NullArray::new((0..n).map(|i| i % 4).sum())),
+        Some(
+            (0..n)
+                .map(|i| i % 4 != 0 || i % 8 == 0)
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+    )
+    .unwrap();
     // A map whose values are lists: read by arrow-rs's reader.
     let mut tally = MapBuilder::new(
         None,
@@ -615,6 +628,8 @@ fn batch(seed: u64) -> RecordBatch {
         ("cube", Arc::new(cube.finish())),
         ("crowd", Arc::new(crowd)),
         ("tally", Arc::new(tally.finish())),
+        ("void", Arc::new(arrow_array::NullArray::new(n))),
+        ("voids", Arc::new(voids)),
         ("items", Arc::new(items)),
         ("path", Arc::new(path)),
         ("record", Arc::new(record)),
@@ -1022,6 +1037,35 @@ fn a_decimal_wider_than_its_arrow_type_is_an_error() {
         error.to_string().contains("does not fit 16 bytes"),
         "{error}"
     );
+}
+
+#[test]
+fn the_footer_is_read_as_arrow_rs_reads_it_with_and_without_the_page_index() {
+    use parquet::arrow::arrow_reader::ArrowReaderOptions;
+    use parquet::file::metadata::PageIndexPolicy;
+    // The first file has page statistics: a column and an offset index.
+    let (_, file) = &files()[0];
+    for policy in [
+        PageIndexPolicy::Skip,
+        PageIndexPolicy::Optional,
+        PageIndexPolicy::Required,
+    ] {
+        let options = || ArrowReaderOptions::new().with_page_index_policy(policy);
+        let ours =
+            ParquetRecordBatchReaderBuilder::try_new_with_options(file.clone(), options()).unwrap();
+        let theirs = ArrowRsBuilder::try_new_with_options(file.clone(), options()).unwrap();
+        assert_eq!(
+            ours.metadata().column_index().is_some(),
+            policy != PageIndexPolicy::Skip,
+            "{policy:?}"
+        );
+        assert_eq!(
+            ours.metadata().as_ref(),
+            theirs.metadata().as_ref(),
+            "{policy:?}"
+        );
+        assert_eq!(ours.schema(), theirs.schema(), "{policy:?}");
+    }
 }
 
 #[test]

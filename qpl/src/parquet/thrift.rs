@@ -30,25 +30,26 @@ const MAX_DEPTH: usize = 64;
 /// on. A known field declared with another type than the format's is skipped, as Thrift's
 /// generated C++ code (Arrow C++, pyarrow) skips it, where the crate would read its bytes as
 /// the format's type: the footer's metadata is returned rewritten with that field renumbered
-/// to an id no struct has (so that the crate skips it too), `None` where nothing needed it.
-/// Files without the plain `PAR1` footer (too short, encrypted) are left to the crate.
+/// to an id no struct has (so that the crate skips it too), or as it is where nothing needed
+/// it (for the crate to decode, not to read again). Files without the plain `PAR1` footer (too
+/// short, encrypted) are left to the crate.
 ///
 /// Example: Dremio wrote a `ColumnMetaData` field 15 that is a list of structs; the format's
 /// field 15 is `bloom_filter_length`, an i32. The crate read the list's header as a varint and
 /// the rest of the footer out of step ("Expected list element type of I64 but got I16");
 /// renumbered, field 15 is skipped and the file reads, as pyarrow reads it.
-pub(crate) fn repair_footer<R: ChunkReader>(input: &R) -> Result<Option<Vec<u8>>, ParquetError> {
+pub(crate) fn repair_footer<R: ChunkReader>(input: &R) -> Result<Footer, ParquetError> {
     let len = input.len();
     if len < 12 {
-        return Ok(None);
+        return Ok(Footer::Unread);
     }
     let tail = input.get_bytes(len - 8, 8)?;
     if tail.len() != 8 || &tail[4..] != b"PAR1" {
-        return Ok(None);
+        return Ok(Footer::Unread);
     }
     let meta_len = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
     if meta_len + 8 > len {
-        return Ok(None);
+        return Ok(Footer::Unread);
     }
     let meta = input.get_bytes(len - 8 - meta_len, meta_len as usize)?;
     let mut walk = Walk::new(&meta);
@@ -56,7 +57,7 @@ pub(crate) fn repair_footer<R: ChunkReader>(input: &R) -> Result<Option<Vec<u8>>
         ParquetError::General(format!("the footer's metadata at byte {}: {m}", walk.at))
     })?;
     if walk.renumbered.is_empty() {
-        return Ok(None);
+        return Ok(Footer::AsIs(meta));
     }
     let mut out = Vec::with_capacity(meta.len() + 4 * walk.renumbered.len());
     let mut copied = 0;
@@ -73,7 +74,17 @@ pub(crate) fn repair_footer<R: ChunkReader>(input: &R) -> Result<Option<Vec<u8>>
         copied = header.at + header.len;
     }
     out.extend_from_slice(&meta[copied..]);
-    Ok(Some(out))
+    Ok(Footer::Repaired(out))
+}
+
+/// A file's footer metadata after [`repair_footer`]'s walk.
+pub(crate) enum Footer {
+    /// Not read (no plain `PAR1` footer, or one longer than the file): the crate reads it.
+    Unread,
+    /// Walked, as the file holds it.
+    AsIs(bytes::Bytes),
+    /// Walked and rewritten.
+    Repaired(Vec<u8>),
 }
 
 /// An id no struct of the footer has: a known field declared with another type is given it.

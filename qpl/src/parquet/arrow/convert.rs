@@ -42,6 +42,7 @@ pub(crate) fn converts(physical: PhysicalType, data_type: &DataType) -> bool {
                 | D::Decimal32(_, _)
                 | D::Decimal64(_, _)
                 | D::Decimal128(_, _)
+                | D::Null
         ),
         PhysicalType::Int64 => matches!(
             data_type,
@@ -704,6 +705,9 @@ pub(crate) fn coerce_i32(
 ) -> Result<ArrayRef, ArrowError> {
     Ok(match target {
         DataType::Int32 => Arc::new(array),
+        // Arrow's Null type (INT32 of the UNKNOWN logical type, every value null): a slot
+        // per row, whatever the levels say (as arrow-rs's reader gives it).
+        DataType::Null => Arc::new(arrow_array::NullArray::new(array.len())),
         DataType::Int8 => Arc::new(array.unary::<_, Int8Type>(|v| v as i8)),
         DataType::Int16 => Arc::new(array.unary::<_, Int16Type>(|v| v as i16)),
         DataType::UInt8 => Arc::new(array.unary::<_, UInt8Type>(|v| v as u8)),

@@ -60,13 +60,13 @@ use parquet::arrow::arrow_reader::{
 pub use parquet::arrow::arrow_reader::{RowSelection, RowSelector};
 pub use parquet::arrow::ProjectionMask;
 use parquet::errors::ParquetError;
-use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
+use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData, ParquetMetaDataReader};
 pub use parquet::file::reader::ChunkReader;
 use parquet::schema::types::SchemaDescriptor;
 use rayon::prelude::*;
 
 use crate::parquet::query::Predicate;
-use crate::parquet::thrift;
+use crate::parquet::thrift::{self, Footer};
 use crate::{Executor, Path};
 
 pub use chunk_bytes::SharedReader;
@@ -178,15 +178,24 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
         reader: T,
         options: ArrowReaderOptions,
     ) -> Result<Self, ParquetError> {
-        let repaired = thrift::repair_footer(&reader)?;
+        // The walked footer is decoded from the bytes the walk read (arrow-rs's `load` would
+        // read them again), unless the page index is asked for: `load` reads it.
+        let footer = thrift::repair_footer(&reader)?;
+        let page_index = options.column_index_policy() != PageIndexPolicy::Skip
+            || options.offset_index_policy() != PageIndexPolicy::Skip;
+        let decode = |bytes: &[u8], options: ArrowReaderOptions| {
+            let metadata = ParquetMetaDataReader::decode_metadata_with_options(
+                bytes,
+                Some(options.metadata_options()),
+            )?;
+            ArrowReaderMetadata::try_new(Arc::new(metadata), options)
+        };
         // arrow-ipc panics on some damaged embedded Arrow schemas (`ARROW:schema` naming an
         // unknown type: "not implemented", found by the `reader` fuzz target): an error here.
-        let metadata = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match repaired {
-            None => ArrowReaderMetadata::load(&reader, options),
-            Some(footer) => {
-                let metadata = ParquetMetaDataReader::decode_metadata(&footer)?;
-                ArrowReaderMetadata::try_new(Arc::new(metadata), options)
-            }
+        let metadata = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match footer {
+            Footer::AsIs(bytes) if !page_index => decode(&bytes, options),
+            Footer::Repaired(bytes) => decode(&bytes, options),
+            Footer::AsIs(_) | Footer::Unread => ArrowReaderMetadata::load(&reader, options),
         }))
         .map_err(|_| {
             ParquetError::General(
