@@ -281,7 +281,11 @@ impl FlatColumn {
         cursor: Cursor,
         executor: Executor,
         batch_size: usize,
+        selected: usize,
     ) -> Result<FlatColumn, ArrowError> {
+        // The open batch's room: a batch, or the rows to read where fewer (a small file's
+        // columns do not each hold a batch of 8 192 rows).
+        let room = batch_size.min(selected).max(1);
         let descr = metadata.file_metadata().schema_descr().column(leaf);
         let name = descr.path().string();
         let column = column_of(&descr)
@@ -290,7 +294,7 @@ impl FlatColumn {
         let views = (list.is_none() && view::is_view(&data_type)).then(|| Views {
             dictionary: None,
             indices: Vec::new(),
-            open: OpenViews::new(batch_size.max(1)),
+            open: OpenViews::new(room),
         });
         let mut arrow_page = ArrowPage::new(column.physical_type);
         arrow_page.byte_array_sections = views.is_some();
@@ -304,11 +308,11 @@ impl FlatColumn {
         };
         let bytes = list
             .is_none()
-            .then(|| OpenBytes::new(&data_type, batch_size))
+            .then(|| OpenBytes::new(&data_type, room))
             .flatten();
         let fixed = list
             .is_none()
-            .then(|| OpenFixed::new(column.physical_type, &data_type, batch_size))
+            .then(|| OpenFixed::new(column.physical_type, &data_type, room))
             .flatten();
         // FIXED_LEN_BYTE_ARRAY decimals are gathered or copied from the page by `fixed`;
         // FLOAT16 and FixedSizeBinary arrays made of a PLAIN page's bytes.

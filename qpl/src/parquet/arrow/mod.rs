@@ -387,6 +387,7 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                 plan.cursor(),
                 self.executor.clone(),
                 self.batch_size,
+                plan.selected,
             )
         };
         for (field, leaves) in schema.fields().iter().zip(projected) {
