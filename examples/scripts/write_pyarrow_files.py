@@ -14,6 +14,7 @@ Also (`extra_files`): every Arrow logical type pyarrow writes (ints of every wid
 date32/64, time32/64, timestamps s/ms/us/ns with and without a time zone, INT96 timestamps,
 decimal128 in INT32, INT64 and FIXED_LEN_BYTE_ARRAY, float16, uuid, fixed_size_binary,
 string/large_string/binary/large_binary, string_view/binary_view, dictionary<int32, string>,
+dictionary<int8, string> (pandas' categoricals),
 boolean), each nullable with an all-null twin, in v1 and v2 pages and every codec; nested
 columns (structs in structs, lists of lists and of lists of lists, lists of structs and of
 structs holding structs, maps, nulls at every level) with
@@ -182,6 +183,8 @@ def typed_columns(rng, n):
         "string_view": pa.array(words, pa.string_view()),
         "binary_view": pa.array(blobs, pa.binary_view()),
         "dict_string": pa.array(nullable([rng.choice(["a", "bb", "", "ccc"]) for _ in range(n)])).dictionary_encode(),
+        # pandas' categoricals: Int8 keys.
+        "dict_int8": pa.array(nullable([rng.choice(["x", "yy", "zzz"]) for _ in range(n)])).dictionary_encode().cast(pa.dictionary(pa.int8(), pa.string())),
         "float32": pa.array(nullable([rng.random() for _ in range(n)]), pa.float32()),
     }
     for name, t in [("bool", pa.bool_()), ("int32", pa.int32()), ("int64", pa.int64()), ("double", pa.float64()),

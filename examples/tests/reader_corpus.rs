@@ -307,26 +307,35 @@ fn every_corpus_file_reads_as_arrow_rs_reads_it() {
     println!("{} files, {reads} reads compared", corpus.len());
 }
 
-/// pyarrow's nested files: the struct holding a struct and a list (`s`), the list of structs
-/// (`ls`), the map (`m`), the list of lists (`ll`), the list of lists of lists (`lll`) and the
-/// list of structs holding a struct (`lsn`) are all read by this project, none handed to
-/// arrow-rs's reader (the corpus test above compares the batches).
+/// pyarrow's nested files (the struct holding a struct and a list `s`, the list of structs
+/// `ls`, the map `m`, the list of lists `ll`, the list of lists of lists `lll`, the list of
+/// structs holding a struct `lsn`), its files of every logical type (the Null type and
+/// pandas' Int8-keyed categoricals among them) and its empty files: every column read by this
+/// project, none handed to arrow-rs's reader (the corpus test above compares the batches).
 #[test]
-fn pyarrow_structs_lists_of_structs_maps_and_lists_of_lists_are_read_here() {
-    let nested: Vec<_> = pyarrow_files()
+fn pyarrow_nested_and_typed_columns_are_all_read_here() {
+    let files: Vec<_> = pyarrow_files()
         .into_iter()
-        .filter(|(name, _)| name.starts_with("pyarrow_nested"))
+        .filter(|(name, _)| {
+            ["pyarrow_nested", "pyarrow_types", "pyarrow_empty"]
+                .iter()
+                .any(|prefix| name.starts_with(prefix))
+        })
         .collect();
-    if nested.is_empty() {
-        println!("pyarrow not installed: its nested files are skipped");
+    if files.is_empty() {
+        println!("pyarrow not installed: its nested and typed files are skipped");
         return;
     }
-    for (name, file) in nested {
+    for (name, file) in files {
         let reader = ParquetRecordBatchReaderBuilder::try_new(file)
             .unwrap()
             .build()
             .unwrap();
-        assert!(reader.columns_read_by_arrow_rs().is_empty(), "{name}");
+        assert!(
+            reader.columns_read_by_arrow_rs().is_empty(),
+            "{name}: {:?}",
+            reader.columns_read_by_arrow_rs()
+        );
     }
 }
 

@@ -1069,6 +1069,83 @@ fn the_footer_is_read_as_arrow_rs_reads_it_with_and_without_the_page_index() {
 }
 
 #[test]
+fn dictionaries_of_other_keys_equal_arrow_rs() {
+    use arrow_array::types::{Int16Type, Int8Type, UInt16Type, UInt8Type};
+    use arrow_array::DictionaryArray;
+    // Pandas' categoricals have Int8 keys; other key types too, over strings and binary, with
+    // nulls; in dictionary pages, PLAIN pages, and dictionaries that fall back to PLAIN
+    // mid-chunk (whose batches' entries are then made distinct to fit the keys).
+    let mut r = Rng(0xD1C7_0000_0000_0008);
+    let n = 20_000;
+    let words: Vec<String> = (0..100).map(|i| format!("category {i}")).collect();
+    let word_values = Arc::new(StringArray::from(
+        words.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    let mut keys = |distinct: u64| -> Vec<Option<u64>> {
+        (0..n)
+            .map(|_| (!r.null(8)).then(|| r.below(distinct)))
+            .collect()
+    };
+    let int8 = DictionaryArray::<Int8Type>::try_new(
+        keys(100).into_iter().map(|k| k.map(|k| k as i8)).collect(),
+        word_values.clone(),
+    )
+    .unwrap();
+    let uint8 = DictionaryArray::<UInt8Type>::try_new(
+        keys(100).into_iter().map(|k| k.map(|k| k as u8)).collect(),
+        word_values.clone(),
+    )
+    .unwrap();
+    let int16 = DictionaryArray::<Int16Type>::try_new(
+        keys(3).into_iter().map(|k| k.map(|k| k as i16)).collect(),
+        Arc::new(BinaryArray::from_iter_values([
+            b"a".as_slice(),
+            b"",
+            b"\xff\x00",
+        ])),
+    )
+    .unwrap();
+    let uint16 = DictionaryArray::<UInt16Type>::try_new(
+        keys(100).into_iter().map(|k| k.map(|k| k as u16)).collect(),
+        Arc::new(arrow_array::LargeStringArray::from(
+            words.iter().map(String::as_str).collect::<Vec<_>>(),
+        )),
+    )
+    .unwrap();
+    let batch = RecordBatch::try_from_iter([
+        ("int8", Arc::new(int8) as ArrayRef),
+        ("uint8", Arc::new(uint8) as ArrayRef),
+        ("int16", Arc::new(int16) as ArrayRef),
+        ("uint16", Arc::new(uint16) as ArrayRef),
+    ])
+    .unwrap();
+    let small_pages = || WriterProperties::builder().set_data_page_row_count_limit(3_000);
+    for (name, properties) in [
+        ("dictionary", small_pages().build()),
+        ("plain", small_pages().set_dictionary_enabled(false).build()),
+        (
+            "fallback",
+            small_pages().set_dictionary_page_size_limit(600).build(),
+        ),
+    ] {
+        let mut out = Vec::new();
+        let mut writer = ArrowWriter::try_new(&mut out, batch.schema(), Some(properties)).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let file = Bytes::from(out);
+        for batch_size in [1_000, 8192] {
+            let ours = read_here(&file, batch_size).unwrap();
+            assert_eq!(ours[0].schema(), batch.schema(), "{name}");
+            assert_same(
+                &format!("{name}, batch {batch_size}"),
+                &ours,
+                &theirs_all(&file, batch_size),
+            );
+        }
+    }
+}
+
+#[test]
 fn batches_of_one_row() {
     let (name, file) = &files()[0];
     let mask = |b: &parquet::schema::types::SchemaDescriptor| {

@@ -38,6 +38,7 @@
 
 mod chunk_bytes;
 mod convert;
+mod dictionary_keys;
 mod filter;
 mod flat;
 mod join;
@@ -391,14 +392,17 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             )
         };
         for (field, leaves) in schema.fields().iter().zip(projected) {
-            // One leaf: flat, or a list of a converted type.
+            // One leaf: flat, or a list of a converted type. A flat dictionary of other keys
+            // than Int32 is read with Int32 keys, its batches' keys converted.
+            let read_type = dictionary_keys::read_with_int32_keys(field.data_type())
+                .unwrap_or_else(|| field.data_type().clone());
             let ours = match leaves[..] {
                 [leaf] => {
                     let descr = parquet_schema.column(leaf);
                     let flat = descr.max_rep_level() == 0 && descr.path().parts().len() == 1;
                     let physical = crate::parquet::query::column_of(&descr).ok();
-                    let converted = physical
-                        .is_some_and(|c| convert::converts(c.physical_type, field.data_type()));
+                    let converted =
+                        physical.is_some_and(|c| convert::converts(c.physical_type, &read_type));
                     if flat && converted {
                         Some(None)
                     } else {
@@ -453,7 +457,11 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
                 sources.push(Source::Struct(indices));
             } else if let Some(list) = ours {
                 sources.push(Source::Ours(columns.len()));
-                columns.push(open(leaves[0], field.data_type().clone(), list)?);
+                let data_type = match list {
+                    None => read_type,
+                    Some(_) => field.data_type().clone(),
+                };
+                columns.push(open(leaves[0], data_type, list)?);
             } else {
                 sources.push(Source::ArrowRs(handed_over.len()));
                 handed_over.push(leaves.clone());
@@ -884,7 +892,7 @@ impl ParquetRecordBatchReader {
             .iter()
             .zip(self.schema.fields())
             .map(|(source, field)| match *source {
-                Source::Ours(i) => Ok(Arc::clone(&ours[i])),
+                Source::Ours(i) => dictionary_keys::with_keys_of(&ours[i], field.data_type()),
                 Source::Map(k, v) => join::join_map(field.data_type(), &ours[k], &ours[v]),
                 Source::Struct(ref parts) => {
                     let parts: Vec<&ArrayRef> = parts.iter().map(|&i| &ours[i]).collect();
@@ -945,8 +953,9 @@ impl ParquetRecordBatchReader {
     /// flat fields or of nested structs of them, and structs of flat fields, lists of them,
     /// lists of structs of them, maps and such structs at any depth: lists of structs holding
     /// lists or maps, maps of nested keys or values;
-    /// MonthDayNano intervals, which arrow-rs refuses too; dictionaries other than Int32 keys
-    /// over byte arrays), in schema order.
+    /// MonthDayNano intervals, which arrow-rs refuses too; dictionaries of other values than
+    /// byte arrays, and dictionaries of other keys than Int32 inside nested columns), in
+    /// schema order.
     pub fn columns_read_by_arrow_rs(&self) -> Vec<String> {
         self.sources
             .iter()
