@@ -195,8 +195,8 @@ def typed_columns(rng, n):
 
 
 def nested_table(rng, n):
-    """Structs, lists (of three levels too), lists of structs (of structs too), maps; a null
-    possible at every level."""
+    """Structs, lists (of three levels too), lists of structs (of structs too), maps (of
+    structs too); a null possible at every level."""
 
     def maybe(v, percent=10):
         return None if rng.randrange(100) < percent else v
@@ -212,6 +212,7 @@ def nested_table(rng, n):
         "flat": [maybe(rng.randrange(10**6)) for _ in range(n)],
         "lll": [maybe([maybe([maybe([maybe(rng.randrange(50)) for _ in range(rng.randrange(3))]) for _ in range(rng.randrange(3))]) for _ in range(rng.randrange(3))]) for _ in range(n)],
         "lsn": [maybe([maybe({"name": maybe("n%d" % rng.randrange(20)), "at": point()}) for _ in range(rng.randrange(3))]) for _ in range(n)],
+        "ms": [maybe([("k%d" % k, point()) for k in range(rng.randrange(3))]) for _ in range(n)],
     }
     point_t = pa.struct([("x", pa.int32()), ("y", pa.float64()), ("label", pa.string())])
     schema = pa.schema([
@@ -222,6 +223,7 @@ def nested_table(rng, n):
         ("flat", pa.int64()),
         ("lll", pa.list_(pa.list_(pa.list_(pa.int32())))),
         ("lsn", pa.list_(pa.struct([("name", pa.string()), ("at", point_t)]))),
+        ("ms", pa.map_(pa.string(), point_t)),
     ])
     return pa.table(rows, schema=schema)
 

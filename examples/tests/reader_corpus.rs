@@ -309,7 +309,7 @@ fn every_corpus_file_reads_as_arrow_rs_reads_it() {
 
 /// pyarrow's nested files (the struct holding a struct and a list `s`, the list of structs
 /// `ls`, the map `m`, the list of lists `ll`, the list of lists of lists `lll`, the list of
-/// structs holding a struct `lsn`), its files of every logical type (the Null type and
+/// structs holding a struct `lsn`, the map of structs `ms`), its files of every logical type (the Null type and
 /// pandas' Int8-keyed categoricals among them) and its empty files: every column read by this
 /// project, none handed to arrow-rs's reader (the corpus test above compares the batches).
 #[test]

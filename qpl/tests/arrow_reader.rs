@@ -556,6 +556,63 @@ fn batch(seed: u64) -> RecordBatch {
         ),
     )
     .unwrap();
+    // A map of structs (`map<string, struct<a: int32, b: string>>`), nulls at every level.
+    let attr_fields: arrow_schema::Fields = vec![
+        Arc::new(Field::new("a", DataType::Int32, true)),
+        Arc::new(Field::new("b", DataType::Utf8, true)),
+    ]
+    .into();
+    let attr_count = (0..n).map(|i| i % 4).sum::<usize>();
+    let attr_values = StructArray::try_new(
+        attr_fields,
+        vec![
+            Arc::new(Int32Array::from_iter(
+                (0..attr_count).map(|k| (k % 3 != 1).then_some(k as i32)),
+            )),
+            Arc::new(StringArray::from_iter(
+                (0..attr_count).map(|k| (k % 5 != 2).then(|| words[k % 6])),
+            )),
+        ],
+        Some(
+            (0..attr_count)
+                .map(|k| k % 7 != 4)
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+    )
+    .unwrap();
+    let attr_keys = StringArray::from_iter_values((0..attr_count).map(|k| format!("k{}", k % 9)));
+    let attr_entries = StructArray::try_new(
+        vec![
+            Arc::new(Field::new("keys", DataType::Utf8, false)),
+            Arc::new(Field::new(
+                "values",
+                arrow_array::Array::data_type(&attr_values).clone(),
+                true,
+            )),
+        ]
+        .into(),
+        vec![Arc::new(attr_keys), Arc::new(attr_values)],
+        None,
+    )
+    .unwrap();
+    let attrs = arrow_array::MapArray::try_new(
+        Arc::new(Field::new(
+            "entries",
+            arrow_array::Array::data_type(&attr_entries).clone(),
+            false,
+        )),
+        arrow_buffer::OffsetBuffer::from_lengths((0..n).map(|i| i % 4)),
+        attr_entries,
+        Some(
+            (0..n)
+                .map(|i| i % 4 != 0 || i % 8 == 0)
+                .collect::<Vec<_>>()
+                .into(),
+        ),
+        false,
+    )
+    .unwrap();
     // Arrow's Null type, and lists of it.
     let voids = ListArray::try_new(
         Arc::new(Field::new("item", DataType::Null, true)),
@@ -629,6 +686,7 @@ fn batch(seed: u64) -> RecordBatch {
         ("crowd", Arc::new(crowd)),
         ("tally", Arc::new(tally.finish())),
         ("void", Arc::new(arrow_array::NullArray::new(n))),
+        ("attrs", Arc::new(attrs)),
         ("voids", Arc::new(voids)),
         ("items", Arc::new(items)),
         ("path", Arc::new(path)),

@@ -71,8 +71,10 @@ pub(crate) fn join_struct(
 }
 
 /// A batch of a list of structs of `data_type` from its leaves' lists (as
-/// [`list_struct_shapes`](super::list::list_struct_shapes) reads them, each of a struct of one field): the first one's offsets,
-/// list nulls and struct nulls, which every other leaf's must equal, over the leaves' values.
+/// [`list_struct_shapes`](super::list::list_struct_shapes) reads them, each of the struct
+/// narrowed to one leaf's path): the first one's offsets and list nulls, which every other
+/// leaf's must equal, over the structs joined as a struct column's parts are. A `Map` is
+/// read so too (a list of its entries' structs), and made a `MapArray`.
 pub(crate) fn join_list_struct(
     data_type: &DataType,
     parts: &[&ArrayRef],
@@ -80,6 +82,27 @@ pub(crate) fn join_list_struct(
     match data_type {
         DataType::List(element) => join_list_struct_as::<i32>(element, parts),
         DataType::LargeList(element) => join_list_struct_as::<i64>(element, parts),
+        // A map read as a list of its entries' structs.
+        DataType::Map(entries, sorted) => {
+            let list = join_list_struct_as::<i32>(entries, parts)?;
+            let list = list
+                .as_any()
+                .downcast_ref::<GenericListArray<i32>>()
+                .ok_or_else(|| ArrowError::ParquetError("a map's entries are no list".into()))?;
+            let (_, offsets, values, nulls) = list.clone().into_parts();
+            let values = values
+                .as_any()
+                .downcast_ref::<arrow_array::StructArray>()
+                .ok_or_else(|| ArrowError::ParquetError("a map's entries are no structs".into()))?
+                .clone();
+            Ok(Arc::new(arrow_array::MapArray::try_new(
+                Arc::clone(entries),
+                offsets,
+                values,
+                nulls,
+                *sorted,
+            )?))
+        }
         _ => Err(ArrowError::ParquetError(
             "a list of structs of another type".into(),
         )),

@@ -413,7 +413,16 @@ impl<T: ChunkReader + 'static> ParquetRecordBatchReaderBuilder<T> {
             };
             let parts = struct_parts(parquet_schema, leaves, field.data_type());
             let map = list::map_shapes(parquet_schema, leaves, field.data_type());
-            let list_struct = list::list_struct_shapes(parquet_schema, leaves, field.data_type());
+            // A map of nested values (structs of flat fields) is read as a list of its entries'
+            // structs, made a map per batch.
+            let list_struct = match (field.data_type(), &map) {
+                (DataType::Map(entries, _), None) => list::list_struct_shapes(
+                    parquet_schema,
+                    leaves,
+                    &DataType::List(Arc::clone(entries)),
+                ),
+                _ => list::list_struct_shapes(parquet_schema, leaves, field.data_type()),
+            };
             if let Some(shapes) = list_struct {
                 // A list of structs: each field read as a list of a struct of it, joined per
                 // batch.
@@ -952,7 +961,7 @@ impl ParquetRecordBatchReader {
     /// columns other than lists of one leaf at any depth, maps of two, lists of structs of
     /// flat fields or of nested structs of them, and structs of flat fields, lists of them,
     /// lists of structs of them, maps and such structs at any depth: lists of structs holding
-    /// lists or maps, maps of nested keys or values;
+    /// lists or maps, maps of nested keys or of values other than structs of flat fields;
     /// MonthDayNano intervals, which arrow-rs refuses too; dictionaries of other values than
     /// byte arrays, and dictionaries of other keys than Int32 inside nested columns), in
     /// schema order.
