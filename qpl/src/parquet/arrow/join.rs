@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, GenericListArray, OffsetSizeTrait};
+use arrow_array::{Array, ArrayRef, GenericListArray, OffsetSizeTrait, StructArray};
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, FieldRef};
 
@@ -15,7 +15,7 @@ use arrow_schema::{ArrowError, DataType, FieldRef};
 pub(crate) fn join_struct(
     data_type: &DataType,
     parts: &[&ArrayRef],
-) -> Result<ArrayRef, ArrowError> {
+) -> Result<StructArray, ArrowError> {
     let error = |m: &str| ArrowError::ParquetError(m.into());
     let DataType::Struct(fields) = data_type else {
         return Err(error("a struct column of another type"));
@@ -25,7 +25,7 @@ pub(crate) fn join_struct(
     for (i, part) in parts.iter().enumerate() {
         let part = part
             .as_any()
-            .downcast_ref::<arrow_array::StructArray>()
+            .downcast_ref::<StructArray>()
             .ok_or_else(|| error("a struct field's part is no struct"))?;
         let part_nulls = part.nulls().filter(|n| n.null_count() > 0).cloned();
         if i == 0 {
@@ -52,7 +52,7 @@ pub(crate) fn join_struct(
             DataType::List(e) | DataType::LargeList(e) if matches!(e.data_type(), DataType::Struct(_))
         );
         children.push(match (field.data_type(), &group[..]) {
-            (DataType::Struct(_), [_, ..]) => join_struct(field.data_type(), &group)?,
+            (DataType::Struct(_), [_, ..]) => Arc::new(join_struct(field.data_type(), &group)?),
             (_, [_, ..]) if list_of_structs => join_list_struct(field.data_type(), &group)?,
             (DataType::Map(..), [keys, values]) => join_map(field.data_type(), keys, values)?,
             (_, [child]) => Arc::clone(child),
@@ -63,11 +63,7 @@ pub(crate) fn join_struct(
     if at != narrowed.len() {
         return Err(error("a struct's parts do not match its fields"));
     }
-    Ok(Arc::new(arrow_array::StructArray::try_new(
-        fields.clone(),
-        children,
-        nulls,
-    )?))
+    StructArray::try_new(fields.clone(), children, nulls)
 }
 
 /// A batch of a list of structs of `data_type` from its leaves' lists (as
@@ -84,17 +80,7 @@ pub(crate) fn join_list_struct(
         DataType::LargeList(element) => join_list_struct_as::<i64>(element, parts),
         // A map read as a list of its entries' structs.
         DataType::Map(entries, sorted) => {
-            let list = join_list_struct_as::<i32>(entries, parts)?;
-            let list = list
-                .as_any()
-                .downcast_ref::<GenericListArray<i32>>()
-                .ok_or_else(|| ArrowError::ParquetError("a map's entries are no list".into()))?;
-            let (_, offsets, values, nulls) = list.clone().into_parts();
-            let values = values
-                .as_any()
-                .downcast_ref::<arrow_array::StructArray>()
-                .ok_or_else(|| ArrowError::ParquetError("a map's entries are no structs".into()))?
-                .clone();
+            let (offsets, values, nulls) = joined_list_parts::<i32>(entries, parts)?;
             Ok(Arc::new(arrow_array::MapArray::try_new(
                 Arc::clone(entries),
                 offsets,
@@ -113,6 +99,21 @@ fn join_list_struct_as<O: OffsetSizeTrait>(
     element: &FieldRef,
     parts: &[&ArrayRef],
 ) -> Result<ArrayRef, ArrowError> {
+    let (offsets, values, nulls) = joined_list_parts::<O>(element, parts)?;
+    Ok(Arc::new(GenericListArray::<O>::try_new(
+        Arc::clone(element),
+        offsets,
+        Arc::new(values),
+        nulls,
+    )?))
+}
+
+/// The offsets, elements and nulls of a list of structs of `element` joined from `parts`
+/// (see [`join_list_struct`]).
+fn joined_list_parts<O: OffsetSizeTrait>(
+    element: &FieldRef,
+    parts: &[&ArrayRef],
+) -> Result<(OffsetBuffer<O>, StructArray, Option<NullBuffer>), ArrowError> {
     let error = |m: &str| ArrowError::ParquetError(m.into());
     let nulls = |n: Option<&NullBuffer>| n.filter(|n| n.null_count() > 0).cloned();
     let mut elements = Vec::with_capacity(parts.len());
@@ -144,12 +145,11 @@ fn join_list_struct_as<O: OffsetSizeTrait>(
             "a list of structs' fields differ in lengths or nulls ({e})"
         ))
     })?;
-    Ok(Arc::new(GenericListArray::<O>::try_new(
-        Arc::clone(element),
+    Ok((
         OffsetBuffer::new(ScalarBuffer::from(offsets)),
         values,
         list_nulls,
-    )?))
+    ))
 }
 
 /// A list's offsets from 0 and its values cut to them (a batch may be a slice of a page's).
@@ -192,8 +192,7 @@ pub(crate) fn join_map(
     if key_offsets != value_offsets || map_nulls != nulls(&values) {
         return Err(error("a map's keys and values differ in lengths or nulls"));
     }
-    let entries_array =
-        arrow_array::StructArray::try_new(fields.clone(), vec![key_values, value_values], None)?;
+    let entries_array = StructArray::try_new(fields.clone(), vec![key_values, value_values], None)?;
     Ok(Arc::new(arrow_array::MapArray::try_new(
         Arc::clone(entries),
         OffsetBuffer::new(ScalarBuffer::from(key_offsets)),

@@ -62,6 +62,12 @@ impl ListShape {
             .map_or(&self.child, |member| &member.child)
     }
 
+    /// Whether the elements' levels are kept for the structs on a list of structs' leaf:
+    /// where one of them can be null ([`element_of`]).
+    fn keeps_struct_levels(&self) -> bool {
+        self.members.iter().any(|m| m.defined > self.element)
+    }
+
     /// The element field of the Arrow type.
     pub fn child(&self) -> &FieldRef {
         &self.child
@@ -564,9 +570,8 @@ fn list_of_levels_as<O: OffsetSizeTrait>(
     // until a level defines an element); each slot counts what came before it.
     let mut offsets = vec![O::usize_as(0); rows + 1];
     let mut element_levels = vec![0i16; if element_nullable { def.len() + 1 } else { 0 }];
-    // A list of structs' leaf: each element's level, the same way, when a struct on the
-    // path can be null.
-    let struct_levels_kept = shape.members.iter().any(|m| m.defined > shape.element);
+    // A list of structs' leaf: each element's level, the same way.
+    let struct_levels_kept = shape.keeps_struct_levels();
     let mut struct_levels = vec![0i16; if struct_levels_kept { def.len() + 1 } else { 0 }];
     let (mut row, mut elements) = (0, 0);
     for (&d, &r) in def.iter().zip(rep) {
@@ -799,8 +804,8 @@ pub(crate) fn take_list_selected(
     let mut offsets = Vec::with_capacity(selected + 1);
     let mut list_valid = BooleanBufferBuilder::new(selected);
     let mut element_valid = BooleanBufferBuilder::new(if element_nullable { selected } else { 0 });
-    // A list of structs' leaf: each element's level, when a struct on the path can be null.
-    let struct_levels_kept = shape.members.iter().any(|m| m.defined > shape.element);
+    // A list of structs' leaf: each element's level.
+    let struct_levels_kept = shape.keeps_struct_levels();
     let mut struct_levels = Vec::new();
     let mut ids = Vec::with_capacity(selected);
     // Inside structs: each selected row's first level, for the structs' validity.

@@ -905,7 +905,7 @@ impl ParquetRecordBatchReader {
                 Source::Map(k, v) => join::join_map(field.data_type(), &ours[k], &ours[v]),
                 Source::Struct(ref parts) => {
                     let parts: Vec<&ArrayRef> = parts.iter().map(|&i| &ours[i]).collect();
-                    join::join_struct(field.data_type(), &parts)
+                    join::join_struct(field.data_type(), &parts).map(|s| Arc::new(s) as ArrayRef)
                 }
                 Source::ListStruct(ref parts) => {
                     let parts: Vec<&ArrayRef> = parts.iter().map(|&i| &ours[i]).collect();
