@@ -63,6 +63,15 @@ if [ -z "${FUZZ_TARGET_DIR:-}" ] && [ -n "${CI:-}" ]; then
     FUZZ_TARGET_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/qpl-rs/fuzz-target"
 fi
 target_dir="${FUZZ_TARGET_DIR:-fuzz/target}"
+# A cache kept across CI runs gains each commit's instrumented crates and never loses any: past
+# FUZZ_CACHE_MAX_GB (default 6; a fresh build is ~2.2 GB) it is emptied and built afresh.
+if [ -d "$target_dir" ]; then
+    cache_gb=$(( $(du -sk "$target_dir" | cut -f1) / 1048576 ))
+    if [ "$cache_gb" -ge "${FUZZ_CACHE_MAX_GB:-6}" ]; then
+        echo "== fuzz-smoke: $target_dir holds ${cache_gb} GB; emptied"
+        rm -rf "$target_dir"
+    fi
+fi
 # Features `replay` and `reader`: the five Rust-only targets, not `differential`. `cargo fuzz
 # run` gets the same options, or it would rebuild.
 build_args=(--fuzz-dir fuzz --target-dir "$target_dir" --no-default-features --features replay,reader)
