@@ -50,9 +50,12 @@ use parquet::data_type::{
     BoolType, ByteArrayType, DataType, DoubleType, FixedLenByteArrayType, FloatType, Int32Type,
     Int64Type, Int96Type,
 };
-use parquet::file::reader::{ChunkReader, FileReader, Length, SerializedFileReader};
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::reader::{ChunkReader, Length};
 use parquet::schema::types::ColumnDescriptor;
-use qpl_rs::parquet::query::{chunk_page_reader, compression_of, stored_page_reader};
+use qpl_rs::parquet::query::{
+    chunk_page_reader, compression_of, read_metadata, stored_page_reader,
+};
 use qpl_rs::parquet::{
     ChunkDecoder, Codec, Column, ColumnData, CompressedPage, Encoding, Page, Values,
 };
@@ -221,16 +224,17 @@ pub fn verify_source<R: ChunkReader + 'static>(
     decoder_for: impl Fn(Column) -> ChunkDecoder,
 ) -> Vec<ChunkLine> {
     let source = Shared(Arc::new(source));
-    let stored = source.clone();
-    let opened = catch("the parquet crate", || SerializedFileReader::new(source))
+    // The footer as the Arrow reader reads it: footers the parquet crate refuses but pyarrow
+    // reads (Dremio's) are repaired first.
+    let opened = catch("the parquet crate", || read_metadata(&source))
         .and_then(|r| r.map_err(|e| format!("not a readable Parquet file: {e}")));
-    let reader = match opened {
-        Ok(reader) => reader,
+    let metadata = match opened {
+        Ok(metadata) => metadata,
         Err(detail) => return vec![file_error(name, detail)],
     };
+    let metadata = &metadata;
     let mut lines = Vec::new();
-    let metadata = reader.metadata();
-    for rg in 0..reader.num_row_groups() {
+    for rg in 0..metadata.num_row_groups() {
         let columns = metadata.row_group(rg).columns();
         for (j, chunk) in columns.iter().enumerate() {
             let descr = chunk.column_descr();
@@ -245,7 +249,7 @@ pub fn verify_source<R: ChunkReader + 'static>(
                 detail: String::new(),
                 path: None,
             };
-            match verify_chunk(&reader, &stored, rg, j, descr, &decoder_for, &mut line) {
+            match verify_chunk(metadata, &source, rg, j, descr, &decoder_for, &mut line) {
                 Ok(None) => {}
                 Ok(Some(difference)) => {
                     line.result = Outcome::Mismatch;
@@ -307,7 +311,7 @@ fn note_encoding(encodings: &mut Vec<String>, e: PqEncoding) {
 /// Decodes chunk `j` of row group `rg` both ways; `Ok(None)` when equal, `Ok(Some(difference))`
 /// for a mismatch, `Err` when either side fails. Fills `line`'s encodings, values and path.
 fn verify_chunk<R: ChunkReader + 'static>(
-    reader: &SerializedFileReader<Shared<R>>,
+    metadata: &ParquetMetaData,
     source: &Shared<R>,
     rg: usize,
     j: usize,
@@ -316,7 +320,6 @@ fn verify_chunk<R: ChunkReader + 'static>(
     line: &mut ChunkLine,
 ) -> Result<Option<String>, String> {
     let column = column_of(descr)?;
-    let metadata = reader.metadata();
     let (stored, codec) = catch("the parquet crate", || {
         stored_page_reader(Arc::new(source.clone()), metadata, rg, j)
     })?

@@ -118,7 +118,7 @@ pub(crate) use from_parquet::{
 };
 #[cfg(feature = "parquet")]
 pub use from_parquet::{
-    chunk_page_reader, chunk_page_reader_shared, column_of, compression_of, page_of,
+    chunk_page_reader, chunk_page_reader_shared, column_of, compression_of, page_of, read_metadata,
     stored_page_reader, ChunkPages, Strict,
 };
 

@@ -17,6 +17,21 @@ use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
 use super::{ColumnChunk, QueryError, QueryErrorKind};
 use crate::parquet::{Codec, Column, Encoding, Page, PageCompression, PhysicalType};
 
+/// The footer metadata of a Parquet file, as the `parquet` crate decodes it, from footers the
+/// crate refuses but pyarrow reads too: a known field written with another type than the
+/// format's is skipped, as Arrow C++ skips it (Dremio's `ColumnMetaData` field 15, a list of
+/// structs where the format has an i32: "Expected list element type of I64 but got I16" from
+/// the crate, read here). The tools and the Arrow reader open files with it.
+pub fn read_metadata<R: ChunkReader>(reader: &R) -> Result<ParquetMetaData, ParquetError> {
+    use crate::parquet::thrift::{repair_footer, Footer};
+    use parquet::file::metadata::ParquetMetaDataReader;
+    match repair_footer(reader)? {
+        Footer::AsIs(bytes) => ParquetMetaDataReader::decode_metadata(&bytes),
+        Footer::Repaired(bytes) => ParquetMetaDataReader::decode_metadata(&bytes),
+        Footer::Unread => ParquetMetaDataReader::new().parse_and_finish(reader),
+    }
+}
+
 /// A column chunk's pages as the `parquet` crate read them (decompressed), with the column's
 /// name and [`Column`].
 #[derive(Clone)]
