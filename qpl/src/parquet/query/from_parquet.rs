@@ -21,7 +21,9 @@ use crate::parquet::{Codec, Column, Encoding, Page, PageCompression, PhysicalTyp
 /// crate refuses but pyarrow reads too: a known field written with another type than the
 /// format's is skipped, as Arrow C++ skips it (Dremio's `ColumnMetaData` field 15, a list of
 /// structs where the format has an i32: "Expected list element type of I64 but got I16" from
-/// the crate, read here). The tools and the Arrow reader open files with it.
+/// the crate, read here). `qpl-parquet verify` opens files with it; the Arrow reader's builder
+/// decodes the same repair with its own options and page-index policy (`arrow::`'s
+/// `try_new_with_options`).
 pub fn read_metadata<R: ChunkReader>(reader: &R) -> Result<ParquetMetaData, ParquetError> {
     use crate::parquet::thrift::{repair_footer, Footer};
     use parquet::file::metadata::ParquetMetaDataReader;
