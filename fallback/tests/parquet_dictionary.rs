@@ -14,8 +14,8 @@ use parquet::encodings::encoding::{DictEncoder, Encoder};
 use proptest::prelude::*;
 use qpl_fallback::parquet::dictionary::{
     self, build_byte_array_dictionary, build_dictionary, encode_indices, gather,
-    gather_byte_arrays, gather_clamped, index_bit_width, largest_index, DictionaryByteArrayDecoder,
-    DictionaryDecoder,
+    gather_byte_arrays, gather_clamped, gather_clamped_append, index_bit_width, largest_index,
+    DictionaryByteArrayDecoder, DictionaryDecoder,
 };
 use qpl_fallback::parquet::{
     hybrid, ByteArrayDecoder, ByteArrays, ErrorKind, FixedWidth, ParquetError, ValueDecoder,
@@ -81,6 +81,46 @@ fn plain_i32(dict: &[i32]) -> Bytes {
         .flat_map(|v| v.to_le_bytes())
         .collect::<Vec<_>>()
         .into()
+}
+
+#[test]
+fn gather_clamped_append_appends_what_gather_writes_after_the_values_held() {
+    // Every tail of the kernels' steps (4 and 8 values), dictionaries from registers and from
+    // gathers, 4- and 8-byte entries and one of another size (the portable loop).
+    for len in [1usize, 3, 8, 16, 17, 300] {
+        let d64: Vec<i64> = (0..len as i64).map(|e| e * -1_000_003 + 7).collect();
+        let d32: Vec<i32> = (0..len as i32).map(|e| e * 31 - 9).collect();
+        let d16: Vec<[u8; 16]> = (0..len).map(|e| [e as u8; 16]).collect();
+        for n in [0usize, 1, 3, 4, 7, 8, 9, 1000] {
+            let indices: Vec<u32> = (0..n as u32)
+                .map(|k| (k * 7919 + k / 3) % len as u32)
+                .collect();
+            let mut want = vec![0i64; n];
+            gather(&indices, &d64, &mut want).unwrap();
+            let mut got = vec![-1i64, -2];
+            gather_clamped_append(&indices, &d64, &mut got);
+            assert_eq!(got[..2], [-1, -2], "{len} entries, {n} indices");
+            assert_eq!(got[2..], want[..], "{len} entries, {n} indices");
+            let mut want = vec![0i32; n];
+            gather(&indices, &d32, &mut want).unwrap();
+            let mut got = vec![4i32];
+            gather_clamped_append(&indices, &d32, &mut got);
+            assert_eq!(
+                got,
+                [&[4][..], &want].concat(),
+                "{len} entries, {n} indices"
+            );
+            let mut want = vec![[0u8; 16]; n];
+            gather(&indices, &d16, &mut want).unwrap();
+            let mut got = Vec::new();
+            gather_clamped_append(&indices, &d16, &mut got);
+            assert_eq!(got, want, "{len} entries, {n} indices");
+        }
+    }
+    // An empty dictionary appends defaults: the batch keeps one value per index.
+    let mut got = vec![5i64];
+    gather_clamped_append(&[0, 1, 2], &[], &mut got);
+    assert_eq!(got, [5, 0, 0, 0]);
 }
 
 #[test]

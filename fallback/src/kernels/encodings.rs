@@ -19,6 +19,7 @@ use self::group_varint::decode_fast_portable_32;
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512, ssse3};
 use super::{kernels, Kernels};
+pub(crate) use portable::Slot;
 
 /// Whether the chosen tier has the AVX2 encoding kernels.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
@@ -158,11 +159,12 @@ pub(crate) fn delta_blocks_i64(
 }
 
 /// Dictionary decoding of 4-byte values: `out[i] = dictionary[indices[i]]` for
-/// `min(indices.len(), out.len())` values. Every index must already be checked below
+/// `min(indices.len(), out.len())` values (into `u32`s, or appended into a `Vec`'s spare
+/// room as `MaybeUninit`s: see [`Slot`]). Every index must already be checked below
 /// `dictionary.len()` (one that is not yields some entry of the dictionary, never a read out
 /// of its bounds).
 #[inline]
-pub(crate) fn gather_u32(indices: &[u32], dictionary: &[u32], out: &mut [u32]) {
+pub(crate) fn gather_u32<S: Slot<u32>>(indices: &[u32], dictionary: &[u32], out: &mut [S]) {
     #[cfg(target_arch = "x86_64")]
     if avx2_kernels() {
         // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.
@@ -184,7 +186,7 @@ pub(crate) fn max_u32(values: &[u32]) -> u32 {
 
 /// [`gather_u32`] for 8-byte values.
 #[inline]
-pub(crate) fn gather_u64(indices: &[u32], dictionary: &[u64], out: &mut [u64]) {
+pub(crate) fn gather_u64<S: Slot<u64>>(indices: &[u32], dictionary: &[u64], out: &mut [S]) {
     #[cfg(target_arch = "x86_64")]
     if avx2_kernels() {
         // SAFETY: the AVX2 tier is chosen only on a CPU with AVX2.

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use super::hybrid::{unpack_chunks, HybridDecoder, Sink, CHUNK};
-use super::util::{arrow_offset, as_words, as_words_mut};
+use super::util::{arrow_offset, as_uninit_words_mut, as_words, as_words_mut};
 use super::{ByteArrayDecoder, ByteArrays, ErrorKind, FixedWidth, ParquetError, ValueDecoder};
 use crate::kernels::encodings::{gather_u32, gather_u64, max_u32, portable};
 use crate::unpack::BitWidth;
@@ -74,16 +74,46 @@ pub fn gather_clamped<T: FixedWidth>(indices: &[u32], dictionary: &[T], out: &mu
     gather_values(&indices[..n], dictionary, &mut out[..n]);
 }
 
+/// Appends `dictionary[indices[i]]` for each of `indices` to `out`, for indices the caller
+/// checked (as [`gather_clamped`]; an empty dictionary appends `T::default()`s): the gather
+/// kernels write straight into `out`'s spare room, which is not zeroed first (a `resize`
+/// before [`gather_clamped`] stores every value twice).
+pub fn gather_clamped_append<T: FixedWidth>(indices: &[u32], dictionary: &[T], out: &mut Vec<T>) {
+    let n = indices.len();
+    if dictionary.is_empty() {
+        out.resize(out.len() + n, T::default());
+        return;
+    }
+    out.reserve(n);
+    let spare = &mut out.spare_capacity_mut()[..n];
+    let words = match T::SIZE {
+        4 => as_words::<T, u32>(dictionary)
+            .zip(as_uninit_words_mut::<T, u32>(spare))
+            .map(|(d, o)| gather_u32(indices, d, o)),
+        8 => as_words::<T, u64>(dictionary)
+            .zip(as_uninit_words_mut::<T, u64>(spare))
+            .map(|(d, o)| gather_u64(indices, d, o)),
+        _ => None,
+    };
+    if words.is_none() {
+        portable::gather(indices, dictionary, &mut out.spare_capacity_mut()[..n]);
+    }
+    // SAFETY: each gather above writes all `n` slots after `out.len()` (`n` indices, `n`
+    // slots, a non-empty dictionary: every index, clamped, has an entry), which `reserve` made
+    // room for.
+    unsafe { out.set_len(out.len() + n) };
+}
+
 /// `out[i] = dictionary[indices[i]]`, every index checked: 4- and 8-byte primitives as words
 /// through the gather kernels of the chosen tier, other types by the portable loop.
 #[inline]
 fn gather_values<T: FixedWidth>(indices: &[u32], dictionary: &[T], out: &mut [T]) {
     if T::SIZE == 4 {
-        if let (Some(d), Some(o)) = (as_words::<T, u32>(dictionary), as_words_mut(out)) {
+        if let (Some(d), Some(o)) = (as_words::<T, u32>(dictionary), as_words_mut::<T, u32>(out)) {
             return gather_u32(indices, d, o);
         }
     } else if T::SIZE == 8 {
-        if let (Some(d), Some(o)) = (as_words::<T, u64>(dictionary), as_words_mut(out)) {
+        if let (Some(d), Some(o)) = (as_words::<T, u64>(dictionary), as_words_mut::<T, u64>(out)) {
             return gather_u64(indices, d, o);
         }
     }

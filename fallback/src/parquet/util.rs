@@ -2,6 +2,7 @@
 //! offsets, and the naming of an inner stream in an error.
 
 use super::{ErrorKind, FixedWidth, ParquetError};
+use std::mem::MaybeUninit;
 
 /// The error of byte arrays whose offsets would pass `i32::MAX` (Arrow's 32-bit offsets), the
 /// one [`ByteArrays::push`](super::ByteArrays::push) reports.
@@ -82,6 +83,22 @@ pub(crate) fn as_words_mut<T: FixedWidth, W: Word>(values: &mut [T]) -> Option<&
     // SAFETY: as in `as_words`; `T` is a primitive integer or float, so any `W` written is
     // a valid `T`, and the borrow is exclusive for its lifetime.
     Some(unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr().cast::<W>(), values.len()) })
+}
+
+/// [`as_words_mut`] for a `Vec`'s spare room: slots of `T` as slots of `W`, which a gather
+/// fills (every bit pattern written as a `W` is a valid `T`).
+pub(crate) fn as_uninit_words_mut<T: FixedWidth, W: Word>(
+    slots: &mut [MaybeUninit<T>],
+) -> Option<&mut [MaybeUninit<W>]> {
+    if !is_primitive::<T>()
+        || std::mem::size_of::<T>() != std::mem::size_of::<W>()
+        || slots.as_ptr().align_offset(std::mem::align_of::<W>()) != 0
+    {
+        return None;
+    }
+    // SAFETY: as in `as_words_mut`: same size, aligned for `W`, no padding; the slots stay
+    // possibly uninitialised either way, and the borrow is exclusive for its lifetime.
+    Some(unsafe { std::slice::from_raw_parts_mut(slots.as_mut_ptr().cast(), slots.len()) })
 }
 
 /// Whether `T` is a primitive integer or float (of `T::SIZE` bytes) on a little-endian target:

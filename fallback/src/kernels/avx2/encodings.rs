@@ -27,6 +27,7 @@ use std::arch::x86_64::*;
 
 use super::{plan_and_groups, Decoder, Plan, PLANS};
 use crate::kernels::encodings::portable as portable_encodings;
+use crate::kernels::encodings::Slot;
 use crate::kernels::BitWidth;
 
 /// Scans 8 32-bit lanes (each already `min + delta`) onto `acc_v` (the running sum in every
@@ -697,7 +698,11 @@ fn register_of(entries: &[u32]) -> __m256i {
 /// # Safety
 /// The CPU supports AVX2.
 #[target_feature(enable = "avx2")]
-pub(in crate::kernels) unsafe fn gather_u32(indices: &[u32], dictionary: &[u32], out: &mut [u32]) {
+pub(in crate::kernels) unsafe fn gather_u32<S: Slot<u32>>(
+    indices: &[u32],
+    dictionary: &[u32],
+    out: &mut [S],
+) {
     let n = indices.len().min(out.len());
     let Some(last) = last_index(dictionary.len()) else {
         return portable_encodings::gather(&indices[..n], dictionary, out);
@@ -710,8 +715,8 @@ pub(in crate::kernels) unsafe fn gather_u32(indices: &[u32], dictionary: &[u32],
         let high = register_of(&dictionary[dictionary.len().min(8)..]);
         let seven = _mm256_set1_epi32(7);
         while i + 8 <= n {
-            // SAFETY: values i..i + 8 are inside `indices` and `out`; the lookups read
-            // registers only.
+            // SAFETY: values i..i + 8 are inside `indices` and `out` (slots of a `u32`'s
+            // layout: `Slot` is sealed); the lookups read registers only.
             unsafe {
                 let idx = _mm256_loadu_si256(indices.as_ptr().add(i).cast());
                 let idx = _mm256_min_epu32(idx, last);
@@ -726,8 +731,9 @@ pub(in crate::kernels) unsafe fn gather_u32(indices: &[u32], dictionary: &[u32],
     } else {
         let base = dictionary.as_ptr().cast::<i32>();
         while i + 8 <= n {
-            // SAFETY: values i..i + 8 are inside `indices` and `out`; every index is clamped
-            // to `len − 1` (unsigned), so each gathered 4-byte entry is inside `dictionary`.
+            // SAFETY: values i..i + 8 are inside `indices` and `out` (slots of a `u32`'s
+            // layout: `Slot` is sealed); every index is clamped to `len − 1` (unsigned), so
+            // each gathered 4-byte entry is inside `dictionary`.
             unsafe {
                 let idx = _mm256_loadu_si256(indices.as_ptr().add(i).cast());
                 let idx = _mm256_min_epu32(idx, last);
@@ -746,7 +752,11 @@ pub(in crate::kernels) unsafe fn gather_u32(indices: &[u32], dictionary: &[u32],
 /// # Safety
 /// The CPU supports AVX2.
 #[target_feature(enable = "avx2")]
-pub(in crate::kernels) unsafe fn gather_u64(indices: &[u32], dictionary: &[u64], out: &mut [u64]) {
+pub(in crate::kernels) unsafe fn gather_u64<S: Slot<u64>>(
+    indices: &[u32],
+    dictionary: &[u64],
+    out: &mut [S],
+) {
     let n = indices.len().min(out.len());
     let Some(last) = last_index(dictionary.len()) else {
         return portable_encodings::gather(&indices[..n], dictionary, out);
@@ -767,8 +777,8 @@ pub(in crate::kernels) unsafe fn gather_u64(indices: &[u32], dictionary: &[u64],
         let three = _mm256_set1_epi64x(3);
         let odd_lanes = _mm256_set_epi32(1, 0, 1, 0, 1, 0, 1, 0);
         while i + 4 <= n {
-            // SAFETY: values i..i + 4 are inside `indices` and `out`; the lookups read
-            // registers only.
+            // SAFETY: values i..i + 4 are inside `indices` and `out` (slots of a `u64`'s
+            // layout: `Slot` is sealed); the lookups read registers only.
             unsafe {
                 let idx = _mm_loadu_si128(indices.as_ptr().add(i).cast());
                 let idx = _mm256_cvtepu32_epi64(_mm_min_epu32(idx, last));
@@ -789,8 +799,9 @@ pub(in crate::kernels) unsafe fn gather_u64(indices: &[u32], dictionary: &[u64],
     } else {
         let base = dictionary.as_ptr().cast::<i64>();
         while i + 4 <= n {
-            // SAFETY: values i..i + 4 are inside `indices` and `out`; every index is clamped
-            // to `len − 1` (unsigned), so each gathered 8-byte entry is inside `dictionary`.
+            // SAFETY: values i..i + 4 are inside `indices` and `out` (slots of a `u64`'s
+            // layout: `Slot` is sealed); every index is clamped to `len − 1` (unsigned), so
+            // each gathered 8-byte entry is inside `dictionary`.
             unsafe {
                 let idx = _mm_loadu_si128(indices.as_ptr().add(i).cast());
                 let idx = _mm_min_epu32(idx, last);

@@ -409,7 +409,7 @@ pub(crate) fn delta_blocks_i64(
 /// `dictionary.len()` (an index past it is clamped to the last entry, never read out of
 /// bounds); unrolled by 4 so that the loads of several values are in flight at once.
 #[inline]
-pub(crate) fn gather<T: Copy>(indices: &[u32], dictionary: &[T], out: &mut [T]) {
+pub(crate) fn gather<T: Copy, S: Slot<T>>(indices: &[u32], dictionary: &[T], out: &mut [S]) {
     let Some(last) = dictionary.len().checked_sub(1) else {
         return;
     };
@@ -419,12 +419,41 @@ pub(crate) fn gather<T: Copy>(indices: &[u32], dictionary: &[T], out: &mut [T]) 
     let mut ins = indices.chunks_exact(4);
     let mut outs = out.chunks_exact_mut(4);
     for (i, o) in (&mut ins).zip(&mut outs) {
-        o[0] = dictionary[at(i[0])];
-        o[1] = dictionary[at(i[1])];
-        o[2] = dictionary[at(i[2])];
-        o[3] = dictionary[at(i[3])];
+        o[0].set(dictionary[at(i[0])]);
+        o[1].set(dictionary[at(i[1])]);
+        o[2].set(dictionary[at(i[2])]);
+        o[3].set(dictionary[at(i[3])]);
     }
     for (&i, o) in ins.remainder().iter().zip(outs.into_remainder()) {
-        *o = dictionary[at(i)];
+        o.set(dictionary[at(i)]);
     }
+}
+
+/// Where a gather writes a value of `T`: a `T` (overwritten) or a `MaybeUninit<T>` (the
+/// spare room of a `Vec` the values are appended to, never zeroed first). Sealed: only
+/// these two, so that a slice of slots has `T`'s layout and a kernel may store `T`s through
+/// its pointer.
+pub(crate) trait Slot<T: Copy>: sealed::Sealed<T> {
+    /// Writes `value` here.
+    fn set(&mut self, value: T);
+}
+
+impl<T: Copy> Slot<T> for T {
+    #[inline]
+    fn set(&mut self, value: T) {
+        *self = value;
+    }
+}
+
+impl<T: Copy> Slot<T> for std::mem::MaybeUninit<T> {
+    #[inline]
+    fn set(&mut self, value: T) {
+        self.write(value);
+    }
+}
+
+mod sealed {
+    pub trait Sealed<T> {}
+    impl<T: Copy> Sealed<T> for T {}
+    impl<T: Copy> Sealed<T> for std::mem::MaybeUninit<T> {}
 }
