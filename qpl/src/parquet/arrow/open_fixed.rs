@@ -278,15 +278,15 @@ impl<'a, P: FixedWidth> Source<'a, P> {
 }
 
 /// Appends `valid.len()` rows to `out`: the rows `valid` sets take the values of `source`
-/// from `from` on, in order, the others the type's default ([`spread_words`]).
+/// from `from` on, in order, the others unspecified values ([`spread_words`]).
 fn spread_into<P: FixedWidth, N: Widen<P, H>, H>(
     out: &mut Vec<N>,
     source: Source<'_, P>,
     from: usize,
     valid: &BooleanBuffer,
 ) {
-    let copy = |out: &mut Vec<N>, at: usize| source.copy_to::<N, H>(out, at, 64);
-    spread_words(out, valid, from, copy, |at| N::widen(source.get(at)));
+    let copy = |out: &mut Vec<N>, at: usize, n: usize| source.copy_to::<N, H>(out, at, n);
+    spread_words(out, valid, from, copy);
 }
 
 /// Where a page's feeding is: the column's rows queued before the batch being filled, and
