@@ -819,7 +819,7 @@ mod tests {
         let patterns: [fn(usize) -> bool; 5] = [
             |i| i % 10 != 3,
             |i| i % 2 == 0,
-            |i| i < 64 || i >= 128,
+            |i| !(64..128).contains(&i),
             |i| i % 64 == 63,
             |i| i % 64 != 0,
         ];
