@@ -314,10 +314,11 @@ fn spread_slice<T: Copy + Default + arrow_buffer::ArrowNativeType>(
 
 /// Appends `valid.len()` rows to `out`: the rows `valid` sets take the values from `at =
 /// from` on, in order (`copy(out, at, n)` appends values `at..at + n`), the others some value
-/// of the column or the type's default (a null slot's value is unspecified in Arrow). 64 rows at a time: a word of valid rows is one copy of 64 values, a word of null
-/// rows one fill, and a mixed word one copy of its values, moved to their rows in place from
-/// the last one back without a branch (a column with a tenth of its rows null has nearly
-/// every word mixed: a value fetched a set bit through the source took 30 % of its read).
+/// of the column or the type's default (a null slot's value is unspecified in Arrow). 64 rows
+/// at a time: a word of valid rows is one copy of 64 values, a word of null rows one fill, and
+/// a mixed word one copy of its values, moved to their rows in place from the last one back
+/// without a branch (a column with a tenth of its rows null has nearly every word mixed: a
+/// value fetched a set bit through the source took 30 % of its read).
 pub(crate) fn spread_words<T: Copy + Default>(
     out: &mut Vec<T>,
     valid: &BooleanBuffer,
