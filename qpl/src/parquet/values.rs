@@ -419,23 +419,33 @@ pub(super) fn decode_plain(
         Values::Float(out) => drain_fixed::<f32>(data, n, out).map_err(codec),
         Values::Double(out) => drain_fixed::<f64>(data, n, out).map_err(codec),
         Values::Bytes(out) => match column.physical_type {
-            PhysicalType::FixedLenByteArray(len) => drain_bytes(
-                PlainFixedLenDecoder::new(data, len, n).map_err(codec)?,
-                n,
-                out,
-                "PLAIN",
-                None,
-            )
-            .map_err(codec),
-            _ => drain_bytes(
-                PlainByteArrayDecoder::new(data, n).map_err(codec)?,
-                n,
-                out,
-                "PLAIN",
-                None,
-            )
-            .map_err(codec),
+            PhysicalType::FixedLenByteArray(len) => {
+                reserve_plain_bytes(out, data.len(), n, 0);
+                let decoder = PlainFixedLenDecoder::new(data, len, n).map_err(codec)?;
+                drain_bytes(decoder, n, out, "PLAIN", None).map_err(codec)
+            }
+            _ => {
+                reserve_plain_bytes(out, data.len(), n, 4);
+                let decoder = PlainByteArrayDecoder::new(data, n).map_err(codec)?;
+                drain_bytes(decoder, n, out, "PLAIN", None).map_err(codec)
+            }
         },
+    }
+}
+
+/// Room in an empty `out` for the `n` PLAIN byte arrays of a `len`-byte section, each after a
+/// `prefix`-byte length: their bytes are at most the section's less the prefixes, so a
+/// dictionary page's entries (the one kept for the whole chunk) take that and no more;
+/// grown by doubling, they held up to twice their size. Where `out` already holds values
+/// it grows as a `Vec` does.
+fn reserve_plain_bytes(out: &mut ByteArrays, len: usize, n: usize, prefix: usize) {
+    if out.values.is_empty() {
+        out.values
+            .reserve_exact(len.saturating_sub(n.saturating_mul(prefix)));
+    }
+    if out.offsets.len() <= 1 {
+        // `n` is the header's; the section's bytes bound the room it gets.
+        out.offsets.reserve_exact(n.min(len / prefix.max(1)) + 1);
     }
 }
 
@@ -668,7 +678,7 @@ impl ChunkDecoder {
             out.clear();
             codec(e)
         })?;
-        next_indices(&mut indices, encoding, n, out)?;
+        next_indices(&mut indices, encoding, 0, n, out)?;
         Ok(Path::Fallback)
     }
 }
@@ -678,6 +688,7 @@ impl ChunkDecoder {
 fn next_indices(
     indices: &mut HybridDecoder,
     encoding: Encoding,
+    keep: usize,
     count: usize,
     out: &mut Vec<u32>,
 ) -> Result<(), PageError> {
@@ -685,11 +696,12 @@ fn next_indices(
     let start = indices.position();
     // Every index is written: the buffer of the last page or piece is reused, not zeroed
     // first.
-    if out.len() < count {
-        out.resize(count, 0);
+    let end = keep + count;
+    if out.len() < end {
+        out.resize(end, 0);
     }
-    out.truncate(count);
-    let got = indices.next_batch(out).map_err(|e| {
+    out.truncate(end);
+    let got = indices.next_batch(&mut out[keep..]).map_err(|e| {
         out.clear();
         codec(e)
     })?;
@@ -758,13 +770,25 @@ impl IndexStream {
         count: usize,
         out: &mut Vec<u32>,
     ) -> Result<(), PageError> {
+        self.next_after(section, 0, count, out)
+    }
+
+    /// [`IndexStream::next`], after `out`'s first `keep` indices (which it holds): they are
+    /// kept, the `count` decoded now follow them.
+    pub fn next_after(
+        &mut self,
+        section: &[u8],
+        keep: usize,
+        count: usize,
+        out: &mut Vec<u32>,
+    ) -> Result<(), PageError> {
         // The runs follow the width byte (checked when the stream was made).
         let runs = section.get(1..).unwrap_or(&[]);
         let mut indices = HybridDecoder::resume(runs, &self.place).map_err(|e| {
             out.clear();
             PageError::codec(PagePart::Values, self.encoding, e)
         })?;
-        next_indices(&mut indices, self.encoding, count, out)?;
+        next_indices(&mut indices, self.encoding, keep, count, out)?;
         self.place = indices.place();
         Ok(())
     }
