@@ -1282,11 +1282,17 @@ impl FlatColumn {
         let arrays = match &mut feed.values {
             FeedValues::FixedPlain { page, range, width } => {
                 let width = *width;
-                let bytes = page
-                    .get(range.start + values.start * width..range.start + values.end * width)
-                    .ok_or_else(short)?;
+                let at = range.start + values.start * width..range.start + values.end * width;
+                let bytes = page.get(at.clone()).ok_or_else(short)?;
                 let fixed = self.fixed.as_mut().expect("a fixed-width column");
-                fixed.feed(Dense::Plain(bytes), validity, n, selected, queued)?
+                // The rest of a batch, every row selected and with a value, into an empty
+                // batch: an array over the page's bytes where they allow it (no copy).
+                let whole =
+                    n == room && present == n && selected.is_none_or(|s| s.count_set_bits() == n);
+                match whole.then(|| fixed.plain_batch(&page.slice(at))).flatten() {
+                    Some(array) => vec![array?],
+                    None => fixed.feed(Dense::Plain(bytes), validity, n, selected, queued)?,
+                }
             }
             FeedValues::FixedDictionary(stream) => {
                 let indices = piece_indices(stream, &mut self.sparse_indices, values)?;

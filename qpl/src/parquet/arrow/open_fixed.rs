@@ -17,7 +17,7 @@ use arrow_array::types::{
 };
 use arrow_array::{ArrayRef, ArrowPrimitiveType, FixedSizeBinaryArray, PrimitiveArray};
 use arrow_buffer::{
-    ArrowNativeType, BooleanBuffer, BooleanBufferBuilder, NullBuffer, ScalarBuffer,
+    ArrowNativeType, BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, ScalarBuffer,
 };
 use arrow_schema::{ArrowError, DataType};
 use half::f16 as F16;
@@ -550,6 +550,41 @@ impl OpenFixed {
         }
     }
 
+    /// A whole piece of PLAIN values without nulls (`bytes`, a slice of the page) as an
+    /// array over the page's memory, no value copied: `None` (the values are then fed) where
+    /// the batch being filled already holds rows, the column's values change on the way
+    /// (widened, or read as another type), or the bytes are not aligned for their type (an
+    /// uncompressed page's values start where its header ends; a decompressed page's
+    /// buffer is the allocator's). The array keeps the page's buffer alive while it lives.
+    pub fn plain_batch(&self, bytes: &bytes::Bytes) -> Option<Result<ArrayRef, ArrowError>> {
+        /// `bytes` as `T`s where they are aligned for them.
+        fn values<T: ArrowNativeType>(bytes: &bytes::Bytes) -> Option<ScalarBuffer<T>> {
+            let size = std::mem::size_of::<T>();
+            let aligned = bytes.as_ptr().align_offset(std::mem::align_of::<T>()) == 0;
+            (aligned && bytes.len().is_multiple_of(size))
+                .then(|| ScalarBuffer::new(Buffer::from(bytes.clone()), 0, bytes.len() / size))
+        }
+        if self.len() != 0 {
+            return None;
+        }
+        let data_type = &self.data_type;
+        match (&self.batch, self.physical) {
+            (Typed::Int32(_), PhysicalType::Int32) => {
+                values(bytes).map(|v| int32_array(v, None, data_type))
+            }
+            (Typed::Int64(_), PhysicalType::Int64) => {
+                values(bytes).map(|v| int64_array(v, None, data_type))
+            }
+            (Typed::Float(_), PhysicalType::Float) => {
+                values(bytes).map(|v| primitive_array::<Float32Type>(v, None, data_type))
+            }
+            (Typed::Double(_), PhysicalType::Double) => {
+                values(bytes).map(|v| primitive_array::<Float64Type>(v, None, data_type))
+            }
+            _ => None,
+        }
+    }
+
     /// The batch's rows as an array of the column's type; the batch is empty after.
     pub fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
         let data_type = &self.data_type;
@@ -824,5 +859,52 @@ mod tests {
             .unwrap_err();
         assert!(error.to_string().contains("PLAIN"), "{error}");
         assert_eq!(open.len(), 0, "nothing of a refused page is kept");
+    }
+
+    #[test]
+    fn aligned_plain_values_become_an_array_over_the_page_and_the_rest_are_copied() {
+        // A page buffer of i64s (aligned as a Vec<i64> is), its bytes as the page holds them.
+        let words: Vec<i64> = vec![7, -1, i64::MAX, 0, 42];
+        let page = bytes::Bytes::from(
+            words
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        );
+        let page = page.slice(8..); // still aligned: one value in
+        let open = OpenFixed::new(PhysicalType::Int64, &DataType::Int64, 4).unwrap();
+        let array = open.plain_batch(&page).expect("aligned").unwrap();
+        let values = array
+            .as_any()
+            .downcast_ref::<PrimitiveArray<Int64Type>>()
+            .unwrap();
+        assert_eq!(values.values().as_ref(), &words[1..]);
+        assert_eq!(values.null_count(), 0);
+        assert_eq!(
+            values.values().inner().as_ptr(),
+            page.as_ptr(),
+            "the array is the page's memory, not a copy"
+        );
+        // Dates of INT32 keep the page's memory too; an unaligned start is copied instead.
+        let page = bytes::Bytes::from(vec![0u8; 4 * 8]);
+        let mut dates = OpenFixed::new(PhysicalType::Int32, &DataType::Date32, 4).unwrap();
+        let array = dates.plain_batch(&page).expect("aligned").unwrap();
+        assert_eq!(array.data_type(), &DataType::Date32);
+        assert_eq!(array.to_data().buffers()[0].as_ptr(), page.as_ptr());
+        assert!(dates.plain_batch(&page.slice(1..5)).is_none(), "unaligned");
+        assert!(
+            dates.plain_batch(&page.slice(0..5)).is_none(),
+            "a value cut short"
+        );
+        // A batch already holding rows is filled by copies, so that it stays one array.
+        dates
+            .feed(Dense::Plain(&[1, 0, 0, 0]), None, 1, None, 0)
+            .unwrap();
+        assert!(dates.plain_batch(&page).is_none(), "a batch being filled");
+        // Values widened on the way (INT64 as Decimal128) are never the page's.
+        let decimals =
+            OpenFixed::new(PhysicalType::Int64, &DataType::Decimal128(18, 2), 4).unwrap();
+        assert!(decimals.plain_batch(&page).is_none(), "widened");
+        assert_eq!(open.len(), 0);
     }
 }
