@@ -78,6 +78,8 @@ fn byte_gather(
 
 /// One flat column's pages, row group after row group, as arrays of the rows selected.
 pub(crate) struct FlatColumn {
+    /// See [`FlatColumn::weight`].
+    weight: i64,
     input: Arc<dyn ChunkSource>,
     metadata: Arc<ParquetMetaData>,
     leaf: usize,
@@ -333,7 +335,14 @@ impl FlatColumn {
         arrow_page.fixed_len_byte_arrays_in_page = fixed.is_some()
             || (list.is_none()
                 && super::convert::reads_fixed_len_in_page(column.physical_type, &data_type));
+        let chunks = metadata.row_groups();
+        let weight = row_groups
+            .iter()
+            .filter_map(|&g| chunks.get(g)?.columns().get(leaf))
+            .map(|chunk| chunk.uncompressed_size().max(0))
+            .sum();
         let mut flat = FlatColumn {
+            weight,
             input,
             metadata,
             leaf,
@@ -383,6 +392,13 @@ impl FlatColumn {
         self.arrow_page.keep_def_levels = parents.iter().any(|p| p.defined > 0);
         self.parents = parents;
         self
+    }
+
+    /// The bytes of the column's chunks the read takes, decompressed, as their metadata says:
+    /// the share of the read's work the column is likely to take (threads take the largest
+    /// first).
+    pub fn weight(&self) -> i64 {
+        self.weight
     }
 
     /// Selected rows decoded and not yet returned.
