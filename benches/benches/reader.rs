@@ -9,6 +9,9 @@
 //! - `reader/<file>`: every column of each file;
 //! - `reader_column/<column>`: the events file, one top-level column projected at a time;
 //!   `reader_column/lineitem_<column>`: the same for uncompressed lineitem's columns;
+//! - `reader_threads/<file>` and `reader_threads/<file>_consumer_1ms`: lineitem (uncompressed,
+//!   snappy) and events, ours on one and on two threads beside arrow-rs, without and with 1 ms
+//!   of the consumer's work after each batch;
 //! - `reader_filter/events_category_1pct`: the events file, every column, rows whose dictionary
 //!   column `category` equals `event_0` (~1%): ours with its `RowFilter` of `Predicate::Eq`,
 //!   arrow-rs with its `RowFilter` of one `ArrowPredicateFn` (`category == "event_0"`);
@@ -32,6 +35,7 @@ mod common;
 mod reader_files;
 
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use arrow_array::{BooleanArray, RecordBatch, StringArray};
 use bytes::Bytes;
@@ -54,6 +58,11 @@ struct Case {
     roots: Option<Vec<usize>>,
     /// `category == FILTER_VALUE`, and how ours is given it.
     filter: Filter,
+    /// Ours: `with_threads`.
+    threads: usize,
+    /// The consumer's work on each batch (a spin of this long, after each reader's batch
+    /// alike), as an engine's operators take their time between two batches.
+    work: Duration,
 }
 
 /// A case's row filter. arrow-rs always gets its `ArrowPredicateFn` ([`category_predicate`]).
@@ -68,6 +77,17 @@ enum Filter {
 }
 
 impl Case {
+    /// Every column of `file`, no filter, one thread, no work between batches.
+    fn whole(file: Bytes) -> Case {
+        Case {
+            file,
+            roots: None,
+            filter: Filter::None,
+            threads: 1,
+            work: Duration::ZERO,
+        }
+    }
+
     fn projection(&self, schema: &parquet::schema::types::SchemaDescriptor) -> ProjectionMask {
         match &self.roots {
             None => ProjectionMask::all(),
@@ -102,14 +122,17 @@ impl Case {
                 Some(RowFilter::new().and_predicate(category_predicate(builder.parquet_schema())))
             }
         };
-        let mut builder = builder.with_projection(mask).with_batch_size(BATCH);
+        let mut builder = builder
+            .with_projection(mask)
+            .with_batch_size(BATCH)
+            .with_threads(self.threads);
         if let Some(filter) = filter {
             builder = builder.with_row_filter(filter);
         }
         builder
             .build()
             .expect("our reader")
-            .map(|b| b.expect("our batch"))
+            .map(|b| self.consume(b.expect("our batch")))
             .collect()
     }
 
@@ -130,8 +153,17 @@ impl Case {
         builder
             .build()
             .expect("arrow-rs's reader")
-            .map(|b| b.expect("arrow-rs's batch"))
+            .map(|b| self.consume(b.expect("arrow-rs's batch")))
             .collect()
+    }
+
+    /// `batch`, after the consumer's work on it ([`Case::work`]).
+    fn consume(&self, batch: RecordBatch) -> RecordBatch {
+        let start = Instant::now();
+        while start.elapsed() < self.work {
+            std::hint::spin_loop();
+        }
+        batch
     }
 
     /// Both readers' batches are equal (stops the suite if not).
@@ -202,26 +234,12 @@ fn reader(c: &mut Criterion) {
     ];
     for (name, compression) in files {
         let file = cached(&format!("{name}.parquet"), || lineitem(compression));
-        let case = Case {
-            file,
-            roots: None,
-            filter: Filter::None,
-        };
-        bench_case(c, "reader", name, &case);
+        bench_case(c, "reader", name, &Case::whole(file));
     }
     let events = cached("events_1m.parquet", events);
-    let case = Case {
-        file: events,
-        roots: None,
-        filter: Filter::None,
-    };
-    bench_case(c, "reader", "events_1m", &case);
-    let case = Case {
-        file: cached("nested_500k.parquet", nested),
-        roots: None,
-        filter: Filter::None,
-    };
-    bench_case(c, "reader", "nested_500k", &case);
+    bench_case(c, "reader", "events_1m", &Case::whole(events));
+    let nested = cached("nested_500k.parquet", nested);
+    bench_case(c, "reader", "nested_500k", &Case::whole(nested));
 }
 
 fn reader_column(c: &mut Criterion) {
@@ -247,9 +265,8 @@ fn each_column(c: &mut Criterion, file: &Bytes, prefix: &str) {
         .collect();
     for (i, name) in names.iter().enumerate() {
         let case = Case {
-            file: file.clone(),
             roots: Some(vec![i]),
-            filter: Filter::None,
+            ..Case::whole(file.clone())
         };
         bench_case(c, "reader_column", &format!("{prefix}{name}"), &case);
     }
@@ -257,9 +274,8 @@ fn each_column(c: &mut Criterion, file: &Bytes, prefix: &str) {
 
 fn reader_filter(c: &mut Criterion) {
     let case = Case {
-        file: cached("events_1m.parquet", events),
-        roots: None,
         filter: Filter::QueryApi,
+        ..Case::whole(cached("events_1m.parquet", events))
     };
     bench_case(c, "reader_filter", "events_category_1pct", &case);
     let case = Case {
@@ -274,9 +290,66 @@ fn reader_filter(c: &mut Criterion) {
     );
 }
 
+/// `reader_threads/<file>`: ours on one thread (`qpl_rs_1`) and on two (`with_threads(2)`,
+/// `qpl_rs_2`) beside arrow-rs; `reader_threads/<file>_consumer_1ms`: the same, with 1 ms of
+/// the consumer's work after each batch of every reader (as an engine's operators take their
+/// time between batches), so that the differences between ids are the readers'.
+fn reader_threads(c: &mut Criterion) {
+    let files = [
+        (
+            "lineitem_sf0.1_uncompressed",
+            Compression::UNCOMPRESSED,
+            "lineitem_sf0.1_uncompressed.parquet",
+        ),
+        (
+            "lineitem_sf0.1_snappy",
+            Compression::SNAPPY,
+            "lineitem_sf0.1_snappy.parquet",
+        ),
+    ];
+    let mut cases: Vec<(&str, Bytes)> = files
+        .into_iter()
+        .map(|(name, codec, path)| (name, cached(path, || lineitem(codec))))
+        .collect();
+    cases.push(("events_1m", cached("events_1m.parquet", events)));
+    for (name, file) in cases {
+        let two = Case {
+            threads: 2,
+            ..Case::whole(file)
+        };
+        two.check(&format!("reader_threads/{name}"));
+        for (suffix, work) in [
+            ("", Duration::ZERO),
+            ("_consumer_1ms", Duration::from_millis(1)),
+        ] {
+            let mut g = c.benchmark_group(format!("reader_threads/{name}{suffix}"));
+            g.throughput(Throughput::Bytes(two.bytes())).sample_size(10);
+            for threads in [1, 2] {
+                let case = Case {
+                    threads,
+                    work,
+                    ..two.clone()
+                };
+                g.bench_function(
+                    BenchmarkId::from_parameter(format!("qpl_rs_{threads}")),
+                    |b| b.iter(|| black_box(case.ours())),
+                );
+            }
+            let case = Case {
+                work,
+                ..two.clone()
+            };
+            g.bench_function(BenchmarkId::from_parameter("arrow_rs"), |b| {
+                b.iter(|| black_box(case.arrow_rs()))
+            });
+            g.finish();
+        }
+    }
+}
+
 criterion_group! {
     name = benches;
     config = common::config();
-    targets = reader, reader_column, reader_filter
+    targets = reader, reader_column, reader_filter, reader_threads
 }
 criterion_main!(benches);
