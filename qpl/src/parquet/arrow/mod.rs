@@ -647,27 +647,26 @@ fn fill_in_parallel(
     rows: usize,
     threads: usize,
 ) -> Result<(), ArrowError> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    // The largest columns first, so that no large one is left to the end alone. One lock per
-    // column, each taken once by the thread that takes the column.
-    let mut order: Vec<&mut FlatColumn> = columns.iter_mut().collect();
-    order.sort_by_cached_key(|column| std::cmp::Reverse(column.weight()));
-    let slots: Vec<std::sync::Mutex<&mut FlatColumn>> =
-        order.into_iter().map(std::sync::Mutex::new).collect();
-    let next = AtomicUsize::new(0);
+    // The largest columns last in the queue, taken first, so that no large one is left to
+    // the end alone.
+    let mut queue: Vec<&mut FlatColumn> = columns.iter_mut().collect();
+    queue.sort_by_cached_key(|column| column.weight());
+    let helpers = threads.min(queue.len()).saturating_sub(1);
+    let queue = std::sync::Mutex::new(queue);
     let work = || -> Result<(), ArrowError> {
-        while let Some(slot) = slots.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let mut column = slot
+        loop {
+            let next = queue
                 .lock()
-                .map_err(|_| ArrowError::ParquetError("a reader thread panicked".into()))?;
+                .map_err(|_| ArrowError::ParquetError("a reader thread panicked".into()))?
+                .pop();
+            let Some(column) = next else {
+                return Ok(());
+            };
             column.fill(rows)?;
         }
-        Ok(())
     };
     std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads.min(slots.len()))
-            .map(|_| scope.spawn(work))
-            .collect();
+        let helpers: Vec<_> = (0..helpers).map(|_| scope.spawn(work)).collect();
         let mine = work();
         let theirs = helpers.into_iter().map(|helper| {
             helper.join().unwrap_or_else(|_| {
