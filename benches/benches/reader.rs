@@ -295,21 +295,13 @@ fn reader_filter(c: &mut Criterion) {
 /// the consumer's work after each batch of every reader (as an engine's operators take their
 /// time between batches), so that the differences between ids are the readers'.
 fn reader_threads(c: &mut Criterion) {
-    let files = [
-        (
-            "lineitem_sf0.1_uncompressed",
-            Compression::UNCOMPRESSED,
-            "lineitem_sf0.1_uncompressed.parquet",
-        ),
-        (
-            "lineitem_sf0.1_snappy",
-            Compression::SNAPPY,
-            "lineitem_sf0.1_snappy.parquet",
-        ),
+    let lineitems = [
+        ("lineitem_sf0.1_uncompressed", Compression::UNCOMPRESSED),
+        ("lineitem_sf0.1_snappy", Compression::SNAPPY),
     ];
-    let mut cases: Vec<(&str, Bytes)> = files
+    let mut cases: Vec<(&str, Bytes)> = lineitems
         .into_iter()
-        .map(|(name, codec, path)| (name, cached(path, || lineitem(codec))))
+        .map(|(name, codec)| (name, cached(&format!("{name}.parquet"), || lineitem(codec))))
         .collect();
     cases.push(("events_1m", cached("events_1m.parquet", events)));
     for (name, file) in cases {
