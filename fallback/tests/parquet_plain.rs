@@ -180,6 +180,34 @@ proptest! {
         steps::check_byte_arrays(&mut PlainByteArrayDecoder::new(&data, values.len()).unwrap(), &values, &steps);
     }
 
+    /// Values around the 32-byte chunks a page decoded whole is copied in (one, two, more
+    /// than two), with bytes after them in the data and values already in `out`: the same
+    /// values whole or in two batches (the walk that checks before copying).
+    #[test]
+    fn byte_arrays_of_any_length_decode_whole_and_in_batches_alike(
+        values in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..150), 0..60),
+        garbage in prop::collection::vec(any::<u8>(), 0..100),
+        first in 0usize..60,
+    ) {
+        let mut data = Vec::new();
+        plain::encode_byte_arrays(values.iter().map(Vec::as_slice), &mut data).unwrap();
+        data.extend_from_slice(&garbage);
+        let mut expected = vec![b"kept".to_vec()];
+        expected.extend(values.iter().cloned());
+        let mut whole = ByteArrays::new();
+        whole.push(b"kept").unwrap();
+        let mut decoder = PlainByteArrayDecoder::new(&data, values.len()).unwrap();
+        prop_assert_eq!(decoder.next_batch(&mut whole, values.len()).unwrap(), values.len());
+        prop_assert_eq!(whole.iter().map(<[u8]>::to_vec).collect::<Vec<_>>(), expected.clone());
+        let mut batches = ByteArrays::new();
+        batches.push(b"kept").unwrap();
+        let mut decoder = PlainByteArrayDecoder::new(&data, values.len()).unwrap();
+        let first = first.min(values.len());
+        prop_assert_eq!(decoder.next_batch(&mut batches, first).unwrap(), first);
+        prop_assert_eq!(decoder.next_batch(&mut batches, usize::MAX).unwrap(), values.len() - first);
+        prop_assert_eq!(batches.iter().map(<[u8]>::to_vec).collect::<Vec<_>>(), expected);
+    }
+
     #[test]
     fn fixed_len_round_trip_and_arrow(
         type_length in 1usize..20,

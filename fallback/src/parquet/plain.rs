@@ -23,6 +23,34 @@ use super::{ByteArrayDecoder, ByteArrays, FixedWidth, ParquetError, ValueDecoder
 
 const ENCODING: &str = "PLAIN";
 
+/// How far ahead of a walk over PLAIN byte arrays [`prefetch_ahead`] asks for bytes: about
+/// a memory latency's worth of values at the walk's pace (measured best of 512, 1024 and 2048
+/// on lineitem's `l_comment`, values of ~27 bytes).
+const PREFETCH_DISTANCE: usize = 1024;
+
+/// Asks the CPU to bring `data`'s bytes [`PREFETCH_DISTANCE`] past `at` into its caches.
+///
+/// A walk over PLAIN byte arrays is a chain of loads, each length's address depending on the
+/// one before it, so it waits out every cache miss in full, where a copy's independent loads
+/// overlap theirs; asking for the bytes ahead overlaps them again. A page read from memory
+/// (not decompressed into the cache just before) walks about 10% faster with it. A hint only:
+/// an address past `data` is never read, and no target needs it to be correct.
+#[inline(always)]
+pub fn prefetch_ahead(data: &[u8], at: usize) {
+    let ahead = data
+        .as_ptr()
+        .wrapping_add(at.wrapping_add(PREFETCH_DISTANCE));
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and reads nothing the program sees, whatever the
+    // address (it may be past `data`); SSE, which has the instruction, is part of x86_64.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(ahead.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = ahead;
+}
+
 /// `count * size` bytes, or a Truncated error when even that product overflows (a count no
 /// slice could hold).
 fn bytes_needed(
@@ -431,38 +459,116 @@ impl<'a> PlainByteArrayDecoder<'a> {
         })
     }
 
+    /// The length of value `index`, whose 4-byte length is at byte `offset`, checked against
+    /// the data.
+    #[inline(always)]
+    fn length_at(&self, offset: usize, index: usize) -> Result<usize, ParquetError> {
+        prefetch_ahead(self.data, offset);
+        let avail = self.data.len() - offset;
+        let Some(prefix) = self.data.get(offset..offset + 4) else {
+            return Err(ParquetError::truncated(
+                ENCODING,
+                format!(
+                    "BYTE_ARRAY value {index}: its 4-byte length at byte {offset} is cut \
+                     short ({avail} bytes left)"
+                ),
+            ));
+        };
+        let len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
+        if len > avail - 4 {
+            return Err(ParquetError::truncated(
+                ENCODING,
+                format!(
+                    "BYTE_ARRAY value {index} has length {len} at byte {offset}, but only {} \
+                     bytes follow",
+                    avail - 4
+                ),
+            ));
+        }
+        Ok(len)
+    }
+
     /// Walks over the next `count` values, checking each length against the data; returns
     /// the offset after them and their bytes in all.
     fn scan(&self, count: usize) -> Result<(usize, usize), ParquetError> {
         let mut offset = self.offset;
         let mut total = 0usize;
         for index in self.position..self.position + count {
-            let avail = self.data.len() - offset;
-            let Some(prefix) = self.data.get(offset..offset + 4) else {
-                return Err(ParquetError::truncated(
-                    ENCODING,
-                    format!(
-                        "BYTE_ARRAY value {index}: its 4-byte length at byte {offset} is cut \
-                         short ({avail} bytes left)"
-                    ),
-                ));
-            };
-            let len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
-            if len > avail - 4 {
-                return Err(ParquetError::truncated(
-                    ENCODING,
-                    format!(
-                        "BYTE_ARRAY value {index} has length {len} at byte {offset}, but only {} \
-                         bytes follow",
-                        avail - 4
-                    ),
-                ));
-            }
+            let len = self.length_at(offset, index)?;
             offset += 4 + len;
             total += len;
         }
         Ok((offset, total))
     }
+
+    /// [`ByteArrayDecoder::next_batch`] of every value left, in one walk: their bytes are at
+    /// most `bound` (the data left less the lengths), which `out` takes, zeroed, and gives
+    /// back after (and all it took on an error).
+    fn append_rest(&mut self, out: &mut ByteArrays, bound: usize) -> Result<usize, ParquetError> {
+        let count = self.remaining();
+        let (base, offsets) = (out.values.len(), out.offsets.len());
+        out.values.resize(base + bound, 0);
+        out.offsets.reserve(count);
+        let mut to = base;
+        let mut offset = self.offset;
+        for index in self.position..self.position + count {
+            // A value past `bound` leaves too few bytes for the lengths after it: the
+            // checking walk names the one cut short.
+            let len = self
+                .length_at(offset, index)
+                .and_then(|len| match to + len <= base + bound {
+                    true => Ok(len),
+                    false => Err(self.scan(count).err().unwrap_or_else(|| {
+                        ParquetError::truncated(
+                            ENCODING,
+                            format!("BYTE_ARRAY value {index} at byte {offset}: the values after it are cut short"),
+                        )
+                    })),
+                });
+            let len = match len {
+                Ok(len) => len,
+                Err(e) => {
+                    out.values.truncate(base);
+                    out.offsets.truncate(offsets);
+                    return Err(e);
+                }
+            };
+            copy_value(self.data, offset + 4, len, &mut out.values, to);
+            to += len;
+            // Cannot overflow: `base + bound` was checked to.
+            out.offsets.push(to as i32);
+            offset += 4 + len;
+        }
+        out.values.truncate(to);
+        self.offset = offset;
+        self.position += count;
+        Ok(count)
+    }
+}
+
+/// The bytes [`copy_value`] copies at a time.
+const COPY_CHUNK: usize = 32;
+
+/// Copies `src[from..from + len]` to `dst[to..]`: a value of up to two [`COPY_CHUNK`]s in
+/// whole chunks where `src` and `dst` have them (the bytes written past the value are
+/// `dst`'s next ones, left for the next values to overwrite), the others exactly.
+#[inline(always)]
+fn copy_value(src: &[u8], from: usize, len: usize, dst: &mut [u8], to: usize) {
+    if len <= 2 * COPY_CHUNK {
+        if let (Some(from), Some(to)) = (
+            src.get(from..from + 2 * COPY_CHUNK),
+            dst.get_mut(to..to + 2 * COPY_CHUNK),
+        ) {
+            let (from_first, from_second) = from.split_at(COPY_CHUNK);
+            let (to_first, to_second) = to.split_at_mut(COPY_CHUNK);
+            to_first.copy_from_slice(from_first);
+            if len > COPY_CHUNK {
+                to_second.copy_from_slice(from_second);
+            }
+            return;
+        }
+    }
+    dst[to..to + len].copy_from_slice(&src[from..from + len]);
 }
 
 impl ByteArrayDecoder for PlainByteArrayDecoder<'_> {
@@ -472,20 +578,30 @@ impl ByteArrayDecoder for PlainByteArrayDecoder<'_> {
 
     fn next_batch(&mut self, out: &mut ByteArrays, max: usize) -> Result<usize, ParquetError> {
         let count = max.min(self.remaining());
+        // Every value left (a page's, decoded whole): one walk, copying as it checks.
+        let bound = (self.data.len() - self.offset).saturating_sub(count.saturating_mul(4));
+        if count == self.remaining() && arrow_offset(out.values.len() + bound).is_ok() {
+            return self.append_rest(out, bound);
+        }
         // Validate the whole batch first: on an error `out` is left as it was, and the
         // buffers grow once, by sizes the data really holds.
         let (end, total) = self.scan(count)?;
         arrow_offset(out.values.len() + total)?;
-        out.values.reserve(total);
         out.offsets.reserve(count);
+        // The values are copied a chunk at a time into their room, zeroed first (what a
+        // chunk writes past its value, the next values overwrite): a call to `memcpy` for
+        // each value, most of them a few dozen bytes, took longer than the copying.
+        let base = out.values.len();
+        out.values.resize(base + total, 0);
+        let mut to = base;
         let mut offset = self.offset;
         for _ in 0..count {
             let prefix = &self.data[offset..offset + 4];
             let len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
-            out.values
-                .extend_from_slice(&self.data[offset + 4..offset + 4 + len]);
+            copy_value(self.data, offset + 4, len, &mut out.values, to);
+            to += len;
             // Cannot overflow: the total was checked above.
-            out.offsets.push(out.values.len() as i32);
+            out.offsets.push(to as i32);
             offset += 4 + len;
         }
         debug_assert_eq!(offset, end);

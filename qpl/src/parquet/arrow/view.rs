@@ -212,6 +212,7 @@ impl DenseViews for PlainViews<'_> {
         let (bytes, end, block) = (self.buffer.as_slice(), self.end, u128::from(self.block));
         let mut at = self.at;
         for _ in 0..count {
+            qpl_fallback::parquet::plain::prefetch_ahead(bytes, at);
             // A value's 16 bytes from its length prefix are its view's first 16 when it is
             // inline (the bytes after it masked off), and its first 8 (length, prefix)
             // otherwise.
@@ -268,6 +269,7 @@ impl DenseViews for PlainViews<'_> {
         let bytes = &self.buffer.as_slice()[..self.end];
         let mut at = self.at;
         for _ in 0..count {
+            qpl_fallback::parquet::plain::prefetch_ahead(bytes, at);
             let Some(prefix) = bytes.get(at..at + 4) else {
                 return Err(error("eof decoding byte array"));
             };
