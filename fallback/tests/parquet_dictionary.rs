@@ -490,12 +490,15 @@ fn the_first_error_in_the_stream_wins_whatever_the_batch_size() {
 
 /// Byte-array gathers copy short entries with a fixed-size over-copy: entries of every length
 /// around that size (0..=80 bytes), the last entries of the dictionary (whose over-copy would
-/// pass its end) and long ones, appended after existing values, match a plain copy.
+/// pass its end: a dictionary of over 4 KB, which is not copied with padding first) and long
+/// ones, appended after existing values, match a plain copy.
 #[test]
 fn byte_array_gathers_of_every_entry_length() {
-    let entries: Vec<Vec<u8>> = (0..=80u8)
-        .map(|n| (0..n).map(|b| b.wrapping_mul(31) ^ n).collect())
+    let entries: Vec<Vec<u8>> = (0..40)
+        .map(|i| vec![i as u8; 100])
+        .chain((0..=80u8).map(|n| (0..n).map(|b| b.wrapping_mul(31) ^ n).collect()))
         .collect();
+    let last = entries.len() as u32 - 1;
     let dict: ByteArrays = entries.iter().map(|e| &e[..]).collect();
     let mut x = 0x2545_F491u32;
     let indices: Vec<u32> = (0..3000)
@@ -507,9 +510,9 @@ fn byte_array_gathers_of_every_entry_length() {
             if i < entries.len() {
                 i as u32
             } else if i % 5 == 0 {
-                80 - x % 3
+                last - x % 3
             } else {
-                x % 81
+                x % (last + 1)
             }
         })
         .collect();
