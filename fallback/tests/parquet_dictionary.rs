@@ -540,6 +540,32 @@ fn byte_array_gathers_of_every_entry_length() {
 }
 
 proptest! {
+    /// Gathers of a batch's values (256 or more) from dictionaries of up to 256 entries of up
+    /// to 16 bytes (the table of padded entries), and of 257 (the copy from the dictionary's
+    /// bytes), empty entries among them, append exactly the entries after what `out` held.
+    #[test]
+    fn byte_array_gathers_of_short_entries(
+        lengths in prop::collection::vec(0usize..=16, 1..=257),
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 256..1200),
+        before in prop::collection::vec(any::<u8>(), 0..20),
+    ) {
+        let entries: Vec<Vec<u8>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| (0..n).map(|b| (b * 13 + i) as u8 | 1).collect())
+            .collect();
+        let dict: ByteArrays = entries.iter().map(|e| &e[..]).collect();
+        let indices: Vec<u32> = picks.iter().map(|p| p.index(entries.len()) as u32).collect();
+        let mut out = ByteArrays::new();
+        out.push(&before).unwrap();
+        gather_byte_arrays(&indices, &dict, &mut out).unwrap();
+        let expected: Vec<&[u8]> = std::iter::once(&before[..])
+            .chain(indices.iter().map(|&i| &entries[i as usize][..]))
+            .collect();
+        prop_assert!(out.iter().eq(expected.iter().copied()));
+        prop_assert_eq!(out.values.len(), expected.iter().map(|e| e.len()).sum::<usize>());
+    }
+
     /// Gathers from small dictionaries (fewer bytes than the fixed-size over-copy, entries
     /// around 16 and 32 bytes, so both copy widths and the exact copy near the end are used)
     /// append exactly the entries, after whatever `out` held.
