@@ -336,16 +336,17 @@ struct ShortEntries {
 
 impl ShortEntries {
     /// The table of `dictionary`, or `None` when it has more entries or a longer one.
-    fn of(dictionary: &ByteArrays) -> Option<Box<ShortEntries>> {
+    fn of(dictionary: &ByteArrays) -> Option<ShortEntries> {
         let entries = dictionary.len();
         if entries > SHORT_ENTRIES {
             return None;
         }
         let offsets = &dictionary.offsets;
-        let mut table = Box::new(ShortEntries {
+        // On the stack (5 KB): a read's peak heap stays what its batches take.
+        let mut table = ShortEntries {
             chunks: [[0; 16]; SHORT_ENTRIES],
             lens: [0; SHORT_ENTRIES],
-        });
+        };
         for i in 0..entries {
             let n = entry_len(offsets, i);
             if n > 16 {
@@ -394,8 +395,9 @@ impl ShortEntries {
     }
 }
 
-/// The dictionaries whose bytes [`copy_values`] copies with padding after them: this many
-/// bytes at most (a copy that costs less than a few `memcpy` calls).
+/// The dictionaries whose bytes [`copy_values`] copies with padding after them (for 64
+/// values or more): this many bytes at most (a copy that costs less than a few `memcpy`
+/// calls).
 const PADDED_DICTIONARY_BYTES: usize = 4096;
 
 /// Appends the entries of `indices`, `total` bytes (their lengths' sum), to `out`.
@@ -417,7 +419,7 @@ fn copy_values<const COPY: usize>(
     // `l_returnflag`, three of one byte) every entry is within COPY bytes of the end, and
     // each value was a `memcpy` call (`l_shipmode` to Utf8 at 0.68x arrow-rs's speed).
     let padded: Vec<u8>;
-    let bytes = if dictionary.values.len() <= PADDED_DICTIONARY_BYTES {
+    let bytes = if dictionary.values.len() <= PADDED_DICTIONARY_BYTES && indices.len() >= 64 {
         padded = [&dictionary.values[..], &[0; COPY]].concat();
         &padded
     } else {
