@@ -539,6 +539,38 @@ fn byte_array_gathers_of_every_entry_length() {
     assert!(decoded.iter().eq(expected[1..].iter().copied()));
 }
 
+/// Gathers `picks` of a dictionary whose entry `i` has `lengths[i]` bytes (byte `b` of it
+/// `byte(i, b)`) after `before`: `out` holds `before`, then exactly the picked entries.
+fn gathers_exactly(
+    lengths: &[usize],
+    picks: &[prop::sample::Index],
+    before: &[u8],
+    byte: impl Fn(usize, usize) -> u8,
+) -> Result<(), TestCaseError> {
+    let entries: Vec<Vec<u8>> = lengths
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| (0..n).map(|b| byte(i, b)).collect())
+        .collect();
+    let dict: ByteArrays = entries.iter().map(|e| &e[..]).collect();
+    let indices: Vec<u32> = picks
+        .iter()
+        .map(|p| p.index(entries.len()) as u32)
+        .collect();
+    let mut out = ByteArrays::new();
+    out.push(before).unwrap();
+    gather_byte_arrays(&indices, &dict, &mut out).unwrap();
+    let expected: Vec<&[u8]> = std::iter::once(before)
+        .chain(indices.iter().map(|&i| &entries[i as usize][..]))
+        .collect();
+    prop_assert!(out.iter().eq(expected.iter().copied()));
+    prop_assert_eq!(
+        out.values.len(),
+        expected.iter().map(|e| e.len()).sum::<usize>()
+    );
+    Ok(())
+}
+
 proptest! {
     /// Gathers of a batch's values (256 or more) from dictionaries of up to 256 entries of up
     /// to 16 bytes (the table of padded entries), and of 257 (the copy from the dictionary's
@@ -549,21 +581,7 @@ proptest! {
         picks in prop::collection::vec(any::<prop::sample::Index>(), 256..1200),
         before in prop::collection::vec(any::<u8>(), 0..20),
     ) {
-        let entries: Vec<Vec<u8>> = lengths
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| (0..n).map(|b| (b * 13 + i) as u8 | 1).collect())
-            .collect();
-        let dict: ByteArrays = entries.iter().map(|e| &e[..]).collect();
-        let indices: Vec<u32> = picks.iter().map(|p| p.index(entries.len()) as u32).collect();
-        let mut out = ByteArrays::new();
-        out.push(&before).unwrap();
-        gather_byte_arrays(&indices, &dict, &mut out).unwrap();
-        let expected: Vec<&[u8]> = std::iter::once(&before[..])
-            .chain(indices.iter().map(|&i| &entries[i as usize][..]))
-            .collect();
-        prop_assert!(out.iter().eq(expected.iter().copied()));
-        prop_assert_eq!(out.values.len(), expected.iter().map(|e| e.len()).sum::<usize>());
+        gathers_exactly(&lengths, &picks, &before, |i, b| (b * 13 + i) as u8 | 1)?;
     }
 
     /// Gathers from small dictionaries (fewer bytes than the fixed-size over-copy, entries
@@ -575,20 +593,6 @@ proptest! {
         picks in prop::collection::vec(any::<prop::sample::Index>(), 0..200),
         before in prop::collection::vec(any::<u8>(), 0..20),
     ) {
-        let entries: Vec<Vec<u8>> = lengths
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| (0..n).map(|b| (b * 7 + i) as u8).collect())
-            .collect();
-        let dict: ByteArrays = entries.iter().map(|e| &e[..]).collect();
-        let indices: Vec<u32> = picks.iter().map(|p| p.index(entries.len()) as u32).collect();
-        let mut out = ByteArrays::new();
-        out.push(&before).unwrap();
-        gather_byte_arrays(&indices, &dict, &mut out).unwrap();
-        let expected: Vec<&[u8]> = std::iter::once(&before[..])
-            .chain(indices.iter().map(|&i| &entries[i as usize][..]))
-            .collect();
-        prop_assert!(out.iter().eq(expected.iter().copied()));
-        prop_assert_eq!(out.values.len(), expected.iter().map(|e| e.len()).sum::<usize>());
+        gathers_exactly(&lengths, &picks, &before, |i, b| (b * 7 + i) as u8)?;
     }
 }
