@@ -50,6 +50,18 @@ use std::sync::OnceLock;
 
 pub use tier::{kernel_tier, Tier, TierError};
 
+/// The 64 `levels` as a word, bit `i` set where `levels[i] == threshold` (`equal`) or
+/// `levels[i] > threshold`: SSE2 on x86_64 (its baseline, whatever the tier), the portable
+/// kernel elsewhere.
+#[inline]
+pub(crate) fn level_word(levels: &[i16; 64], equal: bool, threshold: i16) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of x86_64: every CPU this code runs on has it.
+    return unsafe { sse2::level_word(levels, equal, threshold) };
+    #[cfg(not(target_arch = "x86_64"))]
+    portable::level_word(levels, equal, threshold)
+}
+
 /// A bit width in 1..=32, checked once so that kernels can be chosen without a failure path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct BitWidth(u32);

@@ -92,3 +92,33 @@ pub(in crate::kernels) mod byte_stream_split {
         done
     }
 }
+
+/// [`super::level_word`]: 16 levels at a time (a compare of 8, a signed pack keeping each
+/// lane's 0 or -1 as a byte, a byte mask).
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(in crate::kernels) fn level_word(levels: &[i16; 64], equal: bool, threshold: i16) -> u64 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi16, _mm_cmpgt_epi16, _mm_loadu_si128, _mm_movemask_epi8,
+        _mm_packs_epi16, _mm_set1_epi16,
+    };
+    let threshold = _mm_set1_epi16(threshold);
+    let compare = |lanes| match equal {
+        true => _mm_cmpeq_epi16(lanes, threshold),
+        false => _mm_cmpgt_epi16(lanes, threshold),
+    };
+    let mut word = 0u64;
+    for (k, sixteen) in levels.chunks_exact(16).enumerate() {
+        // SAFETY: `sixteen` holds 16 i16s, 32 bytes: two unaligned 16-byte loads of its two
+        // halves stay inside it.
+        let (low, high) = unsafe {
+            (
+                _mm_loadu_si128(sixteen.as_ptr().cast::<__m128i>()),
+                _mm_loadu_si128(sixteen.as_ptr().add(8).cast::<__m128i>()),
+            )
+        };
+        let bytes = _mm_packs_epi16(compare(low), compare(high));
+        word |= u64::from(_mm_movemask_epi8(bytes) as u16) << (16 * k);
+    }
+    word
+}

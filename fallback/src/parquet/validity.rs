@@ -320,3 +320,77 @@ mod tests {
         assert_eq!(bits.len, 1);
     }
 }
+
+/// What [`level_word`] sets a level's bit for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LevelTest {
+    /// The level is at least this (a struct's validity: non-null from its level on).
+    AtLeast(i16),
+    /// The level is this (a value's validity: the column's maximum).
+    Equal(i16),
+}
+
+/// The first 64 `levels` as a word, bit `i` set where `test` holds for `levels[i]` (Arrow's
+/// validity, 64 rows a word): on x86_64 16 levels compared at a time with SSE2, which every
+/// x86_64 CPU has (a multiplication gathering 8 had taken 5 % of a read of nested structs).
+///
+/// # Panics
+/// When `levels` holds fewer than 64.
+#[inline]
+pub fn level_word(levels: &[i16], test: LevelTest) -> u64 {
+    let levels: &[i16; 64] = levels[..64].try_into().expect("64 levels");
+    match test {
+        // Every level is at least i16::MIN; `level >= min` is `level > min - 1` otherwise.
+        LevelTest::AtLeast(i16::MIN) => u64::MAX,
+        LevelTest::AtLeast(min) => crate::kernels::level_word(levels, false, min - 1),
+        LevelTest::Equal(max) => crate::kernels::level_word(levels, true, max),
+    }
+}
+
+#[cfg(test)]
+mod level_word_tests {
+    use super::*;
+
+    fn holds(test: LevelTest, level: i16) -> bool {
+        match test {
+            LevelTest::AtLeast(min) => level >= min,
+            LevelTest::Equal(max) => level == max,
+        }
+    }
+
+    /// Every test on levels of the whole i16 range and on small ones: the word (SSE2 on
+    /// x86_64) and the portable kernel's both equal a bit at a time.
+    #[test]
+    fn level_words_equal_a_bit_at_a_time() {
+        let mut state = 0x9E37_79B9u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for round in 0..200 {
+            let levels: Vec<i16> = (0..64)
+                .map(|_| match round % 2 {
+                    0 => (next() % 5) as i16,
+                    _ => next() as i16,
+                })
+                .collect();
+            let levels: &[i16; 64] = levels[..].try_into().unwrap();
+            for k in [i16::MIN, i16::MIN + 1, -1, 0, 1, 2, 3, 4, i16::MAX] {
+                for test in [LevelTest::AtLeast(k), LevelTest::Equal(k)] {
+                    let expected =
+                        (0..64).fold(0u64, |w, i| w | u64::from(holds(test, levels[i])) << i);
+                    assert_eq!(level_word(levels, test), expected, "{test:?}");
+                    let (equal, threshold) = match test {
+                        LevelTest::AtLeast(i16::MIN) => continue,
+                        LevelTest::AtLeast(min) => (false, min - 1),
+                        LevelTest::Equal(max) => (true, max),
+                    };
+                    let portable = crate::kernels::portable::level_word(levels, equal, threshold);
+                    assert_eq!(portable, expected, "{test:?}");
+                }
+            }
+        }
+    }
+}

@@ -147,20 +147,7 @@ struct Out<'o> {
     def_levels: Option<&'o mut Vec<i16>>,
 }
 
-/// 64 levels (`chunk`, of 64) as a word, bit `i` set where `test(chunk[i])`: 8 bytes of 0 or 1
-/// packed by a multiplication each, which the compiler vectorises (a shift and an or per
-/// level, or `BooleanBuffer::collect_bool`'s closure per bit, took 6 % of a read of structs).
-pub(crate) fn level_word(chunk: &[i16], test: impl Fn(i16) -> bool) -> u64 {
-    let mut word = 0u64;
-    for (byte, levels) in chunk[..64].chunks_exact(8).enumerate() {
-        let flags = levels.iter().enumerate().fold(0u64, |flags, (i, &level)| {
-            flags | (u64::from(test(level)) << (8 * i))
-        });
-        // Byte i of `flags` (0 or 1) to bit i of the top byte.
-        word |= (flags.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * byte);
-    }
-    word
-}
+pub(crate) use qpl_fallback::parquet::validity::{level_word, LevelTest};
 
 /// Appends a bit per level of `levels`, set where it is `max`; how many are.
 fn push_at_max(bits: &mut Bits, levels: &[i16], max: i16) -> usize {
@@ -172,7 +159,7 @@ fn push_at_max(bits: &mut Bits, levels: &[i16], max: i16) -> usize {
         let mut chunks = levels.chunks_exact(64);
         bits.bytes.reserve(levels.len() / 8 + 1);
         for chunk in &mut chunks {
-            let word = level_word(chunk, |level| level == max);
+            let word = level_word(chunk, LevelTest::Equal(max));
             present += word.count_ones() as usize;
             bits.bytes.extend_from_slice(&word.to_le_bytes());
         }
@@ -530,7 +517,7 @@ mod tests {
             })
             .collect();
         for chunk in levels.chunks_exact(64) {
-            let word = level_word(chunk, |level| level >= 2);
+            let word = level_word(chunk, LevelTest::AtLeast(2));
             for (i, &level) in chunk.iter().enumerate() {
                 assert_eq!(word >> i & 1 == 1, level >= 2, "bit {i}");
             }

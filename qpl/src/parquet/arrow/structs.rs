@@ -7,7 +7,7 @@ use arrow_array::{ArrayRef, StructArray};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use arrow_schema::{ArrowError, DataType, FieldRef};
 
-use crate::parquet::validity::level_word;
+use crate::parquet::validity::{level_word, LevelTest};
 
 /// A struct a leaf is inside: the struct is non-null from level `defined` on (0: never
 /// null); `child` is its field on the leaf's path (the leaf's own field, or a struct holding
@@ -39,7 +39,7 @@ pub(crate) fn struct_nulls(
 /// A bit per level of `levels`, set where it is `min` or more (64 levels to a word:
 /// [`level_word`]).
 fn levels_at_least(levels: &[i16], min: i16) -> BooleanBuffer {
-    let at_least = |level| level >= min;
+    let at_least = LevelTest::AtLeast(min);
     let chunks = levels.chunks_exact(64);
     let tail = chunks.remainder();
     let mut words: Vec<u64> = chunks.map(|chunk| level_word(chunk, at_least)).collect();
