@@ -501,36 +501,41 @@ impl<'a> PlainByteArrayDecoder<'a> {
         Ok((offset, total))
     }
 
-    /// [`ByteArrayDecoder::next_batch`] of every value left, in one walk: their bytes are at
-    /// most `bound` (the data left less the lengths), which `out` takes, zeroed, and gives
-    /// back after (and all it took on an error).
-    fn append_rest(&mut self, out: &mut ByteArrays, bound: usize) -> Result<usize, ParquetError> {
-        let count = self.remaining();
+    /// Appends the next `count` values to `out` in one walk, checking each as it copies it:
+    /// their bytes are at most `bound` (which fits Arrow's offsets after `out`'s), the room
+    /// `out` takes, zeroed, and gives back after. The values are copied a chunk at a time
+    /// (what a chunk writes past its value, the next values overwrite): a call to `memcpy`
+    /// for each value, most of them a few dozen bytes, took longer than the copying. On an
+    /// error `out` is left as it was.
+    fn copy_walk(
+        &mut self,
+        out: &mut ByteArrays,
+        count: usize,
+        bound: usize,
+    ) -> Result<usize, ParquetError> {
         let (base, offsets) = (out.values.len(), out.offsets.len());
         out.values.resize(base + bound, 0);
         out.offsets.reserve(count);
         let mut to = base;
         let mut offset = self.offset;
         for index in self.position..self.position + count {
-            // A value past `bound` leaves too few bytes for the lengths after it: the
-            // checking walk names the one cut short.
-            let len = self
-                .length_at(offset, index)
-                .and_then(|len| match to + len <= base + bound {
-                    true => Ok(len),
-                    false => Err(self.scan(count).err().unwrap_or_else(|| {
-                        ParquetError::truncated(
-                            ENCODING,
-                            format!("BYTE_ARRAY value {index} at byte {offset}: the values after it are cut short"),
-                        )
-                    })),
-                });
-            let len = match len {
-                Ok(len) => len,
-                Err(e) => {
+            let len = match self.length_at(offset, index) {
+                Ok(len) if to + len <= base + bound => len,
+                walked => {
                     out.values.truncate(base);
                     out.offsets.truncate(offsets);
-                    return Err(e);
+                    // A value past `bound` leaves too few bytes for the lengths after it:
+                    // the checking walk names the one cut short.
+                    let error = walked.err().or_else(|| self.scan(count).err());
+                    return Err(error.unwrap_or_else(|| {
+                        ParquetError::truncated(
+                            ENCODING,
+                            format!(
+                                "BYTE_ARRAY value {index} at byte {offset}: the values after \
+                                 it are cut short"
+                            ),
+                        )
+                    }));
                 }
             };
             copy_value(self.data, offset + 4, len, &mut out.values, to);
@@ -578,36 +583,16 @@ impl ByteArrayDecoder for PlainByteArrayDecoder<'_> {
 
     fn next_batch(&mut self, out: &mut ByteArrays, max: usize) -> Result<usize, ParquetError> {
         let count = max.min(self.remaining());
-        // Every value left (a page's, decoded whole): one walk, copying as it checks.
+        // Every value left (a page's, decoded whole): one walk, copying as it checks, into
+        // room for what the data left can hold.
         let bound = (self.data.len() - self.offset).saturating_sub(count.saturating_mul(4));
         if count == self.remaining() && arrow_offset(out.values.len() + bound).is_ok() {
-            return self.append_rest(out, bound);
+            return self.copy_walk(out, count, bound);
         }
-        // Validate the whole batch first: on an error `out` is left as it was, and the
-        // buffers grow once, by sizes the data really holds.
-        let (end, total) = self.scan(count)?;
+        // Fewer: checked first, so that `out` takes room for their bytes alone.
+        let (_, total) = self.scan(count)?;
         arrow_offset(out.values.len() + total)?;
-        out.offsets.reserve(count);
-        // The values are copied a chunk at a time into their room, zeroed first (what a
-        // chunk writes past its value, the next values overwrite): a call to `memcpy` for
-        // each value, most of them a few dozen bytes, took longer than the copying.
-        let base = out.values.len();
-        out.values.resize(base + total, 0);
-        let mut to = base;
-        let mut offset = self.offset;
-        for _ in 0..count {
-            let prefix = &self.data[offset..offset + 4];
-            let len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
-            copy_value(self.data, offset + 4, len, &mut out.values, to);
-            to += len;
-            // Cannot overflow: the total was checked above.
-            out.offsets.push(to as i32);
-            offset += 4 + len;
-        }
-        debug_assert_eq!(offset, end);
-        self.offset = end;
-        self.position += count;
-        Ok(count)
+        self.copy_walk(out, count, total)
     }
 
     fn skip(&mut self, n: usize) -> Result<usize, ParquetError> {

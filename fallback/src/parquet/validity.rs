@@ -330,6 +330,20 @@ pub enum LevelTest {
     Equal(i16),
 }
 
+impl LevelTest {
+    /// The kernel's test: `(equal, threshold)`, a level's bit set where it equals the
+    /// threshold or, not `equal`, is above it; `None` where every level passes (at least
+    /// i16::MIN).
+    fn kernel_test(self) -> Option<(bool, i16)> {
+        match self {
+            LevelTest::AtLeast(i16::MIN) => None,
+            // `level >= min` is `level > min - 1`.
+            LevelTest::AtLeast(min) => Some((false, min - 1)),
+            LevelTest::Equal(max) => Some((true, max)),
+        }
+    }
+}
+
 /// The first 64 `levels` as a word, bit `i` set where `test` holds for `levels[i]` (Arrow's
 /// validity, 64 rows a word): on x86_64 16 levels compared at a time with SSE2, which every
 /// x86_64 CPU has (a multiplication gathering 8 had taken 5 % of a read of nested structs).
@@ -339,11 +353,9 @@ pub enum LevelTest {
 #[inline]
 pub fn level_word(levels: &[i16], test: LevelTest) -> u64 {
     let levels: &[i16; 64] = levels[..64].try_into().expect("64 levels");
-    match test {
-        // Every level is at least i16::MIN; `level >= min` is `level > min - 1` otherwise.
-        LevelTest::AtLeast(i16::MIN) => u64::MAX,
-        LevelTest::AtLeast(min) => crate::kernels::level_word(levels, false, min - 1),
-        LevelTest::Equal(max) => crate::kernels::level_word(levels, true, max),
+    match test.kernel_test() {
+        None => u64::MAX,
+        Some((equal, threshold)) => crate::kernels::level_word(levels, equal, threshold),
     }
 }
 
@@ -382,10 +394,8 @@ mod level_word_tests {
                     let expected =
                         (0..64).fold(0u64, |w, i| w | u64::from(holds(test, levels[i])) << i);
                     assert_eq!(level_word(levels, test), expected, "{test:?}");
-                    let (equal, threshold) = match test {
-                        LevelTest::AtLeast(i16::MIN) => continue,
-                        LevelTest::AtLeast(min) => (false, min - 1),
-                        LevelTest::Equal(max) => (true, max),
+                    let Some((equal, threshold)) = test.kernel_test() else {
+                        continue;
                     };
                     let portable = crate::kernels::portable::level_word(levels, equal, threshold);
                     assert_eq!(portable, expected, "{test:?}");
