@@ -204,6 +204,15 @@ fn batch(seed: u64) -> RecordBatch {
         (0..n).map(|_| (r.below(30) as u8..).take(5).collect::<Vec<u8>>()),
     )
     .unwrap();
+    // Long runs of dictionary indices (a constant column, sorted ones with runs of nulls):
+    // pieces inside one RLE run are filled with its entry, pieces across runs gathered.
+    let constant = Int32Array::from(vec![0; n]);
+    let sorted = Int64Array::from_iter(
+        (0..n).map(|i| ((i / 2_100) % 3 != 1).then_some((i / 1_500) as i64 * 1_000_003)),
+    );
+    let sorted_cents = Decimal128Array::from_iter_values((0..n).map(|i| (i / 900) as i128 * 25))
+        .with_precision_and_scale(15, 2)
+        .unwrap();
     let mut map = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
     for i in 0..n {
         for (j, word) in words.iter().enumerate().take(i % 3) {
@@ -697,6 +706,9 @@ fn batch(seed: u64) -> RecordBatch {
         ("rate", Arc::new(rate)),
         ("uuid", Arc::new(uuids)),
         ("code", Arc::new(codes)),
+        ("constant", Arc::new(constant)),
+        ("sorted", Arc::new(sorted)),
+        ("sorted_cents", Arc::new(sorted_cents)),
     ];
     RecordBatch::try_from_iter(columns).unwrap()
 }

@@ -466,6 +466,38 @@ impl<'a> HybridDecoder<'a> {
         Ok(())
     }
 
+    /// Takes the next `n` values where they are all copies of one RLE run's value (the next
+    /// run opened first if the open one is used up) and returns that value; `None`, and
+    /// nothing taken, where they are not (`n` is 0, above [`ValueDecoder::remaining`], or
+    /// reaches past the run, or the run is bit-packed). A dictionary page of long runs (a
+    /// constant or sorted column) is then a fill of one entry, not indices decoded, checked
+    /// and gathered.
+    ///
+    /// # Errors
+    /// The errors of the run it opens, as [`ValueDecoder::next_batch`] reports them there.
+    pub fn take_repeated(&mut self, n: usize) -> Result<Option<u32>, ParquetError> {
+        if n == 0 || n > self.remaining {
+            return Ok(None);
+        }
+        if matches!(
+            self.run,
+            Run::None | Run::Rle { left: 0, .. } | Run::Packed { left: 0, .. }
+        ) {
+            self.open_run()?;
+        }
+        match self.run {
+            Run::Rle { value, left } if left >= n => {
+                self.run = Run::Rle {
+                    value,
+                    left: left - n,
+                };
+                self.remaining -= n;
+                Ok(Some(value))
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// Decodes the first values of the runs from the next run header on into `out` with the
     /// kernels' run walk (the tier's fills and unpacking in one loop, without this decoder's
     /// per-run state and calls: several times faster on streams of short runs, such as the
@@ -896,6 +928,59 @@ mod tests {
             .place();
         let err = HybridDecoder::resume(&stream[1..], &place).unwrap_err();
         assert_eq!(err.kind, ErrorKind::InvalidArgument);
+    }
+
+    /// Pieces taken as one RLE run's value where they are one, decoded otherwise, give the
+    /// values decoded in one go; a piece is taken so only inside an RLE run.
+    #[test]
+    fn repeated_pieces_are_taken_only_inside_rle_runs() {
+        // Runs of 704 fives (RLE: they start at a group of 8) between noise (bit-packed), the
+        // stream ending in noise.
+        let values: Vec<u32> = (0..7 * 704u32)
+            .map(|i| if (i / 704) % 2 == 0 { i % 13 } else { 5 })
+            .collect();
+        let mut stream = Vec::new();
+        encode(&values, 4, &mut stream).unwrap();
+        for piece in [1, 7, 64, 100, 703, 704, 705] {
+            let mut decoder = HybridDecoder::new(&stream, 4, values.len()).unwrap();
+            let (mut got, mut taken) = (Vec::new(), 0);
+            while got.len() < values.len() {
+                let n = piece.min(values.len() - got.len());
+                match decoder.take_repeated(n).unwrap() {
+                    Some(value) => {
+                        let at = got.len();
+                        assert!(values[at..at + n].iter().all(|&v| v == value));
+                        got.resize(at + n, value);
+                        taken += 1;
+                    }
+                    None => {
+                        let mut out = vec![0; n];
+                        assert_eq!(decoder.next_batch(&mut out).unwrap(), n);
+                        got.extend_from_slice(&out);
+                    }
+                }
+            }
+            assert_eq!(got, values, "pieces of {piece}");
+            assert_eq!(decoder.take_repeated(1), Ok(None), "past the end");
+            // The RLE runs hold 704 values from a multiple of 704: pieces dividing 704 are
+            // taken in them, longer ones never.
+            if 704 % piece == 0 {
+                assert!(taken > 0, "pieces of {piece}");
+            }
+            if piece > 704 {
+                assert_eq!(taken, 0, "pieces of {piece}");
+            }
+        }
+        // Noise only: never taken.
+        let noise: Vec<u32> = (0..64u32).map(|i| i % 13).collect();
+        let mut stream = Vec::new();
+        encode(&noise, 4, &mut stream).unwrap();
+        let mut decoder = HybridDecoder::new(&stream, 4, noise.len()).unwrap();
+        assert_eq!(decoder.take_repeated(1), Ok(None));
+        // A run cut short is reported when it opens.
+        let mut decoder = HybridDecoder::new(&[0x10], 3, 8).unwrap();
+        let e = decoder.take_repeated(8).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Truncated);
     }
 
     #[test]

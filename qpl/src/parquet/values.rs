@@ -792,6 +792,22 @@ impl IndexStream {
         self.place = indices.place();
         Ok(())
     }
+
+    /// Takes the next `count` indices where they are all one RLE run's: that index (not yet
+    /// checked against the dictionary); `None`, and nothing taken, where they are not
+    /// ([`HybridDecoder::take_repeated`]). `section` as for [`IndexStream::next`].
+    pub fn next_repeated(
+        &mut self,
+        section: &[u8],
+        count: usize,
+    ) -> Result<Option<u32>, PageError> {
+        let codec = |e| PageError::codec(PagePart::Values, self.encoding, e);
+        let runs = section.get(1..).unwrap_or(&[]);
+        let mut indices = HybridDecoder::resume(runs, &self.place).map_err(codec)?;
+        let repeated = indices.take_repeated(count).map_err(codec)?;
+        self.place = indices.place();
+        Ok(repeated)
+    }
 }
 
 /// A data page's repetition or definition levels (RLE) decoded a piece at a time on the CPU

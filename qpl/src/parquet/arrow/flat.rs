@@ -227,6 +227,23 @@ struct PageIndices {
     stream: IndexStream,
 }
 
+/// The one dictionary index of a piece of `present` values where the stream holds them as
+/// one RLE run (taken from it then); `None` where it does not, or the page's indices were
+/// decoded whole.
+fn piece_repeated(
+    stream: &mut Option<PageIndices>,
+    present: usize,
+) -> Result<Option<u32>, ArrowError> {
+    let Some(indices) = stream else {
+        return Ok(None);
+    };
+    let section = &indices.page[indices.section.clone()];
+    indices
+        .stream
+        .next_repeated(section, present)
+        .map_err(|e| ArrowError::ParquetError(e.to_string()))
+}
+
 /// The dictionary indices of a piece's `values` (the page's values `values`): decoded now
 /// into `kept` from `stream`, or where the page's were decoded whole, in `kept`.
 fn piece_indices<'k>(
@@ -1276,20 +1293,33 @@ impl FlatColumn {
         };
         let room = self.batch_size - open % self.batch_size;
         let from = feed.row;
+        let piece = |room| {
+            let to = piece_end(feed.selected.as_ref(), from, feed.rows, room);
+            let n = to - from;
+            let validity = feed.validity.as_ref().map(|v| v.slice(from, n));
+            let selected = feed.selected.as_ref().map(|s| s.slice(from, n));
+            let present = validity.as_ref().map_or(n, |v| v.count_set_bits());
+            (to, n, validity, selected, present)
+        };
+        let (mut to, mut n, mut validity, mut selected, mut present) = piece(room);
+        // A fixed-width piece up to the batch's end inside one RLE run of indices: a fill
+        // of its entry, taken whole.
+        let mut repeated = None;
+        if let FeedValues::FixedDictionary(stream) = &mut feed.values {
+            repeated = piece_repeated(stream, present)?;
+        }
         // Dictionary indices decoded a piece at a time: pieces of `INDEX_PIECE` selected rows
         // at most, so that the indices held stay small (as arrow-rs decodes 1024 at a time).
-        let room = match &feed.values {
+        let streamed = matches!(
+            &feed.values,
             FeedValues::FixedDictionary(Some(_))
-            | FeedValues::BytesDictionary(Some(_))
-            | FeedValues::ViewDictionary(Some(_)) => room.min(INDEX_PIECE),
-            _ => room,
-        };
-        let to = piece_end(feed.selected.as_ref(), from, feed.rows, room);
-        let n = to - from;
-        let validity = feed.validity.as_ref().map(|v| v.slice(from, n));
-        let selected = feed.selected.as_ref().map(|s| s.slice(from, n));
+                | FeedValues::BytesDictionary(Some(_))
+                | FeedValues::ViewDictionary(Some(_))
+        );
+        if streamed && repeated.is_none() && room > INDEX_PIECE {
+            (to, n, validity, selected, present) = piece(INDEX_PIECE);
+        }
         let (validity, selected) = (validity.as_ref(), selected.as_ref());
-        let present = validity.map_or(n, |v| v.count_set_bits());
         let first = feed.value;
         let values = first..first + present;
         let short = || ArrowError::ParquetError("fewer values than rows with a value".into());
@@ -1311,8 +1341,19 @@ impl FlatColumn {
                 }
             }
             FeedValues::FixedDictionary(stream) => {
-                let indices = piece_indices(stream, &mut self.sparse_indices, values)?;
-                let dense = Dense::Dictionary(indices, self.decoder.dictionary());
+                // A piece inside one RLE run is a fill of its entry (a constant or sorted
+                // column: arrow-rs fills such runs too).
+                let index = match repeated {
+                    Some(index) => Some(index),
+                    None => piece_repeated(stream, present)?,
+                };
+                let dense = match index {
+                    Some(index) => Dense::Repeated(index, present, self.decoder.dictionary()),
+                    None => {
+                        let indices = piece_indices(stream, &mut self.sparse_indices, values)?;
+                        Dense::Dictionary(indices, self.decoder.dictionary())
+                    }
+                };
                 let fixed = self.fixed.as_mut().expect("a fixed-width column");
                 fixed.feed(dense, validity, n, selected, queued)?
             }

@@ -42,6 +42,8 @@ pub(crate) enum Dense<'a> {
     Plain(&'a [u8]),
     /// Dictionary indices (decoded, not checked) into the chunk's dictionary.
     Dictionary(&'a [u32], Option<&'a Values>),
+    /// One dictionary index (not checked) repeated this many times: a run of the page.
+    Repeated(u32, usize, Option<&'a Values>),
 }
 
 /// How a page's bytes become a batch's value where one pair of types has two readings
@@ -213,6 +215,8 @@ enum Source<'a, P> {
     Plain(&'a [u8]),
     /// Indices, each checked to be in the dictionary.
     Dictionary(&'a [u32], &'a [P]),
+    /// One value, this many times.
+    Repeat(P, usize),
 }
 
 impl<P: FixedWidth> Source<'_, P> {
@@ -228,6 +232,7 @@ impl<P: FixedWidth> Source<'_, P> {
             Source::Dictionary(indices, dictionary) => {
                 N::gather(&indices[from..from + n], dictionary, out)
             }
+            Source::Repeat(value, _) => out.resize(out.len() + n, N::widen(*value)),
         }
     }
 
@@ -241,6 +246,7 @@ impl<P: FixedWidth> Source<'_, P> {
             Source::Dictionary(indices, dictionary) => indices
                 .get(i)
                 .and_then(|&d| dictionary.get(d as usize).copied()),
+            Source::Repeat(value, count) => (i < *count).then_some(*value),
         }
         .unwrap_or_default()
     }
@@ -612,6 +618,19 @@ fn finish<N: ArrowNativeType + Default>(
     make(values, nulls, data_type)
 }
 
+/// The entries of the chunk's dictionary (`None`: no dictionary page came), which a page
+/// uses (or not: none needed).
+fn entries<P: Physical>(dictionary: Option<&Values>, used: bool) -> Result<&[P], ArrowError> {
+    match dictionary {
+        Some(values) => P::slice_of(values)
+            .ok_or_else(|| error("the chunk's dictionary holds values of another type")),
+        None if !used => Ok(&[]),
+        None => Err(error(
+            "a dictionary-encoded data page, but the chunk had no dictionary page before it",
+        )),
+    }
+}
+
 /// The page's values of physical type `P` as a source, checked to hold `present` values
 /// (dictionary indices checked to be in the dictionary).
 fn source<P: Physical>(dense: Dense<'_>, present: usize) -> Result<Source<'_, P>, ArrowError> {
@@ -635,17 +654,7 @@ fn source<P: Physical>(dense: Dense<'_>, present: usize) -> Result<Source<'_, P>
             (Source::Plain(bytes), bytes.len() / P::SIZE)
         }
         Dense::Dictionary(indices, dictionary) => {
-            let entries = match dictionary {
-                Some(values) => P::slice_of(values)
-                    .ok_or_else(|| error("the chunk's dictionary holds values of another type"))?,
-                None if indices.is_empty() => &[],
-                None => {
-                    return Err(error(
-                        "a dictionary-encoded data page, but the chunk had no dictionary page \
-                         before it",
-                    ))
-                }
-            };
+            let entries = entries(dictionary, !indices.is_empty())?;
             let max = qpl_fallback::parquet::dictionary::largest_index(indices);
             if !indices.is_empty() && max as usize >= entries.len() {
                 let at = indices.iter().position(|&i| i == max).unwrap_or_default();
@@ -655,6 +664,16 @@ fn source<P: Physical>(dense: Dense<'_>, present: usize) -> Result<Source<'_, P>
                 )));
             }
             (Source::Dictionary(indices, entries), indices.len())
+        }
+        Dense::Repeated(index, count, dictionary) => {
+            let entries = entries(dictionary, count > 0)?;
+            let Some(&value) = entries.get(index as usize) else {
+                return Err(error(format!(
+                    "dictionary index {index} is past the dictionary's {} entries",
+                    entries.len()
+                )));
+            };
+            (Source::Repeat(value, count), count)
         }
     };
     if len != present {
@@ -858,7 +877,39 @@ mod tests {
             .feed(Dense::Plain(&[1, 0, 0]), None, 1, None, 0)
             .unwrap_err();
         assert!(error.to_string().contains("PLAIN"), "{error}");
+        // A run of one index: past the dictionary, or without one, as above.
+        let error = open
+            .feed(Dense::Repeated(2, 3, Some(&dictionary)), None, 3, None, 0)
+            .unwrap_err();
+        assert!(error.to_string().contains("index 2"), "{error}");
+        let error = open
+            .feed(Dense::Repeated(0, 3, None), None, 3, None, 0)
+            .unwrap_err();
+        assert!(error.to_string().contains("no dictionary page"), "{error}");
+        let error = open
+            .feed(Dense::Repeated(1, 2, Some(&dictionary)), None, 3, None, 0)
+            .unwrap_err();
+        assert!(error.to_string().contains("2 values for 3 rows"), "{error}");
         assert_eq!(open.len(), 0, "nothing of a refused page is kept");
+        // A run in bounds: its entry, spread over the rows with a value.
+        let validity = BooleanBuffer::from(vec![true, false, true, true]);
+        let arrays = open
+            .feed(
+                Dense::Repeated(1, 3, Some(&dictionary)),
+                Some(&validity),
+                4,
+                None,
+                0,
+            )
+            .unwrap();
+        let expected: ArrayRef = Arc::new(arrow_array::Int32Array::from(vec![
+            Some(20),
+            None,
+            Some(20),
+            Some(20),
+        ]));
+        assert_eq!(arrays.len(), 1);
+        assert_eq!(arrays[0].as_ref(), expected.as_ref());
     }
 
     #[test]
