@@ -68,6 +68,22 @@ pub struct HybridPlace {
     run: PlacedRun,
 }
 
+impl HybridPlace {
+    /// What [`HybridDecoder::rle_left`] would say, where the open run tells without the
+    /// stream: `Some(Some(left))` inside an RLE run, `Some(None)` inside a bit-packed run or
+    /// with no value left; `None` where the next run is still to be opened.
+    pub fn open_rle_left(&self) -> Option<Option<usize>> {
+        if self.remaining == 0 {
+            return Some(None);
+        }
+        match self.run {
+            PlacedRun::Rle { left, .. } if left > 0 => Some(Some(left)),
+            PlacedRun::Packed { left, .. } if left > 0 => Some(None),
+            _ => None,
+        }
+    }
+}
+
 /// [`Run`] with its bytes named by their place in the stream.
 #[derive(Clone, Copy, Debug)]
 enum PlacedRun {
@@ -479,12 +495,7 @@ impl<'a> HybridDecoder<'a> {
         if n == 0 || n > self.remaining {
             return Ok(None);
         }
-        if matches!(
-            self.run,
-            Run::None | Run::Rle { left: 0, .. } | Run::Packed { left: 0, .. }
-        ) {
-            self.open_run()?;
-        }
+        self.open_if_used()?;
         match self.run {
             Run::Rle { value, left } if left >= n => {
                 self.run = Run::Rle {
@@ -496,6 +507,34 @@ impl<'a> HybridDecoder<'a> {
             }
             _ => Ok(None),
         }
+    }
+
+    /// How many values the run holding the next value has left where it is an RLE run (the
+    /// next run opened first if the open one is used up); `None` where it is bit-packed or no
+    /// value is left. Nothing is taken.
+    ///
+    /// # Errors
+    /// The errors of the run it opens, as [`ValueDecoder::next_batch`] reports them there.
+    pub fn rle_left(&mut self) -> Result<Option<usize>, ParquetError> {
+        if self.remaining == 0 {
+            return Ok(None);
+        }
+        self.open_if_used()?;
+        Ok(match self.run {
+            Run::Rle { left, .. } => Some(left),
+            _ => None,
+        })
+    }
+
+    /// Opens the next run if none is open or the open one is used up (values remain).
+    fn open_if_used(&mut self) -> Result<(), ParquetError> {
+        if matches!(
+            self.run,
+            Run::None | Run::Rle { left: 0, .. } | Run::Packed { left: 0, .. }
+        ) {
+            self.open_run()?;
+        }
+        Ok(())
     }
 
     /// Decodes the first values of the runs from the next run header on into `out` with the
@@ -962,6 +1001,7 @@ mod tests {
             }
             assert_eq!(got, values, "pieces of {piece}");
             assert_eq!(decoder.take_repeated(1), Ok(None), "past the end");
+            assert_eq!(decoder.rle_left(), Ok(None), "past the end");
             // The RLE runs hold 704 values from a multiple of 704: pieces dividing 704 are
             // taken in them, longer ones never.
             if 704 % piece == 0 {
@@ -971,6 +1011,16 @@ mod tests {
                 assert_eq!(taken, 0, "pieces of {piece}");
             }
         }
+        // What is left of the run of the next value, where it is an RLE run.
+        let mut decoder = HybridDecoder::new(&stream, 4, values.len()).unwrap();
+        assert_eq!(decoder.rle_left(), Ok(None), "noise first");
+        decoder.skip(704 + 100).unwrap();
+        assert_eq!(decoder.rle_left(), Ok(Some(604)));
+        assert_eq!(decoder.place().open_rle_left(), Some(Some(604)));
+        assert_eq!(decoder.take_repeated(604), Ok(Some(5)));
+        assert_eq!(decoder.place().open_rle_left(), None, "the run used up");
+        assert_eq!(decoder.rle_left(), Ok(None), "noise again");
+        assert_eq!(decoder.place().open_rle_left(), Some(None));
         // Noise only: never taken.
         let noise: Vec<u32> = (0..64u32).map(|i| i % 13).collect();
         let mut stream = Vec::new();

@@ -808,6 +808,21 @@ impl IndexStream {
         self.place = indices.place();
         Ok(repeated)
     }
+
+    /// How many indices the RLE run holding the next one has left; `None` where that run is
+    /// bit-packed or none is left ([`HybridDecoder::rle_left`]). Nothing is taken.
+    pub fn rle_left(&mut self, section: &[u8]) -> Result<Option<usize>, PageError> {
+        // Known without the stream unless the open run is used up (then the next is opened).
+        if let Some(known) = self.place.open_rle_left() {
+            return Ok(known);
+        }
+        let codec = |e| PageError::codec(PagePart::Values, self.encoding, e);
+        let runs = section.get(1..).unwrap_or(&[]);
+        let mut indices = HybridDecoder::resume(runs, &self.place).map_err(codec)?;
+        let left = indices.rle_left().map_err(codec)?;
+        self.place = indices.place();
+        Ok(left)
+    }
 }
 
 /// A data page's repetition or definition levels (RLE) decoded a piece at a time on the CPU

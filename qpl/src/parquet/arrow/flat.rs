@@ -39,6 +39,11 @@ use crate::Executor;
 /// time ([`PageIndices`]).
 const INDEX_PIECE: usize = 1024;
 
+/// An RLE run of dictionary indices at least this long ends a piece of a fixed-width column
+/// (every row selected): the piece is a fill of its entry. Shorter runs are decoded with the
+/// indices around them (a piece costs more than gathering a few hundred values).
+const RUN_FILL: usize = 256;
+
 /// A page of which fewer than one row in `SPARSE` is selected has only those rows' byte
 /// arrays gathered from the dictionary (a 1 % row filter spent most of its read gathering
 /// whole pages' strings, then filtering them).
@@ -225,23 +230,6 @@ struct PageIndices {
     page: bytes::Bytes,
     section: std::ops::Range<usize>,
     stream: IndexStream,
-}
-
-/// The one dictionary index of a piece of `present` values where the stream holds them as
-/// one RLE run (taken from it then); `None` where it does not, or the page's indices were
-/// decoded whole.
-fn piece_repeated(
-    stream: &mut Option<PageIndices>,
-    present: usize,
-) -> Result<Option<u32>, ArrowError> {
-    let Some(indices) = stream else {
-        return Ok(None);
-    };
-    let section = &indices.page[indices.section.clone()];
-    indices
-        .stream
-        .next_repeated(section, present)
-        .map_err(|e| ArrowError::ParquetError(e.to_string()))
 }
 
 /// The dictionary indices of a piece's `values` (the page's values `values`): decoded now
@@ -1302,11 +1290,28 @@ impl FlatColumn {
             (to, n, validity, selected, present)
         };
         let (mut to, mut n, mut validity, mut selected, mut present) = piece(room);
-        // A fixed-width piece up to the batch's end inside one RLE run of indices: a fill
-        // of its entry, taken whole.
+        // A fixed-width piece inside one RLE run of indices, up to the batch's end or (every
+        // row selected) the end of a run of `RUN_FILL` values or more: a fill of its entry.
         let mut repeated = None;
-        if let FeedValues::FixedDictionary(stream) = &mut feed.values {
-            repeated = piece_repeated(stream, present)?;
+        if let FeedValues::FixedDictionary(Some(indices)) = &mut feed.values {
+            let section = &indices.page[indices.section.clone()];
+            let error = |e: crate::parquet::PageError| ArrowError::ParquetError(e.to_string());
+            let left = indices.stream.rle_left(section).map_err(error)?;
+            if let Some(left) = left.filter(|&left| left >= present.min(RUN_FILL)) {
+                if left < present && feed.selected.is_none() {
+                    let rows = match &feed.validity {
+                        None => left,
+                        Some(valid) => piece_end(Some(valid), from, feed.rows, left) - from,
+                    };
+                    (to, n, validity, selected, present) = piece(rows);
+                }
+                if left >= present {
+                    repeated = indices
+                        .stream
+                        .next_repeated(section, present)
+                        .map_err(error)?;
+                }
+            }
         }
         // Dictionary indices decoded a piece at a time: pieces of `INDEX_PIECE` selected rows
         // at most, so that the indices held stay small (as arrow-rs decodes 1024 at a time).
@@ -1343,11 +1348,7 @@ impl FlatColumn {
             FeedValues::FixedDictionary(stream) => {
                 // A piece inside one RLE run is a fill of its entry (a constant or sorted
                 // column: arrow-rs fills such runs too).
-                let index = match repeated {
-                    Some(index) => Some(index),
-                    None => piece_repeated(stream, present)?,
-                };
-                let dense = match index {
+                let dense = match repeated {
                     Some(index) => Dense::Repeated(index, present, self.decoder.dictionary()),
                     None => {
                         let indices = piece_indices(stream, &mut self.sparse_indices, values)?;
