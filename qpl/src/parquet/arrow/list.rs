@@ -55,6 +55,16 @@ impl ListShape {
         self.inner.is_none() && is_offset_bytes(self.leaf().data_type())
     }
 
+    /// Whether a dictionary-encoded list page of this shape is decoded a piece at a time
+    /// (levels, indices, then the piece's elements gathered): one list level over byte
+    /// arrays read as Utf8/Binary, or over INT32, INT64, FLOAT or DOUBLE values (`physical`).
+    pub fn streams_pieces(&self, physical: crate::parquet::PhysicalType) -> bool {
+        use crate::parquet::PhysicalType as P;
+        self.holds_offset_bytes()
+            || (self.inner.is_none()
+                && matches!(physical, P::Int32 | P::Int64 | P::Float | P::Double))
+    }
+
     /// The field of the leaf's values: the element's, or a list of structs' field.
     fn leaf(&self) -> &FieldRef {
         self.members
@@ -663,6 +673,7 @@ pub(crate) fn list_piece(
                 indices.len()
             ))
         })?;
+    let gather = |ids: &[u32]| gather(ids).map(Values::Bytes);
     let array = list_of_ids(
         &def[..cut.levels],
         &rep[..cut.levels],
@@ -720,16 +731,16 @@ pub(crate) fn piece_cut(def: &[i16], rep: &[i16], rows: usize, shape: &ListShape
 }
 
 /// The `rows` rows of levels `def` and `rep` (starting a row) as a list array, the elements
-/// present being the dictionary entries `ids` (`gather` gives their byte arrays).
+/// present being the dictionary entries `ids` (`gather` gives their values).
 pub(crate) fn list_of_ids(
     def: &[i16],
     rep: &[i16],
     rows: usize,
     ids: &[u32],
-    gather: impl FnOnce(&[u32]) -> Result<ByteArrays, ArrowError>,
+    gather: impl FnOnce(&[u32]) -> Result<Values, ArrowError>,
     shape: &ListShape,
 ) -> Result<ArrayRef, ArrowError> {
-    let mut values = Values::Bytes(gather(ids)?);
+    let mut values = gather(ids)?;
     list_of_levels(def, rep, rows, &mut values, shape)
 }
 
