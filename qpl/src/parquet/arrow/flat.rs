@@ -44,6 +44,11 @@ const INDEX_PIECE: usize = 1024;
 /// indices around them (a piece costs more than gathering a few hundred values).
 const RUN_FILL: usize = 256;
 
+/// A page of at least this many bytes is kept until the next page is read
+/// ([`FlatColumn::last_page`]); smaller ones are let go at once (kept, the ~100 KB pages of a
+/// list of structs' field raised its peak heap to 1.04x arrow-rs's).
+const KEEP_LAST_PAGE: usize = 256 * 1024;
+
 /// A page of which fewer than one row in `SPARSE` is selected has only those rows' byte
 /// arrays gathered from the dictionary (a 1 % row filter spent most of its read gathering
 /// whole pages' strings, then filtering them).
@@ -195,6 +200,8 @@ pub(crate) struct FlatColumn {
     /// that a batch's strings are gathered once, into one array (made per page and joined,
     /// a batch crossing pages was held twice: 1.2-1.4x arrow-rs's peak heap).
     list_carry: Option<ListCarry>,
+    /// The last page read, of [`KEEP_LAST_PAGE`] bytes or more, kept until the next one is.
+    last_page: Option<bytes::Bytes>,
 }
 
 /// Rows of a list page of dictionary-encoded byte arrays carried into the next page's
@@ -427,6 +434,7 @@ impl FlatColumn {
             feed: None,
             list_feed: None,
             list_stream: None,
+            last_page: None,
             level_scratch: Vec::new(),
             list_carry: None,
         };
@@ -706,7 +714,18 @@ impl FlatColumn {
                 }
             }
             let pages = self.pages.as_mut().expect("checked above");
-            let Some(page) = pages.get_next_page().map_err(|e| self.page_error(e))? else {
+            let next = pages.get_next_page().map_err(|e| self.page_error(e))?;
+            // The last large page is let go once the next one is made: let go first, its
+            // memory at the heap's top went back to the system, and the next page's came
+            // back page fault by page fault (a PLAIN string column of 1 MB snappy pages,
+            // TPC-H's p_name: twice arrow-rs's faults, 0.88x its speed, 0.98x so).
+            self.last_page = next
+                .as_ref()
+                .filter(|p| !matches!(p, parquet::column::page::Page::DictionaryPage { .. }))
+                .map(|p| p.buffer())
+                .filter(|b| b.len() >= KEEP_LAST_PAGE)
+                .cloned();
+            let Some(page) = next else {
                 if take.is_some() {
                     return Err(self.page_error("the page reader lost a page it had announced"));
                 }
