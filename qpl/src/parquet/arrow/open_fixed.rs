@@ -855,41 +855,29 @@ mod tests {
     fn an_index_past_the_dictionary_or_a_short_page_is_an_error() {
         let mut open = OpenFixed::new(PhysicalType::Int32, &DataType::Int32, 4).unwrap();
         let dictionary = Values::Int32(vec![10, 20]);
-        let error = open
-            .feed(
+        // Each page refused: its values, its rows, and what the error says.
+        let refused: [(Dense<'_>, usize, &str); 7] = [
+            (
                 Dense::Dictionary(&[0, 1, 2], Some(&dictionary)),
-                None,
                 3,
-                None,
-                0,
-            )
-            .unwrap_err();
-        assert!(error.to_string().contains("index 2"), "{error}");
-        let error = open
-            .feed(Dense::Dictionary(&[0], None), None, 1, None, 0)
-            .unwrap_err();
-        assert!(error.to_string().contains("no dictionary page"), "{error}");
-        let error = open
-            .feed(Dense::Plain(&[1, 0, 0, 0]), None, 2, None, 0)
-            .unwrap_err();
-        assert!(error.to_string().contains("1 values for 2 rows"), "{error}");
-        let error = open
-            .feed(Dense::Plain(&[1, 0, 0]), None, 1, None, 0)
-            .unwrap_err();
-        assert!(error.to_string().contains("PLAIN"), "{error}");
-        // A run of one index: past the dictionary, or without one, as above.
-        let error = open
-            .feed(Dense::Repeated(2, 3, Some(&dictionary)), None, 3, None, 0)
-            .unwrap_err();
-        assert!(error.to_string().contains("index 2"), "{error}");
-        let error = open
-            .feed(Dense::Repeated(0, 3, None), None, 3, None, 0)
-            .unwrap_err();
-        assert!(error.to_string().contains("no dictionary page"), "{error}");
-        let error = open
-            .feed(Dense::Repeated(1, 2, Some(&dictionary)), None, 3, None, 0)
-            .unwrap_err();
-        assert!(error.to_string().contains("2 values for 3 rows"), "{error}");
+                "index 2",
+            ),
+            (Dense::Dictionary(&[0], None), 1, "no dictionary page"),
+            (Dense::Plain(&[1, 0, 0, 0]), 2, "1 values for 2 rows"),
+            (Dense::Plain(&[1, 0, 0]), 1, "PLAIN"),
+            // A run of one index: past the dictionary, or without one, as above.
+            (Dense::Repeated(2, 3, Some(&dictionary)), 3, "index 2"),
+            (Dense::Repeated(0, 3, None), 3, "no dictionary page"),
+            (
+                Dense::Repeated(1, 2, Some(&dictionary)),
+                3,
+                "2 values for 3 rows",
+            ),
+        ];
+        for (dense, rows, says) in refused {
+            let error = open.feed(dense, None, rows, None, 0).unwrap_err();
+            assert!(error.to_string().contains(says), "{says}: {error}");
+        }
         assert_eq!(open.len(), 0, "nothing of a refused page is kept");
         // A run in bounds: its entry, spread over the rows with a value.
         let validity = BooleanBuffer::from(vec![true, false, true, true]);
