@@ -82,6 +82,20 @@ impl HybridPlace {
             _ => None,
         }
     }
+
+    /// [`HybridDecoder::take_repeated`] where the open run is an RLE run holding the next `n`
+    /// values: taken here, without the stream; `None` (nothing taken) otherwise, though
+    /// the decoder, resumed, might open a run that holds them.
+    pub fn take_open_rle(&mut self, n: usize) -> Option<u32> {
+        match &mut self.run {
+            PlacedRun::Rle { value, left } if n > 0 && *left >= n && self.remaining >= n => {
+                *left -= n;
+                self.remaining -= n;
+                Some(*value)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// [`Run`] with its bytes named by their place in the stream.
@@ -1017,6 +1031,13 @@ mod tests {
         decoder.skip(704 + 100).unwrap();
         assert_eq!(decoder.rle_left(), Ok(Some(604)));
         assert_eq!(decoder.place().open_rle_left(), Some(Some(604)));
+        // Taken from the place alone, then resumed there: the same values follow.
+        let mut place = decoder.place();
+        assert_eq!(place.take_open_rle(605), None, "past the run");
+        assert_eq!(place.take_open_rle(4), Some(5));
+        let mut resumed = HybridDecoder::resume(&stream, &place).unwrap();
+        assert_eq!(resumed.take_repeated(600), Ok(Some(5)));
+        assert_eq!(resumed.place().open_rle_left(), None, "the run used up");
         assert_eq!(decoder.take_repeated(604), Ok(Some(5)));
         assert_eq!(decoder.place().open_rle_left(), None, "the run used up");
         assert_eq!(decoder.rle_left(), Ok(None), "noise again");

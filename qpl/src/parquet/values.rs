@@ -801,6 +801,10 @@ impl IndexStream {
         section: &[u8],
         count: usize,
     ) -> Result<Option<u32>, PageError> {
+        // Inside the open run: taken from the place, the stream not resumed.
+        if let Some(index) = self.place.take_open_rle(count) {
+            return Ok(Some(index));
+        }
         let codec = |e| PageError::codec(PagePart::Values, self.encoding, e);
         let runs = section.get(1..).unwrap_or(&[]);
         let mut indices = HybridDecoder::resume(runs, &self.place).map_err(codec)?;
