@@ -108,15 +108,9 @@ fn list_values<'d>(
             ids: &[u32],
             entries: &[T],
         ) -> Result<Vec<T>, ArrowError> {
-            let max = qpl_fallback::parquet::dictionary::largest_index(ids);
-            if !ids.is_empty() && max as usize >= entries.len() {
-                return Err(ArrowError::ParquetError(format!(
-                    "dictionary index {max} is past the dictionary's {} entries",
-                    entries.len()
-                )));
-            }
-            let mut out = Vec::with_capacity(ids.len());
-            qpl_fallback::parquet::dictionary::gather_clamped_append(ids, entries, &mut out);
+            let mut out = vec![T::default(); ids.len()];
+            qpl_fallback::parquet::dictionary::gather(ids, entries, &mut out)
+                .map_err(|e| ArrowError::ParquetError(e.to_string()))?;
             Ok(out)
         }
         match decoder.dictionary() {
@@ -1361,30 +1355,6 @@ impl FlatColumn {
             let present = validity.as_ref().map_or(n, |v| v.count_set_bits());
             (to, n, validity, selected, present)
         };
-        let (mut to, mut n, mut validity, mut selected, mut present) = piece(room);
-        // A fixed-width piece inside one RLE run of indices, up to the batch's end or (every
-        // row selected) the end of a run of `RUN_FILL` values or more: a fill of its entry.
-        let mut repeated = None;
-        if let FeedValues::FixedDictionary(Some(indices)) = &mut feed.values {
-            let section = &indices.page[indices.section.clone()];
-            let error = |e: crate::parquet::PageError| ArrowError::ParquetError(e.to_string());
-            let left = indices.stream.rle_left(section).map_err(error)?;
-            if let Some(left) = left.filter(|&left| left >= present.min(RUN_FILL)) {
-                if left < present && feed.selected.is_none() {
-                    let rows = match &feed.validity {
-                        None => left,
-                        Some(valid) => piece_end(Some(valid), from, feed.rows, left) - from,
-                    };
-                    (to, n, validity, selected, present) = piece(rows);
-                }
-                if left >= present {
-                    repeated = indices
-                        .stream
-                        .next_repeated(section, present)
-                        .map_err(error)?;
-                }
-            }
-        }
         // Dictionary indices decoded a piece at a time: pieces of `INDEX_PIECE` selected rows
         // at most, so that the indices held stay small (as arrow-rs decodes 1024 at a time).
         let streamed = matches!(
@@ -1393,8 +1363,44 @@ impl FlatColumn {
                 | FeedValues::BytesDictionary(Some(_))
                 | FeedValues::ViewDictionary(Some(_))
         );
-        if streamed && repeated.is_none() && room > INDEX_PIECE {
-            (to, n, validity, selected, present) = piece(INDEX_PIECE);
+        let capped = match streamed {
+            true => room.min(INDEX_PIECE),
+            false => room,
+        };
+        // A fixed-width piece inside one RLE run of indices, up to the batch's end or (every
+        // row selected) the end of a run of `RUN_FILL` values or more: a fill of its entry.
+        // Where the next index opens no RLE run, the piece is cut as any other.
+        let mut repeated = None;
+        let error = |e: crate::parquet::PageError| ArrowError::ParquetError(e.to_string());
+        let run = match &mut feed.values {
+            FeedValues::FixedDictionary(Some(indices)) => {
+                let section = &indices.page[indices.section.clone()];
+                indices.stream.rle_left(section).map_err(error)?
+            }
+            _ => None,
+        };
+        let (mut to, mut n, mut validity, mut selected, mut present) =
+            piece(run.map_or(capped, |_| room));
+        if let (Some(left), FeedValues::FixedDictionary(Some(indices))) = (run, &mut feed.values) {
+            if left >= present.min(RUN_FILL) {
+                if left < present && feed.selected.is_none() {
+                    let rows = match &feed.validity {
+                        None => left,
+                        Some(valid) => piece_end(Some(valid), from, feed.rows, left) - from,
+                    };
+                    (to, n, validity, selected, present) = piece(rows);
+                }
+                if left >= present {
+                    let section = &indices.page[indices.section.clone()];
+                    repeated = indices
+                        .stream
+                        .next_repeated(section, present)
+                        .map_err(error)?;
+                }
+            }
+            if repeated.is_none() && room > capped {
+                (to, n, validity, selected, present) = piece(capped);
+            }
         }
         let (validity, selected) = (validity.as_ref(), selected.as_ref());
         let first = feed.value;
