@@ -805,12 +805,7 @@ impl IndexStream {
         if let Some(index) = self.place.take_open_rle(count) {
             return Ok(Some(index));
         }
-        let codec = |e| PageError::codec(PagePart::Values, self.encoding, e);
-        let runs = section.get(1..).unwrap_or(&[]);
-        let mut indices = HybridDecoder::resume(runs, &self.place).map_err(codec)?;
-        let repeated = indices.take_repeated(count).map_err(codec)?;
-        self.place = indices.place();
-        Ok(repeated)
+        self.resumed(section, |indices| indices.take_repeated(count))
     }
 
     /// How many indices the RLE run holding the next one has left; `None` where that run is
@@ -820,12 +815,23 @@ impl IndexStream {
         if let Some(known) = self.place.open_rle_left() {
             return Ok(known);
         }
+        self.resumed(section, |indices| indices.rle_left())
+    }
+
+    /// `step` on the stream's decoder resumed at its place (`section` as for
+    /// [`IndexStream::next`]), the place kept after it.
+    fn resumed<T>(
+        &mut self,
+        section: &[u8],
+        step: impl FnOnce(&mut HybridDecoder<'_>) -> Result<T, ParquetError>,
+    ) -> Result<T, PageError> {
         let codec = |e| PageError::codec(PagePart::Values, self.encoding, e);
+        // The runs follow the width byte (checked when the stream was made).
         let runs = section.get(1..).unwrap_or(&[]);
         let mut indices = HybridDecoder::resume(runs, &self.place).map_err(codec)?;
-        let left = indices.rle_left().map_err(codec)?;
+        let done = step(&mut indices).map_err(codec)?;
         self.place = indices.place();
-        Ok(left)
+        Ok(done)
     }
 }
 
