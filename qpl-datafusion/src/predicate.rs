@@ -31,7 +31,8 @@ use datafusion::logical_expr::Operator;
 use datafusion::parquet::basic::{Repetition, Type as PhysicalType};
 use datafusion::parquet::schema::types::SchemaDescriptor;
 use datafusion::physical_expr::expressions::{BinaryExpr, Column, InListExpr, Literal};
-use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_expr::utils::split_disjunction;
+use datafusion::physical_expr::{split_conjunction, PhysicalExpr};
 use qpl_rs::parquet::arrow::RowFilter;
 use qpl_rs::parquet::query::{Predicate, Scalar};
 
@@ -56,10 +57,168 @@ pub(crate) enum Test {
     Compare(Operator, ScalarValue),
     /// `IN (…)`, or `NOT IN (…)` when `negated`.
     In(Vec<ScalarValue>, bool),
+    /// Within a range (from an `OR` of ranges: [`disjunction`]).
+    Between(Between),
 }
 
-/// `expr` as a comparison of a column of `schema` with literals of its type, if it is one.
+/// `expr` as a comparison of a column of `schema` with literals of its type, if it is one
+/// (an `OR` of one column's comparisons included: [`disjunction`]).
 pub(crate) fn comparison(expr: &Arc<dyn PhysicalExpr>, schema: &Schema) -> Option<Comparison> {
+    match expr.downcast_ref::<BinaryExpr>() {
+        Some(binary) if *binary.op() == Operator::Or => disjunction(expr, schema),
+        _ => single(expr, schema),
+    }
+}
+
+/// An `OR` of comparisons of one column, said as one comparison where that is exact: equalities
+/// only as `IN` (DataFusion writes a short `IN` list so: TPC-H Q19's `l_shipmode IN ('AIR',
+/// 'AIR REG')` reaches the scan as `l_shipmode = AIR OR l_shipmode = AIR REG`), and ranges
+/// whose union is one range as that range (Q19's `l_quantity >= 1 AND l_quantity <= 11 OR
+/// l_quantity >= 10 AND l_quantity <= 20 OR l_quantity >= 20 AND l_quantity <= 30` is
+/// `l_quantity BETWEEN 1 AND 30`). Ranges with a gap between them, a union without either end
+/// (it would keep every non-null row, which a range cannot say), and terms on other columns
+/// or of other kinds (`<>`, `IN`) give none.
+fn disjunction(expr: &Arc<dyn PhysicalExpr>, schema: &Schema) -> Option<Comparison> {
+    let mut column: Option<(usize, String)> = None;
+    let mut ranges: Vec<Between> = Vec::new();
+    for term in split_disjunction(expr) {
+        let mut range = Between::default();
+        for part in split_conjunction(term) {
+            let c = single(part, schema)?;
+            match &column {
+                None => column = Some((c.column, c.name.clone())),
+                Some((index, _)) if *index == c.column => {}
+                Some(_) => return None,
+            }
+            let Test::Compare(op, v) = c.test else {
+                return None;
+            };
+            range.narrow(op, v)?;
+        }
+        ranges.push(range);
+    }
+    let (column, name) = column?;
+    let points: Option<Vec<ScalarValue>> = ranges.iter().map(Between::point).collect();
+    let test = match points {
+        Some(values) => Test::In(values, false),
+        None => Test::Between(union(ranges)?),
+    };
+    Some(Comparison { column, name, test })
+}
+
+/// A range of one column: each end a value and whether it is included, `None` unbounded.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Between {
+    /// The lower end.
+    pub low: Option<(ScalarValue, bool)>,
+    /// The upper end.
+    pub high: Option<(ScalarValue, bool)>,
+}
+
+impl Between {
+    /// The range narrowed by `column op v` (`=`, `<`, `<=`, `>`, `>=`); none for other
+    /// operators or values that do not compare.
+    fn narrow(&mut self, op: Operator, v: ScalarValue) -> Option<()> {
+        let (low, high) = match op {
+            Operator::Eq => (Some((v.clone(), true)), Some((v, true))),
+            Operator::GtEq => (Some((v, true)), None),
+            Operator::Gt => (Some((v, false)), None),
+            Operator::LtEq => (None, Some((v, true))),
+            Operator::Lt => (None, Some((v, false))),
+            _ => return None,
+        };
+        if let Some(low) = low {
+            self.low = Some(match self.low.take() {
+                Some(old) if tighter_low(&old, &low)? => old,
+                _ => low,
+            });
+        }
+        if let Some(high) = high {
+            self.high = Some(match self.high.take() {
+                Some(old) if tighter_high(&old, &high)? => old,
+                _ => high,
+            });
+        }
+        Some(())
+    }
+
+    /// The one value the range holds, when it is `= v`.
+    fn point(&self) -> Option<ScalarValue> {
+        match (&self.low, &self.high) {
+            (Some((low, true)), Some((high, true))) if low == high => Some(low.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// Whether the lower end `a` keeps no more than `b` does.
+fn tighter_low(a: &(ScalarValue, bool), b: &(ScalarValue, bool)) -> Option<bool> {
+    Some(match a.0.partial_cmp(&b.0)? {
+        std::cmp::Ordering::Greater => true,
+        std::cmp::Ordering::Less => false,
+        std::cmp::Ordering::Equal => !a.1 || b.1,
+    })
+}
+
+/// Whether the upper end `a` keeps no more than `b` does.
+fn tighter_high(a: &(ScalarValue, bool), b: &(ScalarValue, bool)) -> Option<bool> {
+    Some(match a.0.partial_cmp(&b.0)? {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Greater => false,
+        std::cmp::Ordering::Equal => !a.1 || b.1,
+    })
+}
+
+/// The union of `ranges` when it is one range with at least one end; none when two of them
+/// leave a gap between them. An empty range (`x >= 5 AND x <= 3`) never joins a gap-free
+/// union it does not belong to: sorted by lower end, it either lies inside the range before
+/// it or leaves a gap.
+fn union(mut ranges: Vec<Between>) -> Option<Between> {
+    // Unbounded lower ends first, then by value (an included end before an excluded one).
+    let mut failed = false;
+    ranges.sort_by(|a, b| match (&a.low, &b.low) {
+        (None, None) => std::cmp::Ordering::Equal,
+        (None, Some(_)) => std::cmp::Ordering::Less,
+        (Some(_), None) => std::cmp::Ordering::Greater,
+        (Some(x), Some(y)) => match x.0.partial_cmp(&y.0) {
+            Some(std::cmp::Ordering::Equal) => y.1.cmp(&x.1),
+            Some(order) => order,
+            None => {
+                failed = true;
+                std::cmp::Ordering::Equal
+            }
+        },
+    });
+    if failed {
+        return None;
+    }
+    let mut ranges = ranges.into_iter();
+    let mut joined = ranges.next()?;
+    for next in ranges {
+        // `next` starts no lower than `joined`: they join when `next` starts inside it or
+        // where it ends, that point kept by one of them.
+        let touches = match (&joined.high, &next.low) {
+            (None, _) => true,
+            (Some(_), None) => true,
+            (Some((end, kept_end)), Some((start, kept_start))) => match end.partial_cmp(start)? {
+                std::cmp::Ordering::Greater => true,
+                std::cmp::Ordering::Equal => *kept_end || *kept_start,
+                std::cmp::Ordering::Less => false,
+            },
+        };
+        if !touches {
+            return None;
+        }
+        joined.high = match (joined.high.take(), next.high) {
+            (None, _) | (_, None) => None,
+            (Some(a), Some(b)) => Some(if tighter_high(&a, &b)? { b } else { a }),
+        };
+    }
+    (joined.low.is_some() || joined.high.is_some()).then_some(joined)
+}
+
+/// `expr` as one comparison (not an `OR`) of a column of `schema` with literals of its type.
+fn single(expr: &Arc<dyn PhysicalExpr>, schema: &Schema) -> Option<Comparison> {
     let (column, test) = if let Some(binary) = expr.downcast_ref::<BinaryExpr>() {
         let (column, literal, op) = match (
             binary.left().downcast_ref::<Column>(),
@@ -108,6 +267,17 @@ pub(crate) fn comparison(expr: &Arc<dyn PhysicalExpr>, schema: &Schema) -> Optio
             vec![v]
         }
         Test::In(vs, _) => vs.iter().collect(),
+        Test::Between(range) => {
+            if !ordered {
+                return None;
+            }
+            range
+                .low
+                .iter()
+                .chain(&range.high)
+                .map(|(v, _)| v)
+                .collect()
+        }
     };
     if values.is_empty()
         || values
@@ -164,7 +334,7 @@ pub(crate) struct FileRowFilter {
 }
 
 /// Lower and upper bounds (inclusive) of one column, as stored values.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Bounds {
     low: Option<Scalar>,
     high: Option<Scalar>,
@@ -237,34 +407,33 @@ fn say(
     match &c.test {
         Test::Compare(op, v) => {
             let v = stored(v)?;
-            let bound = bounds.entry(c.name.clone()).or_default();
-            let tighten_low = |b: &mut Bounds, v: Scalar| {
-                b.low = Some(match b.low.take() {
-                    Some(old) if greater(&old, &v)? => old,
-                    _ => v,
-                });
-                Some(())
-            };
-            let tighten_high = |b: &mut Bounds, v: Scalar| {
-                b.high = Some(match b.high.take() {
-                    Some(old) if greater(&v, &old)? => old,
-                    _ => v,
-                });
-                Some(())
-            };
             match op {
                 Operator::Eq => return Some(vec![Predicate::Eq(v)]),
                 Operator::NotEq => return Some(vec![Predicate::Ne(v)]),
-                Operator::LtEq => tighten_high(bound, v)?,
-                Operator::GtEq => {
-                    // Byte strings have no largest value to close the range with.
-                    max_of_checked(&v)?;
-                    tighten_low(bound, v)?
-                }
-                Operator::Lt => tighten_high(bound, step(&v, -1)?)?,
-                Operator::Gt => tighten_low(bound, step(&v, 1)?)?,
-                _ => return None,
+                _ => bound(*op, v, bounds.entry(c.name.clone()).or_default())?,
             }
+            Some(Vec::new())
+        }
+        Test::Between(range) => {
+            // Both ends said before either narrows the column's bounds.
+            let mut ends = Vec::new();
+            if let Some((v, kept)) = &range.low {
+                ends.push((
+                    if *kept { Operator::GtEq } else { Operator::Gt },
+                    stored(v)?,
+                ));
+            }
+            if let Some((v, kept)) = &range.high {
+                ends.push((
+                    if *kept { Operator::LtEq } else { Operator::Lt },
+                    stored(v)?,
+                ));
+            }
+            let mut narrowed = bounds.get(&c.name).cloned().unwrap_or_default();
+            for (op, v) in ends {
+                bound(op, v, &mut narrowed)?;
+            }
+            bounds.insert(c.name.clone(), narrowed);
             Some(Vec::new())
         }
         Test::In(values, negated) => {
@@ -275,6 +444,36 @@ fn say(
                 vec![Predicate::In(values)]
             })
         }
+    }
+}
+
+/// `bounds` narrowed by `column op v` (`<`, `<=`, `>`, `>=`); none when the query API cannot
+/// say it (a byte string's `<`, `>` or lower bound alone, an end past the stored type's).
+fn bound(op: Operator, v: Scalar, bounds: &mut Bounds) -> Option<()> {
+    let tighten_low = |b: &mut Bounds, v: Scalar| {
+        b.low = Some(match b.low.take() {
+            Some(old) if greater(&old, &v)? => old,
+            _ => v,
+        });
+        Some(())
+    };
+    let tighten_high = |b: &mut Bounds, v: Scalar| {
+        b.high = Some(match b.high.take() {
+            Some(old) if greater(&v, &old)? => old,
+            _ => v,
+        });
+        Some(())
+    };
+    match op {
+        Operator::LtEq => tighten_high(bounds, v),
+        Operator::GtEq => {
+            // Byte strings have no largest value to close the range with.
+            max_of_checked(&v)?;
+            tighten_low(bounds, v)
+        }
+        Operator::Lt => tighten_high(bounds, step(&v, -1)?),
+        Operator::Gt => tighten_low(bounds, step(&v, 1)?),
+        _ => None,
     }
 }
 

@@ -230,6 +230,18 @@ const FILTERED: &[&str] = &[
     "SELECT id FROM events WHERE score > 4000.5",
     "SELECT id, ts FROM events WHERE ts < TIMESTAMP '2020-09-13 12:30:00+00:00'",
     "SELECT id FROM events WHERE key = 5 OR mode = 'MAIL'",
+    // ORs of one column: equalities (a short IN list), ranges joining into one or not.
+    "SELECT id, mode FROM events WHERE mode = 'AIR' OR mode = 'REG AIR' OR mode = 'NONE'",
+    "SELECT id, nullable FROM events WHERE nullable = 3 OR nullable = -150",
+    "SELECT id, price FROM events WHERE price >= 1.00 AND price <= 11.00 OR price >= 10.00 AND price <= 20.00 OR price >= 20.00 AND price <= 30.00",
+    "SELECT id, nullable FROM events WHERE nullable > 100 AND nullable < 120 OR nullable >= 120 AND nullable <= 125 OR nullable = 126",
+    "SELECT id, nullable FROM events WHERE nullable < -140 OR nullable BETWEEN -145 AND 0",
+    "SELECT id, nullable FROM events WHERE nullable > 10 OR nullable < 20",
+    "SELECT id, nullable FROM events WHERE nullable > 10 AND nullable < 20 OR nullable = 20",
+    "SELECT id, nullable FROM events WHERE nullable < 10 OR nullable > 20",
+    "SELECT id, day FROM events WHERE day < DATE '1994-06-01' AND day > DATE '1994-01-01' OR day >= DATE '1994-05-31' AND day < DATE '1995-01-01'",
+    "SELECT id, mode FROM events WHERE mode >= 'MAIL' AND mode <= 'RAIL' OR mode = 'AIR'",
+    "SELECT id FROM events WHERE key >= 30 AND key <= 10 OR key >= 5 AND key <= 8",
     "SELECT id FROM events WHERE id = -1",
     "SELECT count(*) FROM (SELECT id FROM events WHERE key = 17 LIMIT 3)",
     "SELECT * FROM events WHERE id >= 17990 AND id <= 18010",
@@ -331,14 +343,29 @@ async fn the_scan_takes_comparisons_and_leaves_the_rest() {
     assert!(text.contains("FilterExec: comment@"), "{text}");
     assert!(text.contains("scan_filters=[key@1 = 17]"), "{text}");
 
-    // Floats and ORs are not taken.
+    // Floats, ORs across columns, and ORs of one column with a gap are not taken.
     for sql in [
         "SELECT id FROM events WHERE score = 1.25",
-        "SELECT id FROM events WHERE key = 1 OR key = 2",
+        "SELECT id FROM events WHERE key = 1 OR id = 2",
+        "SELECT id FROM events WHERE key < 10 OR key > 20",
+        "SELECT id FROM events WHERE key >= 1 AND key <= 5 OR key >= 7 AND key <= 9",
+        "SELECT id FROM events WHERE key < 10 OR key >= 5",
     ] {
         let text = plan_text(&plan(&ours, sql).await);
         assert!(text.contains("FilterExec"), "{sql}: {text}");
         assert!(!text.contains("scan_filters"), "{sql}: {text}");
+    }
+
+    // ORs of one column that are an IN list, or ranges joining into one, are taken.
+    for sql in [
+        "SELECT id FROM events WHERE key = 1 OR key = 2",
+        "SELECT id FROM events WHERE mode = 'AIR' OR mode = 'MAIL'",
+        "SELECT id FROM events WHERE key >= 1 AND key <= 11 OR key >= 10 AND key <= 20",
+        "SELECT id FROM events WHERE key < 10 OR key = 10",
+    ] {
+        let text = plan_text(&plan(&ours, sql).await);
+        assert!(!text.contains("FilterExec"), "{sql}: {text}");
+        assert!(text.contains("scan_filters=["), "{sql}: {text}");
     }
 }
 
