@@ -206,8 +206,10 @@ pub fn column_of(descr: &ColumnDescriptor) -> Result<Column, String> {
 }
 
 fn encoding(encoding: parquet::basic::Encoding) -> Result<Encoding, String> {
-    let name = encoding.to_string();
-    Encoding::from_name(&name).ok_or_else(|| format!("encoding {name} is not supported"))
+    // The crate's variants are numbered as in Parquet's Thrift definition; by number, not by
+    // name, since naming one formats a string (three a page).
+    Encoding::from_i32(encoding as i32)
+        .ok_or_else(|| format!("encoding {encoding} is not supported"))
 }
 
 /// The page layer's view of a page the `parquet` crate read (and decompressed).
