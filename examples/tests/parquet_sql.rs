@@ -7,11 +7,19 @@ use std::process::Command;
 
 /// Runs `qpl-parquet sql args`: (exit code, stdout, stderr).
 fn sql(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_qpl-parquet"))
-        .arg("sql")
-        .args(args)
-        .output()
-        .expect("qpl-parquet starts");
+    sql_with(args, None)
+}
+
+/// [`sql`] with DataFusion's pushdown option set to `pushdown` in the environment (`None`:
+/// unset).
+fn sql_with(args: &[&str], pushdown: Option<&str>) -> (i32, String, String) {
+    const PUSHDOWN: &str = "DATAFUSION_EXECUTION_PARQUET_PUSHDOWN_FILTERS";
+    let mut command = Command::new(env!("CARGO_BIN_EXE_qpl-parquet"));
+    command.arg("sql").args(args).env_remove(PUSHDOWN);
+    if let Some(value) = pushdown {
+        command.env(PUSHDOWN, value);
+    }
+    let output = command.output().expect("qpl-parquet starts");
     (
         output
             .status
@@ -166,6 +174,31 @@ fn errors_exit_2() {
             "{args:?}: {stderr}"
         );
     }
+}
+
+/// DataFusion's environment variables set the session's options: with pushdown on, the scan
+/// evaluates a `LIKE` itself and no `FilterExec` is left; a value no option takes exits 2.
+#[cfg(feature = "sql")]
+#[test]
+fn datafusion_environment_variables_set_its_options() {
+    let file = write_file(&dir("datafusion_environment"), "trips.parquet");
+    let explain = "EXPLAIN SELECT id FROM trips WHERE city LIKE 'O%'";
+    let args = ["-e", explain, file.to_str().unwrap()];
+    let (code, off, stderr) = sql_with(&args, None);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(off.contains("FilterExec"), "{off}");
+    let (code, on, stderr) = sql_with(&args, Some("true"));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        !on.contains("FilterExec") && on.contains("reader=qpl-rs"),
+        "{on}"
+    );
+    let (code, stdout, stderr) = sql_with(&args, Some("sometimes"));
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.starts_with("qpl-parquet sql: a DATAFUSION_* environment variable"),
+        "{stderr}"
+    );
 }
 
 #[cfg(not(feature = "sql"))]

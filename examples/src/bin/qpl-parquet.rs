@@ -90,10 +90,15 @@ Each FILE is a table named after its file stem: data/trips.parquet is trips. A s
 plain identifier (letters, digits, _) is matched in any case, as an unquoted SQL name; any \
 other stem is named exactly, in double quotes: SELECT count(*) FROM \"my-trips\".
 
+DataFusion's own environment variables set its options, as in qpl-tpch: \
+DATAFUSION_EXECUTION_PARQUET_PUSHDOWN_FILTERS=true has the scans evaluate every filter they \
+can (EXPLAIN ANALYZE then shows what they kept).
+
 Needs a build with the sql feature (cargo build -p qpl-examples --features sql); without it \
 the command says so and exits 2.
 
-Exit status: 0, or 2 when a file cannot be registered or the query fails.";
+Exit status: 0, or 2 when a DATAFUSION_* variable is not a valid option, a file cannot be \
+registered or the query fails.";
 
 /// Command line of `qpl-parquet`.
 #[derive(clap::Parser)]

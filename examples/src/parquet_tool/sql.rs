@@ -44,8 +44,9 @@ pub fn table_name(file: &std::path::Path) -> Option<String> {
 }
 
 /// Runs `query` over `files` and prints the result as a table on stdout, then
-/// [`path_line`] on stderr. Exit status 0, or 2 with a message on stderr when a file cannot be
-/// registered or the query fails (or this build has no `sql` feature).
+/// [`path_line`] on stderr. DataFusion's options are read from its `DATAFUSION_*` environment
+/// variables. Exit status 0, or 2 with a message on stderr when such a variable is not a valid
+/// option, a file cannot be registered or the query fails (or this build has no `sql` feature).
 pub fn run(query: &str, files: &[PathBuf]) -> ExitCode {
     match imp::run(query, files) {
         Ok(table) => {
@@ -79,7 +80,7 @@ mod imp {
     use std::path::PathBuf;
 
     use datafusion::arrow::util::pretty::pretty_format_batches_with_schema;
-    use datafusion::prelude::SessionContext;
+    use datafusion::prelude::{SessionConfig, SessionContext};
 
     use super::table_name;
 
@@ -89,7 +90,10 @@ mod imp {
             .build()
             .map_err(|e| format!("cannot start the async runtime: {e}"))?;
         runtime.block_on(async {
-            let ctx = SessionContext::new();
+            // DataFusion's environment variables set its options, as in qpl-tpch.
+            let config = SessionConfig::from_env()
+                .map_err(|e| format!("a DATAFUSION_* environment variable: {e}"))?;
+            let ctx = SessionContext::new_with_config(config);
             qpl_datafusion::enable(&ctx);
             let mut names: HashMap<String, &PathBuf> = HashMap::new();
             for file in files {
