@@ -127,17 +127,13 @@ impl Between {
             Operator::Lt => (None, Some((v, false))),
             _ => return None,
         };
-        if let Some(low) = low {
-            self.low = Some(match self.low.take() {
-                Some(old) if tighter_low(&old, &low)? => old,
-                _ => low,
-            });
-        }
-        if let Some(high) = high {
-            self.high = Some(match self.high.take() {
-                Some(old) if tighter_high(&old, &high)? => old,
-                _ => high,
-            });
+        for (end, kept, inward) in [(low, &mut self.low, LOWER), (high, &mut self.high, UPPER)] {
+            if let Some(end) = end {
+                *kept = Some(match kept.take() {
+                    Some(old) if tighter(&old, &end, inward)? => old,
+                    _ => end,
+                });
+            }
         }
         Some(())
     }
@@ -151,21 +147,22 @@ impl Between {
     }
 }
 
-/// Whether the lower end `a` keeps no more than `b` does.
-fn tighter_low(a: &(ScalarValue, bool), b: &(ScalarValue, bool)) -> Option<bool> {
-    Some(match a.0.partial_cmp(&b.0)? {
-        std::cmp::Ordering::Greater => true,
-        std::cmp::Ordering::Less => false,
-        std::cmp::Ordering::Equal => !a.1 || b.1,
-    })
-}
+/// The way a lower end moves to keep less: up.
+const LOWER: std::cmp::Ordering = std::cmp::Ordering::Greater;
+/// The way an upper end moves to keep less: down.
+const UPPER: std::cmp::Ordering = std::cmp::Ordering::Less;
 
-/// Whether the upper end `a` keeps no more than `b` does.
-fn tighter_high(a: &(ScalarValue, bool), b: &(ScalarValue, bool)) -> Option<bool> {
-    Some(match a.0.partial_cmp(&b.0)? {
-        std::cmp::Ordering::Less => true,
-        std::cmp::Ordering::Greater => false,
+/// Whether the range end `a` keeps no more than `b` does, both lower ends (`inward` is
+/// [`LOWER`]) or both upper ends ([`UPPER`]); at one value, an excluded end keeps less.
+fn tighter(
+    a: &(ScalarValue, bool),
+    b: &(ScalarValue, bool),
+    inward: std::cmp::Ordering,
+) -> Option<bool> {
+    let order = a.0.partial_cmp(&b.0)?;
+    Some(match order {
         std::cmp::Ordering::Equal => !a.1 || b.1,
+        _ => order == inward,
     })
 }
 
@@ -211,7 +208,7 @@ fn union(mut ranges: Vec<Between>) -> Option<Between> {
         }
         joined.high = match (joined.high.take(), next.high) {
             (None, _) | (_, None) => None,
-            (Some(a), Some(b)) => Some(if tighter_high(&a, &b)? { b } else { a }),
+            (Some(a), Some(b)) => Some(if tighter(&a, &b, UPPER)? { b } else { a }),
         };
     }
     (joined.low.is_some() || joined.high.is_some()).then_some(joined)
